@@ -1,0 +1,68 @@
+/* builtins.h — checks written in C, driven by the class scan.  Each is
+ * declared by a rule (`kind = builtin`, `check = NAME`) that carries its
+ * message, severity, fix template and parameters. */
+#ifndef JH_BUILTINS_H
+#define JH_BUILTINS_H
+
+#include "findings.h"
+#include "rules.h"
+#include "util.h"
+
+/* One decoded character as the scan hands it to a check. */
+typedef struct {
+	int32_t cp;          /* -1 for an invalid sequence */
+	uint32_t cls;
+	size_t pos, len;     /* bytes */
+	int32_t prev_cp;     /* the character before (any class), -2 at the start */
+	size_t prev_pos;
+} jh_char;
+
+/* Per-document state of one builtin rule. */
+typedef struct jh_brun {
+	const char *text;
+	size_t len;
+	const jh_rule *rule;
+	long rule_index;
+	const void *cfg;
+	jh_findings *out;
+	int err;             /* first error (out of memory) */
+	/* generic state the checks use as they like */
+	int32_t run_cp;
+	size_t run_start, run_end, run_len;
+	size_t open_start, open_end;
+	int open;
+} jh_brun;
+
+typedef struct {
+	const char *name;
+	uint32_t wake;                /* classes that call step() */
+	const char *const *params;    /* parameter keys it accepts */
+	int (*compile)(const jh_rule *r, void **cfg, jh_diag_fn diag_fn, void *payload);
+	void (*free_cfg)(void *cfg);
+	void (*step)(jh_brun *run, const jh_char *c);
+	void (*finish)(jh_brun *run);
+} jh_builtin_def;
+
+const jh_builtin_def *jh_builtin_find(const char *name);
+
+typedef struct {
+	long rule_index;
+	const jh_builtin_def *def;
+	void *cfg;
+} jh_builtin_slot;
+
+typedef struct jh_builtins {
+	jh_builtin_slot *v;
+	size_t n, cap;
+	uint32_t wake;        /* union of all wake masks */
+} jh_builtins;
+
+void jh_builtins_free(jh_builtins *b);
+int jh_builtins_add(jh_builtins *b, jh_rule *r, long rule_index, jh_diag_fn diag_fn, void *payload);
+
+/* Emit a finding from a builtin: span, and groups for the fix template
+ * ($1.. as offset pairs after $0 = the span). */
+void jh_brun_emit(jh_brun *run, size_t start, size_t end, const size_t *groups, uint32_t n_groups,
+                  const char *message);
+
+#endif

@@ -1,0 +1,100 @@
+/* walk.c — expanding PATH arguments: files as given, folders recursively in
+ * name order (stable output), hidden files and folders (.git) skipped. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "cli.h"
+
+static int push(path_list *l, const char *p)
+{
+	if (l->n == l->cap) {
+		size_t nc = l->cap ? l->cap * 2 : 64;
+		char **v = realloc(l->paths, nc * sizeof *v);
+		if (!v)
+			return -1;
+		l->paths = v;
+		l->cap = nc;
+	}
+	if (!(l->paths[l->n] = strdup(p)))
+		return -1;
+	l->n++;
+	return 0;
+}
+
+void path_list_free(path_list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->paths[i]);
+	free(l->paths);
+	l->paths = NULL;
+	l->n = l->cap = 0;
+}
+
+static int cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int walk_dir(const char *dir, path_list *out, int depth)
+{
+	if (depth > 64) {
+		fprintf(stderr, "jinghua: %s: folders nested too deep, skipped\n", dir);
+		return 1;
+	}
+	DIR *d = opendir(dir);
+	if (!d) {
+		fprintf(stderr, "jinghua: %s: %s\n", dir, strerror(errno));
+		return 1;
+	}
+	path_list names = {0};
+	struct dirent *e;
+	int errors = 0;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && push(&names, e->d_name)) {
+			errors++;
+			break;
+		}
+	closedir(d);
+	qsort(names.paths, names.n, sizeof *names.paths, cmp);
+	size_t dl = strlen(dir);
+	int slash = dl && dir[dl - 1] == '/';
+	for (size_t i = 0; i < names.n; i++) {
+		size_t need = dl + strlen(names.paths[i]) + 2;
+		char *p = malloc(need);
+		if (!p) {
+			errors++;
+			break;
+		}
+		snprintf(p, need, "%s%s%s", dir, slash ? "" : "/", names.paths[i]);
+		struct stat st;
+		if (lstat(p, &st) != 0) {
+			fprintf(stderr, "jinghua: %s: %s\n", p, strerror(errno));
+			errors++;
+		} else if (S_ISDIR(st.st_mode)) {
+			errors += walk_dir(p, out, depth + 1);
+		} else if (S_ISREG(st.st_mode)) {
+			if (push(out, p))
+				errors++;
+		}
+		/* symlinks and special files inside folders are not followed */
+		free(p);
+	}
+	path_list_free(&names);
+	return errors;
+}
+
+int walk_arg(const char *arg, path_list *out)
+{
+	if (strcmp(arg, "-") == 0)
+		return push(out, arg) ? 1 : 0;
+	struct stat st;
+	if (stat(arg, &st) != 0) {
+		fprintf(stderr, "jinghua: %s: %s\n", arg, strerror(errno));
+		return 1;
+	}
+	if (S_ISDIR(st.st_mode))
+		return walk_dir(arg, out, 0);
+	return push(out, arg) ? 1 : 0;
+}

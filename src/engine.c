@@ -1,0 +1,182 @@
+/* engine.c — jh_check: runs the class scan (builtins, lexicon automaton,
+ * trigger positions), turns lexicon hits into findings, runs the regex
+ * rules, then sorts, merges and locates the findings. */
+#include <stdlib.h>
+#include <string.h>
+#include "builtins.h"
+#include "findings.h"
+#include "lexicon.h"
+#include "regex.h"
+#include "rules.h"
+#include "scan.h"
+#include "utf8.h"
+
+/* Is the character that ends at / starts at pos one of set's characters? */
+static int char_in(const char *text, size_t len, size_t pos, int before, const char *set)
+{
+	if (!set)
+		return 0;
+	size_t s, e;
+	if (before) {
+		if (pos == 0)
+			return 0;
+		s = pos - 1;
+		while (s > 0 && ((unsigned char)text[s] & 0xC0) == 0x80)
+			s--;
+		e = pos;
+	} else {
+		if (pos >= len)
+			return 0;
+		int32_t cp;
+		s = pos;
+		e = pos + jh_utf8_decode((const unsigned char *)text + pos, len - pos, &cp);
+		if (cp < 0)
+			return 0;
+	}
+	size_t n = e - s;
+	for (const char *p = set; *p; p++)
+		if (strncmp(p, text + s, n) == 0)
+			return 1;
+	return 0;
+}
+
+static int cmp_hit(const void *a, const void *b, const jh_lexicon *lx)
+{
+	const jh_lex_hit *x = a, *y = b;
+	long rx = lx->entries[x->entry].rule_index, ry = lx->entries[y->entry].rule_index;
+	if (rx != ry)
+		return rx < ry ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	if (x->end != y->end)
+		return x->end > y->end ? -1 : 1; /* longest first */
+	return x->entry < y->entry ? -1 : (x->entry > y->entry);
+}
+
+/* qsort has no context argument in C99; insertion sort would be quadratic,
+ * so sort with an explicit merge sort carrying the lexicon. */
+static void sort_hits(jh_lex_hit *v, jh_lex_hit *tmp, size_t n, const jh_lexicon *lx)
+{
+	if (n < 2)
+		return;
+	size_t h = n / 2;
+	sort_hits(v, tmp, h, lx);
+	sort_hits(v + h, tmp, n - h, lx);
+	size_t i = 0, j = h, k = 0;
+	while (i < h && j < n)
+		tmp[k++] = cmp_hit(&v[j], &v[i], lx) < 0 ? v[j++] : v[i++];
+	while (i < h)
+		tmp[k++] = v[i++];
+	while (j < n)
+		tmp[k++] = v[j++];
+	memcpy(v, tmp, n * sizeof *v);
+}
+
+/* Leftmost-longest, non-overlapping matches per rule, after context guards. */
+static int lexicon_findings(const jh_ruleset *rs, const char *text, size_t len, jh_scan_result *res,
+                            jh_findings *out)
+{
+	const jh_lexicon *lx = rs->lexicon;
+	jh_lex_hit *tmp = malloc((res->n_hits ? res->n_hits : 1) * sizeof *tmp);
+	if (!tmp)
+		return JH_ERR_NOMEM;
+	sort_hits(res->hits, tmp, res->n_hits, lx);
+	free(tmp);
+	long rule = -1;
+	size_t taken_end = 0;
+	int rc = JH_OK;
+	for (size_t i = 0; i < res->n_hits && rc == JH_OK; i++) {
+		const jh_lex_hit *h = &res->hits[i];
+		const jh_lex_entry *e = &lx->entries[h->entry];
+		if (e->rule_index != rule) {
+			rule = e->rule_index;
+			taken_end = 0;
+		}
+		if (h->start < taken_end)
+			continue;
+		if (char_in(text, len, h->start, 1, e->prev_not) || char_in(text, len, h->end, 0, e->next_not))
+			continue;
+		taken_end = h->end;
+		const jh_rule *r = rs->rules[rule];
+		jh_hit hit = {r, rule, h->start, h->end, NULL, 0, r->safety, e->note};
+		if (e->right) {
+			const char *bar = strchr(e->right, '|');
+			hit.fix = e->right;
+			hit.fix_len = bar ? (size_t)(bar - e->right) : strlen(e->right);
+			if (bar) /* several candidates: a person has to choose */
+				hit.safety = JH_UNSAFE;
+		}
+		rc = jh_findings_add_hit(out, text, &hit);
+	}
+	return rc;
+}
+
+static void locate_from(jh_findings *list, size_t from, const char *text, size_t len)
+{
+	jh_findings tail = {list->items + from, list->count - from, list->count - from};
+	jh_findings_locate(&tail, text, len);
+}
+
+int jh_check(const jh_ruleset *rs, const char *text, size_t len, const jh_check_options *opts,
+             jh_findings *out)
+{
+	if (!rs || !out || (!text && len))
+		return JH_ERR_ARG;
+	if (!rs->compiled)
+		return JH_ERR_STATE;
+	if (!text)
+		text = "";
+	static const jh_check_options none = {0};
+	if (!opts)
+		opts = &none;
+
+	unsigned char *own = NULL;
+	const unsigned char *enabled = opts->enabled;
+	if (!enabled) {
+		if (!(own = malloc(rs->count ? rs->count : 1)))
+			return JH_ERR_NOMEM;
+		jh_ruleset_default_selection(rs, own);
+		enabled = own;
+	}
+	size_t first = out->count;
+	const jh_builtins *bi = rs->builtins;
+	jh_brun *runs = calloc(bi->n ? bi->n : 1, sizeof *runs);
+	jh_scan_result res = {0};
+	jh_rx_scratch scratch = {0};
+	int rc = runs ? JH_OK : JH_ERR_NOMEM;
+
+	for (size_t k = 0; rc == JH_OK && k < bi->n; k++) {
+		long idx = bi->v[k].rule_index;
+		if (!enabled[idx])
+			continue;
+		runs[k] = (jh_brun){.text = text, .len = len, .rule = rs->rules[idx], .rule_index = idx,
+		                    .cfg = bi->v[k].cfg, .out = out};
+	}
+	if (rc == JH_OK)
+		rc = jh_scan(rs, text, len, enabled, runs, &res);
+	if (rc == JH_OK)
+		rc = lexicon_findings(rs, text, len, &res, out);
+	if (rc == JH_OK && rs->regexes->n)
+		rc = jh_rx_scratch_init(&scratch, rs->regexes);
+	for (size_t k = 0; rc == JH_OK && k < rs->regexes->n; k++) {
+		long idx = rs->regexes->v[k].rule_index;
+		if (enabled[idx])
+			rc = jh_regex_run(rs->regexes, k, rs->rules[idx], text, len, res.events, res.n_events,
+			                  &scratch, opts->file, opts->diag_fn, opts->payload, out);
+	}
+	if (rc == JH_OK) {
+		if (opts->severity)
+			for (size_t i = first; i < out->count; i++) {
+				long idx = out->items[i].rule_index;
+				if (idx >= 0 && opts->severity[idx] >= 0)
+					out->items[i].severity = (jh_severity)opts->severity[idx];
+			}
+		jh_findings_sort(out, first);
+		locate_from(out, first, text, len);
+	}
+	jh_rx_scratch_free(&scratch);
+	jh_scan_result_free(&res);
+	free(runs);
+	free(own);
+	return rc;
+}

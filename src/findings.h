@@ -1,0 +1,37 @@
+/* findings.h — building, ordering and locating findings. */
+#ifndef JH_FINDINGS_H
+#define JH_FINDINGS_H
+
+#include "jinghua.h"
+#include "rules.h"
+
+/* What a matcher knows about one finding before it is added. */
+typedef struct {
+	const jh_rule *rule;
+	long rule_index;
+	size_t start, end;        /* span in the text */
+	const char *fix;          /* replacement of the span, or NULL for no fix */
+	size_t fix_len;
+	jh_safety safety;
+	const char *note;         /* for {note} in the message, or NULL */
+} jh_hit;
+
+/* Add a finding for hit; the rule's message template is filled with
+ * {match} (the span's text), {fix} and {note}. */
+int jh_findings_add_hit(jh_findings *list, const char *text, const jh_hit *hit);
+
+/* Add a finding with a ready message and optional single-edit fix. */
+int jh_findings_add(jh_findings *list, const char *rule_id, long rule_index, jh_severity sev,
+                    size_t start, size_t end, const char *message, const char *fix,
+                    size_t fix_len, jh_safety safety);
+
+/* Expand $0..$9, ${N}, ${name} and $$ in a fix template, with groups given as
+ * offset pairs (PCRE2 ovector layout, unset = SIZE_MAX).  code (a
+ * pcre2_code *, may be NULL) resolves group names. */
+int jh_expand_template(const char *tpl, const char *text, const size_t *ov, uint32_t pairs,
+                       const void *code, jh_buf *out);
+
+/* Sort by position (start, end, rule) and drop exact duplicates. */
+void jh_findings_sort(jh_findings *list, size_t from);
+
+#endif

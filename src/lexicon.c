@@ -1,0 +1,254 @@
+/* lexicon.c — loading TSV lexicons and building the Aho-Corasick automaton.
+ * Written here because no Debian-packaged C library offers a multi-pattern
+ * matcher over code points that can be stepped one character at a time from
+ * our own decode loop. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lexicon.h"
+#include "rules.h"
+#include "utf8.h"
+#include "util.h"
+
+void jh_lexicon_init(jh_lexicon *lx) { memset(lx, 0, sizeof *lx); }
+
+void jh_lexicon_free(jh_lexicon *lx)
+{
+	for (size_t i = 0; i < lx->n_entries; i++) {
+		jh_lex_entry *e = &lx->entries[i];
+		free(e->wrong);
+		free(e->right);
+		free(e->note);
+		free(e->prev_not);
+		free(e->next_not);
+	}
+	free(lx->entries);
+	free(lx->fail);
+	free(lx->out);
+	free(lx->dict);
+	free(lx->root_bmp);
+	free(lx->keys);
+	free(lx->vals);
+	free(lx->first_child);
+	free(lx->next_sibling);
+	free(lx->label);
+	memset(lx, 0, sizeof *lx);
+}
+
+int jh_lexicon_add(jh_lexicon *lx, long rule_index, const char *wrong, size_t wlen,
+                   const char *right, const char *note, const char *prev_not,
+                   const char *next_not, unsigned line)
+{
+	if (lx->built)
+		return JH_ERR_STATE;
+	if (jh_grow((void **)&lx->entries, &lx->cap_entries, lx->n_entries + 1, sizeof *lx->entries))
+		return JH_ERR_NOMEM;
+	jh_lex_entry *e = &lx->entries[lx->n_entries];
+	memset(e, 0, sizeof *e);
+	e->rule_index = rule_index;
+	e->wrong = jh_strndup(wrong, wlen);
+	e->wrong_len = wlen;
+	e->right = right ? jh_strdup(right) : NULL;
+	e->note = note && *note ? jh_strdup(note) : NULL;
+	e->prev_not = prev_not && *prev_not ? jh_strdup(prev_not) : NULL;
+	e->next_not = next_not && *next_not ? jh_strdup(next_not) : NULL;
+	e->line = line;
+	e->next_same = -1;
+	if (!e->wrong || (right && !e->right)) {
+		free(e->wrong);
+		free(e->right);
+		free(e->note);
+		free(e->prev_not);
+		free(e->next_not);
+		return JH_ERR_NOMEM;
+	}
+	lx->n_entries++;
+	return JH_OK;
+}
+
+/* Split a TSV line in place into at most max fields. */
+static size_t split_tabs(char *line, char **fields, size_t max)
+{
+	size_t n = 0;
+	fields[n++] = line;
+	for (char *p = line; *p && n < max; p++)
+		if (*p == '\t') {
+			*p = '\0';
+			fields[n++] = p + 1;
+		}
+	return n;
+}
+
+int jh_lexicon_load_tsv(jh_lexicon *lx, long rule_index, const char *path, const char *rule_id,
+                        jh_diag_fn diag_fn, void *payload)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		jh_report(diag_fn, payload, JH_ERROR, path, 0, 0, rule_id, "cannot read lexicon: %s",
+		          strerror(errno));
+		return JH_ERR_RULES;
+	}
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t got;
+	unsigned lineno = 0;
+	int errors = 0, rc = JH_OK;
+	while ((got = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		size_t n = (size_t)got;
+		while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+			line[--n] = '\0';
+		if (!n || line[0] == '#')
+			continue;
+		if (strlen(line) != n || jh_utf8_valid_prefix(line, n) != n) {
+			jh_report(diag_fn, payload, JH_ERROR, path, lineno, 0, rule_id,
+			          "lexicon line is not valid UTF-8");
+			errors++;
+			continue;
+		}
+		char *fields[5] = {0};
+		size_t nf = split_tabs(line, fields, 5);
+		if (!*fields[0]) {
+			jh_report(diag_fn, payload, JH_ERROR, path, lineno, 0, rule_id,
+			          "empty first column (the text to find)");
+			errors++;
+			continue;
+		}
+		const char *err;
+		char *right = nf > 1 ? jh_unescape(fields[1], &err) : NULL;
+		if (nf > 1 && !right) {
+			jh_report(diag_fn, payload, JH_ERROR, path, lineno, 0, rule_id, "%s", err);
+			errors++;
+			continue;
+		}
+		rc = jh_lexicon_add(lx, rule_index, fields[0], strlen(fields[0]), right,
+		                    nf > 2 ? fields[2] : NULL, nf > 3 ? fields[3] : NULL,
+		                    nf > 4 ? fields[4] : NULL, lineno);
+		free(right);
+		if (rc)
+			break;
+	}
+	free(line);
+	fclose(f);
+	if (rc)
+		return rc;
+	return errors ? JH_ERR_RULES : JH_OK;
+}
+
+/* ---- automaton ---- */
+
+static int table_put(jh_lexicon *lx, int32_t state, int32_t cp, int32_t next)
+{
+	if (state == 0 && cp < 0x10000) {
+		lx->root_bmp[cp] = next;
+		return JH_OK;
+	}
+	uint64_t key = (((uint64_t)state << 21) | (uint64_t)cp) + 1;
+	size_t mask = ((size_t)1 << lx->table_bits) - 1;
+	size_t i = (size_t)((key * 0x9E3779B97F4A7C15ULL) >> (64 - lx->table_bits));
+	while (lx->keys[i] && lx->keys[i] != key)
+		i = (i + 1) & mask;
+	lx->keys[i] = key;
+	lx->vals[i] = next;
+	return JH_OK;
+}
+
+static int new_state(jh_lexicon *lx)
+{
+	size_t need = lx->n_states + 1, cap = lx->cap_states;
+	if (need > cap) {
+		size_t c = cap;
+		if (jh_grow((void **)&lx->fail, &c, need, sizeof(int32_t)))
+			return -1;
+		int32_t **arrs[] = {&lx->out, &lx->dict, &lx->first_child, &lx->next_sibling, &lx->label};
+		for (size_t k = 0; k < sizeof arrs / sizeof *arrs; k++) {
+			size_t c2 = cap;
+			if (jh_grow((void **)arrs[k], &c2, need, sizeof(int32_t)))
+				return -1;
+		}
+		lx->cap_states = c;
+	}
+	int32_t s = (int32_t)lx->n_states++;
+	lx->fail[s] = 0;
+	lx->out[s] = -1;
+	lx->dict[s] = 0;
+	lx->first_child[s] = -1;
+	lx->next_sibling[s] = -1;
+	lx->label[s] = 0;
+	return s;
+}
+
+int jh_lexicon_build(jh_lexicon *lx)
+{
+	size_t total = 0;
+	for (size_t i = 0; i < lx->n_entries; i++)
+		total += lx->entries[i].wrong_len;
+	/* Transitions <= code points in all words; keep the table under half full. */
+	lx->table_bits = 4;
+	while (((size_t)1 << lx->table_bits) < 2 * total + 16)
+		lx->table_bits++;
+	lx->keys = calloc((size_t)1 << lx->table_bits, sizeof *lx->keys);
+	lx->vals = calloc((size_t)1 << lx->table_bits, sizeof *lx->vals);
+	lx->root_bmp = calloc(0x10000, sizeof *lx->root_bmp);
+	if (!lx->keys || !lx->vals || !lx->root_bmp || new_state(lx) < 0)
+		return JH_ERR_NOMEM;
+
+	/* Trie. */
+	for (size_t i = 0; i < lx->n_entries; i++) {
+		jh_lex_entry *e = &lx->entries[i];
+		int32_t s = 0;
+		size_t p = 0;
+		while (p < e->wrong_len) {
+			int32_t cp;
+			p += jh_utf8_decode((const unsigned char *)e->wrong + p, e->wrong_len - p, &cp);
+			int32_t next = jh_lex_lookup(lx, s, cp);
+			if (!next) {
+				next = new_state(lx);
+				if (next < 0)
+					return JH_ERR_NOMEM;
+				table_put(lx, s, cp, next);
+				lx->label[next] = cp;
+				lx->next_sibling[next] = lx->first_child[s];
+				lx->first_child[s] = next;
+				lx->n_edges++;
+			}
+			s = next;
+		}
+		/* Keep entries in file order on each state. */
+		int32_t *slot = &lx->out[s];
+		while (*slot >= 0)
+			slot = &lx->entries[*slot].next_same;
+		*slot = (int32_t)i;
+	}
+
+	/* Failure and output links, breadth first. */
+	int32_t *queue = malloc(lx->n_states * sizeof *queue);
+	if (!queue)
+		return JH_ERR_NOMEM;
+	size_t head = 0, tail = 0;
+	for (int32_t c = lx->first_child[0]; c >= 0; c = lx->next_sibling[c]) {
+		lx->fail[c] = 0;
+		queue[tail++] = c;
+	}
+	while (head < tail) {
+		int32_t s = queue[head++];
+		for (int32_t c = lx->first_child[s]; c >= 0; c = lx->next_sibling[c]) {
+			int32_t f = lx->fail[s];
+			int32_t t;
+			while (!(t = jh_lex_lookup(lx, f, lx->label[c])) && f)
+				f = lx->fail[f];
+			lx->fail[c] = t == c ? 0 : t;
+			int32_t fc = lx->fail[c];
+			lx->dict[c] = lx->out[fc] >= 0 ? fc : lx->dict[fc];
+			queue[tail++] = c;
+		}
+	}
+	free(queue);
+	free(lx->first_child);
+	free(lx->next_sibling);
+	free(lx->label);
+	lx->first_child = lx->next_sibling = lx->label = NULL;
+	lx->built = 1;
+	return JH_OK;
+}

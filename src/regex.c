@@ -1,0 +1,272 @@
+/* regex.c — compiling regex rules with PCRE2 (UTF, JIT) and running them,
+ * either over the whole text or only around their trigger characters. */
+#include <stdlib.h>
+#include <string.h>
+#include "regex.h"
+#include "utf8.h"
+
+/* Limits that stop a runaway pattern on one position; generous enough that
+ * no sane rule reaches them on a paragraph. */
+#define JH_MATCH_LIMIT 2000000u
+#define JH_DEPTH_LIMIT 10000u
+/* After this many limit errors in one document, a rule is given up on. */
+#define JH_MAX_LIMIT_ERRORS 8
+
+void jh_regexes_init(jh_regexes *rx) { memset(rx, 0, sizeof *rx); }
+
+void jh_regexes_free(jh_regexes *rx)
+{
+	for (size_t i = 0; i < rx->n; i++)
+		pcre2_code_free(rx->v[i].code);
+	free(rx->v);
+	for (int i = 0; i < 256; i++)
+		free(rx->bmp[i]);
+	free(rx->astral);
+	memset(rx, 0, sizeof *rx);
+}
+
+static int add_trigger_range(jh_regexes *rx, uint32_t lo, uint32_t hi, uint64_t bit)
+{
+	for (uint32_t cp = lo; cp <= hi && cp < 0x10000; cp++) {
+		uint64_t **page = &rx->bmp[cp >> 8];
+		if (!*page && !(*page = calloc(256, sizeof **page)))
+			return JH_ERR_NOMEM;
+		(*page)[cp & 0xFF] |= bit;
+	}
+	if (hi >= 0x10000) {
+		if (jh_grow((void **)&rx->astral, &rx->cap_astral, rx->n_astral + 1, sizeof *rx->astral))
+			return JH_ERR_NOMEM;
+		rx->astral[rx->n_astral++] = (jh_trigger_range){lo < 0x10000 ? 0x10000 : lo, hi, bit};
+	}
+	return JH_OK;
+}
+
+/* Read one trigger item: a character, or an escape \x{HEX} \u{HEX} \\ \- \s. */
+static int trigger_char(const char **p, int32_t *cp)
+{
+	const unsigned char *s = (const unsigned char *)*p;
+	if (s[0] == '\\') {
+		if (s[1] == 'x' || s[1] == 'u') {
+			if (s[2] != '{')
+				return -1;
+			char *end;
+			long v = strtol((const char *)s + 3, &end, 16);
+			if (*end != '}' || end == (const char *)s + 3 || v < 0 || v > 0x10FFFF)
+				return -1;
+			*cp = (int32_t)v;
+			*p = end + 1;
+			return 0;
+		}
+		if (s[1] == '\\' || s[1] == '-') {
+			*cp = s[1];
+			*p += 2;
+			return 0;
+		}
+		if (s[1] == 's') {
+			*cp = ' ';
+			*p += 2;
+			return 0;
+		}
+		return -1;
+	}
+	size_t n = jh_utf8_decode(s, strlen(*p), cp);
+	if (*cp < 0)
+		return -1;
+	*p += n;
+	return 0;
+}
+
+static int parse_trigger(jh_regexes *rx, const char *spec, uint64_t bit)
+{
+	const char *p = spec;
+	while (*p) {
+		int32_t lo, hi;
+		if (trigger_char(&p, &lo))
+			return JH_ERR_ARG;
+		hi = lo;
+		if (p[0] == '-' && p[1]) {
+			p++;
+			if (trigger_char(&p, &hi) || hi < lo)
+				return JH_ERR_ARG;
+		}
+		int rc = add_trigger_range(rx, (uint32_t)lo, (uint32_t)hi, bit);
+		if (rc)
+			return rc;
+	}
+	return p == spec ? JH_ERR_ARG : JH_OK;
+}
+
+int jh_regexes_add(jh_regexes *rx, jh_rule *r, long rule_index, jh_diag_fn diag_fn, void *payload)
+{
+	int errcode;
+	PCRE2_SIZE erroff;
+	uint32_t opts = PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF;
+	if (r->trigger)
+		opts |= PCRE2_USE_OFFSET_LIMIT;
+	pcre2_code *code = pcre2_compile((PCRE2_SPTR)r->pattern, PCRE2_ZERO_TERMINATED, opts,
+	                                 &errcode, &erroff, NULL);
+	if (!code) {
+		PCRE2_UCHAR msg[256];
+		pcre2_get_error_message(errcode, msg, sizeof msg);
+		jh_report(diag_fn, payload, JH_ERROR, r->file, r->line, 0, r->id,
+		          "bad pattern at offset %zu: %s", (size_t)erroff, (const char *)msg);
+		return JH_ERR_RULES;
+	}
+	int jrc = pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
+	if (jrc != 0) {
+		/* Still correct without JIT, only slower: say so, go on. */
+		jh_report(diag_fn, payload, JH_WARNING, r->file, r->line, 0, r->id,
+		          "pattern runs without JIT (error %d)", jrc);
+	}
+	uint32_t captures = 0;
+	pcre2_pattern_info(code, PCRE2_INFO_CAPTURECOUNT, &captures);
+	if (captures + 1 > rx->max_ovector)
+		rx->max_ovector = captures + 1;
+	if (jh_grow((void **)&rx->v, &rx->cap, rx->n + 1, sizeof *rx->v)) {
+		pcre2_code_free(code);
+		return JH_ERR_NOMEM;
+	}
+	jh_rx *x = &rx->v[rx->n];
+	x->rule_index = rule_index;
+	x->code = code;
+	x->lead = r->lead;
+	x->triggered = r->trigger != NULL;
+	/* Rules beyond 64 share bits: a shared bit only wakes a rule more often. */
+	x->bit = rx->n_bits++ % 64;
+	if (r->trigger) {
+		int rc = parse_trigger(rx, r->trigger, (uint64_t)1 << x->bit);
+		if (rc == JH_ERR_NOMEM)
+			return rc;
+		if (rc) {
+			jh_report(diag_fn, payload, JH_ERROR, r->file, r->line, 0, r->id,
+			          "bad trigger '%s': list characters or ranges a-b, escapes \\x{HEX} \\- \\\\ \\s",
+			          r->trigger);
+			pcre2_code_free(code);
+			return JH_ERR_RULES;
+		}
+	}
+	r->regex_slot = (long)rx->n;
+	rx->n++;
+	return JH_OK;
+}
+
+int jh_rx_scratch_init(jh_rx_scratch *s, const jh_regexes *rx)
+{
+	s->md = pcre2_match_data_create(rx->max_ovector ? rx->max_ovector : 1, NULL);
+	s->mctx = pcre2_match_context_create(NULL);
+	if (!s->md || !s->mctx) {
+		jh_rx_scratch_free(s);
+		return JH_ERR_NOMEM;
+	}
+	pcre2_set_match_limit(s->mctx, JH_MATCH_LIMIT);
+	pcre2_set_depth_limit(s->mctx, JH_DEPTH_LIMIT);
+	return JH_OK;
+}
+
+void jh_rx_scratch_free(jh_rx_scratch *s)
+{
+	pcre2_match_data_free(s->md);
+	pcre2_match_context_free(s->mctx);
+	s->md = NULL;
+	s->mctx = NULL;
+}
+
+static int add_match(const jh_rx *x, const jh_rule *rule, const char *text, const PCRE2_SIZE *ov,
+                     uint32_t pairs, jh_findings *out)
+{
+	jh_hit h = {rule, x->rule_index, ov[0], ov[1], NULL, 0, rule->safety, NULL};
+	jh_buf fix = {0};
+	if (rule->has_fix) {
+		int rc = jh_expand_template(rule->fix, text, ov, pairs, x->code, &fix);
+		if (rc) {
+			jh_buf_free(&fix);
+			return rc;
+		}
+		h.fix = fix.data ? fix.data : "";
+		h.fix_len = fix.len;
+	}
+	int rc = jh_findings_add_hit(out, text, &h);
+	jh_buf_free(&fix);
+	return rc;
+}
+
+/* Step back n code points from pos, not before floor. */
+static size_t back_chars(const char *text, size_t pos, unsigned n, size_t floor)
+{
+	while (n-- && pos > floor) {
+		pos--;
+		while (pos > floor && ((unsigned char)text[pos] & 0xC0) == 0x80)
+			pos--;
+	}
+	return pos;
+}
+
+static size_t next_char(const char *text, size_t len, size_t pos)
+{
+	int32_t cp;
+	return pos < len ? pos + jh_utf8_decode((const unsigned char *)text + pos, len - pos, &cp) : len + 1;
+}
+
+int jh_regex_run(const jh_regexes *rx, size_t slot, const jh_rule *rule, const char *text,
+                 size_t len, const jh_trigger_event *events, size_t n_events,
+                 jh_rx_scratch *scratch, const char *file, jh_diag_fn diag_fn, void *payload,
+                 jh_findings *out)
+{
+	const jh_rx *x = &rx->v[slot];
+	uint64_t bit = (uint64_t)1 << x->bit;
+	size_t resume = 0;     /* matches never overlap: the next starts here */
+	size_t ev = 0;
+	int limit_errors = 0;
+	PCRE2_SPTR subject = (PCRE2_SPTR)text;
+	if (!x->triggered)
+		pcre2_set_offset_limit(scratch->mctx, PCRE2_UNSET);
+
+	for (;;) {
+		size_t start = resume;
+		if (x->triggered) {
+			while (ev < n_events && (!(events[ev].mask & bit) || events[ev].pos < resume))
+				ev++;
+			if (ev == n_events)
+				break;
+			size_t t = events[ev++].pos;
+			start = back_chars(text, t, x->lead, resume);
+			pcre2_set_offset_limit(scratch->mctx, t);
+		}
+		if (start > len)
+			break;
+		int rc = pcre2_match(x->code, subject, len, start, 0, scratch->md, scratch->mctx);
+		if (rc == PCRE2_ERROR_NOMATCH) {
+			if (!x->triggered)
+				break;
+			continue;
+		}
+		if (rc < 0) {
+			PCRE2_UCHAR msg[160];
+			pcre2_get_error_message(rc, msg, sizeof msg);
+			jh_report(diag_fn, payload, JH_WARNING, file, 0, 0, rule->id,
+			          "rule skipped at byte %zu: %s", start, (const char *)msg);
+			if (++limit_errors >= JH_MAX_LIMIT_ERRORS || !x->triggered) {
+				jh_report(diag_fn, payload, JH_WARNING, file, 0, 0, rule->id,
+				          "rule given up on for the rest of this text");
+				break;
+			}
+			resume = next_char(text, len, start);
+			continue;
+		}
+		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(scratch->md);
+		uint32_t pairs = pcre2_get_ovector_count(scratch->md);
+		if (ov[1] < ov[0]) {
+			/* \K inside a lookaround can give this; nothing sane to report. */
+			resume = next_char(text, len, ov[0]);
+			continue;
+		}
+		int arc = add_match(x, rule, text, ov, pairs, out);
+		if (arc == JH_ERR_NOMEM)
+			return arc;
+		if (arc)
+			jh_report(diag_fn, payload, JH_WARNING, file, 0, 0, rule->id,
+			          "fix template cannot be expanded (bad $ reference)");
+		resume = ov[1] > ov[0] ? ov[1] : next_char(text, len, ov[0]);
+	}
+	return JH_OK;
+}

@@ -1,0 +1,75 @@
+/* regex.h — PCRE2-JIT regex rules.  A rule with a `trigger` set runs only
+ * around the positions where one of its trigger characters occurs (found by
+ * the class scan); a rule without one scans the whole text. */
+#ifndef JH_REGEX_H
+#define JH_REGEX_H
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+#include <stdint.h>
+#include "findings.h"
+#include "rules.h"
+
+typedef struct {
+	long rule_index;
+	pcre2_code *code;
+	int triggered;      /* has a trigger set */
+	unsigned bit;       /* its bit in trigger masks */
+	unsigned lead;      /* match may start this many characters before the trigger */
+} jh_rx;
+
+typedef struct {
+	uint32_t lo, hi;
+	uint64_t mask;
+} jh_trigger_range;
+
+typedef struct jh_regexes {
+	jh_rx *v;
+	size_t n, cap;
+	uint32_t max_ovector;
+	uint64_t *bmp[256];          /* trigger masks of U+0000..U+FFFF by 256-code-point page */
+	jh_trigger_range *astral;    /* masks above U+FFFF */
+	size_t n_astral, cap_astral;
+	unsigned n_bits;
+} jh_regexes;
+
+/* Trigger mask of a code point (0 for most). */
+static inline uint64_t jh_trigger_mask(const jh_regexes *rx, int32_t cp)
+{
+	if (cp < 0x10000) {
+		const uint64_t *page = rx->bmp[cp >> 8];
+		return page ? page[cp & 0xFF] : 0;
+	}
+	for (size_t i = 0; i < rx->n_astral; i++)
+		if ((uint32_t)cp >= rx->astral[i].lo && (uint32_t)cp <= rx->astral[i].hi)
+			return rx->astral[i].mask;
+	return 0;
+}
+
+void jh_regexes_init(jh_regexes *rx);
+void jh_regexes_free(jh_regexes *rx);
+/* Compile r's pattern and trigger; errors name the rule file and line. */
+int jh_regexes_add(jh_regexes *rx, jh_rule *r, long rule_index, jh_diag_fn diag_fn, void *payload);
+
+/* A position where trigger characters occur, recorded by the scan. */
+typedef struct {
+	size_t pos;
+	uint64_t mask;
+} jh_trigger_event;
+
+typedef struct {
+	pcre2_match_data *md;
+	pcre2_match_context *mctx;
+} jh_rx_scratch;
+
+int jh_rx_scratch_init(jh_rx_scratch *s, const jh_regexes *rx);
+void jh_rx_scratch_free(jh_rx_scratch *s);
+
+/* Run regex slot over text, adding findings to out.  Limit errors go to
+ * diag_fn and the rule is skipped where they happen. */
+int jh_regex_run(const jh_regexes *rx, size_t slot, const jh_rule *rule, const char *text,
+                 size_t len, const jh_trigger_event *events, size_t n_events,
+                 jh_rx_scratch *scratch, const char *file, jh_diag_fn diag_fn, void *payload,
+                 jh_findings *out);
+
+#endif

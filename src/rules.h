@@ -1,0 +1,74 @@
+/* rules.h — the rule model shared by the loader, the compiler and the
+ * matchers.  A rule is plain data read from a rules/NAME.rules INI file. */
+#ifndef JH_RULES_H
+#define JH_RULES_H
+
+#include "jinghua.h"
+#include "util.h"
+
+typedef struct {
+	char *key, *value;
+	unsigned line;
+} jh_param;
+
+typedef struct {
+	jh_example_kind kind;
+	char *text;
+	char *fixed;
+	unsigned line;
+} jh_example_def;
+
+struct jh_rule {
+	char *id;
+	char *family;
+	jh_kind kind;
+	int kind_set;
+	jh_severity severity;
+	char *message;
+	char *description;
+	int has_fix;
+	char *fix;            /* replacement template (regex: $0, $1, ${name}) */
+	jh_safety safety;
+	int safety_set;
+	int enabled_by_default;
+	char *pattern;        /* regex */
+	char *trigger;        /* regex: characters where a match can start */
+	unsigned lead;        /* regex: match may start this many characters before a trigger */
+	char *lexicon;        /* lexicon: file name under data/ */
+	char *data_dir;       /* folder lexicons are read from */
+	char *check;          /* builtin: check name */
+	jh_param *params;
+	size_t n_params, cap_params;
+	jh_example_def *examples;
+	size_t n_examples, cap_examples;
+	char *file;
+	unsigned line;
+	int broken;           /* had a load error; not compiled */
+	/* compiled */
+	long regex_slot;      /* index in the regex matcher, or -1 */
+	long builtin_slot;    /* index in the builtin table, or -1 */
+};
+
+struct jh_regexes;
+struct jh_lexicon;
+struct jh_builtins;
+struct jh_triggers;
+
+struct jh_ruleset {
+	jh_rule **rules;
+	size_t count, cap;
+	int compiled;
+	struct jh_regexes *regexes;
+	struct jh_lexicon *lexicon;
+	struct jh_builtins *builtins;
+};
+
+void jh_rule_free(jh_rule *r);
+/* Value of a parameter, or NULL; *line gets its line if found. */
+const char *jh_rule_param(const jh_rule *r, const char *key, unsigned *line);
+
+/* Expand \n \t \s \\ \u{XXXX} escapes of an example or fix value.  Returns
+ * NULL and sets *err on a bad escape. */
+char *jh_unescape(const char *s, const char **err);
+
+#endif

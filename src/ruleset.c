@@ -1,0 +1,222 @@
+/* ruleset.c — the rule set object: creation, compilation into matchers,
+ * lookup, selection and read-only views of rules. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "builtins.h"
+#include "lexicon.h"
+#include "regex.h"
+#include "rules.h"
+
+const char *jh_strerror(int status)
+{
+	switch (status) {
+	case JH_OK: return "success";
+	case JH_ERR_NOMEM: return "out of memory";
+	case JH_ERR_IO: return "input/output error";
+	case JH_ERR_RULES: return "errors in rule files";
+	case JH_ERR_ARG: return "bad argument";
+	case JH_ERR_STATE: return "not allowed in this state";
+	default: return "unknown error";
+	}
+}
+
+static const char *const severity_names[] = {"info", "warning", "error"};
+
+const char *jh_severity_name(jh_severity s)
+{
+	return (unsigned)s < 3 ? severity_names[s] : "?";
+}
+
+int jh_severity_parse(const char *name, jh_severity *out)
+{
+	for (int i = 0; i < 3; i++)
+		if (strcmp(name, severity_names[i]) == 0) {
+			*out = (jh_severity)i;
+			return JH_OK;
+		}
+	return JH_ERR_ARG;
+}
+
+int jh_ruleset_new(jh_ruleset **out)
+{
+	jh_ruleset *rs = calloc(1, sizeof *rs);
+	if (!rs)
+		return JH_ERR_NOMEM;
+	rs->regexes = calloc(1, sizeof *rs->regexes);
+	rs->lexicon = calloc(1, sizeof *rs->lexicon);
+	rs->builtins = calloc(1, sizeof *rs->builtins);
+	if (!rs->regexes || !rs->lexicon || !rs->builtins) {
+		jh_ruleset_free(rs);
+		return JH_ERR_NOMEM;
+	}
+	jh_regexes_init(rs->regexes);
+	jh_lexicon_init(rs->lexicon);
+	*out = rs;
+	return JH_OK;
+}
+
+void jh_ruleset_free(jh_ruleset *rs)
+{
+	if (!rs)
+		return;
+	for (size_t i = 0; i < rs->count; i++)
+		jh_rule_free(rs->rules[i]);
+	free(rs->rules);
+	if (rs->regexes)
+		jh_regexes_free(rs->regexes);
+	if (rs->lexicon)
+		jh_lexicon_free(rs->lexicon);
+	if (rs->builtins)
+		jh_builtins_free(rs->builtins);
+	free(rs->regexes);
+	free(rs->lexicon);
+	free(rs->builtins);
+	free(rs);
+}
+
+static int compile_lexicon_rule(jh_ruleset *rs, jh_rule *r, long idx, jh_diag_fn fn, void *pl)
+{
+	if (r->n_params) {
+		jh_report(fn, pl, JH_ERROR, r->file, r->params[0].line, 0, r->id,
+		          "unknown key '%s' in a lexicon rule", r->params[0].key);
+		return JH_ERR_RULES;
+	}
+	jh_buf path = {0};
+	if (jh_buf_puts(&path, r->data_dir) || jh_buf_putc(&path, '/') || jh_buf_puts(&path, r->lexicon)) {
+		jh_buf_free(&path);
+		return JH_ERR_NOMEM;
+	}
+	int rc = jh_lexicon_load_tsv(rs->lexicon, idx, path.data, r->id, fn, pl);
+	jh_buf_free(&path);
+	return rc;
+}
+
+int jh_ruleset_compile(jh_ruleset *rs, jh_diag_fn fn, void *pl)
+{
+	if (rs->compiled)
+		return JH_ERR_STATE;
+	int result = JH_OK;
+	for (size_t i = 0; i < rs->count; i++) {
+		jh_rule *r = rs->rules[i];
+		if (r->broken) {
+			result = JH_ERR_RULES;
+			continue;
+		}
+		int rc = JH_OK;
+		switch (r->kind) {
+		case JH_KIND_REGEX:
+			if (r->n_params) {
+				jh_report(fn, pl, JH_ERROR, r->file, r->params[0].line, 0, r->id,
+				          "unknown key '%s' in a regex rule", r->params[0].key);
+				rc = JH_ERR_RULES;
+			} else {
+				rc = jh_regexes_add(rs->regexes, r, (long)i, fn, pl);
+			}
+			break;
+		case JH_KIND_LEXICON:
+			rc = compile_lexicon_rule(rs, r, (long)i, fn, pl);
+			break;
+		case JH_KIND_BUILTIN:
+			rc = jh_builtins_add(rs->builtins, r, (long)i, fn, pl);
+			break;
+		}
+		if (rc == JH_ERR_NOMEM)
+			return rc;
+		if (rc) {
+			r->broken = 1;
+			result = JH_ERR_RULES;
+		}
+	}
+	int rc = jh_lexicon_build(rs->lexicon);
+	if (rc)
+		return rc;
+	rs->compiled = 1;
+	return result;
+}
+
+size_t jh_ruleset_count(const jh_ruleset *rs) { return rs->count; }
+
+const jh_rule *jh_ruleset_rule(const jh_ruleset *rs, size_t i)
+{
+	return i < rs->count ? rs->rules[i] : NULL;
+}
+
+long jh_ruleset_find(const jh_ruleset *rs, const char *id)
+{
+	for (size_t i = 0; i < rs->count; i++)
+		if (strcmp(rs->rules[i]->id, id) == 0)
+			return (long)i;
+	return -1;
+}
+
+int jh_ruleset_default_selection(const jh_ruleset *rs, unsigned char *enabled)
+{
+	for (size_t i = 0; i < rs->count; i++)
+		enabled[i] = rs->rules[i]->enabled_by_default && !rs->rules[i]->broken;
+	return JH_OK;
+}
+
+/* Does name select rule id?  Exact id, or a prefix ending at a dot. */
+static int selects(const char *name, size_t n, const char *id)
+{
+	return strncmp(name, id, n) == 0 && (id[n] == '\0' || id[n] == '.');
+}
+
+int jh_selection_apply(const jh_ruleset *rs, unsigned char *enabled, const char *spec, int on,
+                       char *bad_name, size_t bad_name_size)
+{
+	const char *p = spec;
+	while (*p) {
+		size_t n = strcspn(p, ", ");
+		if (n) {
+			int hit = 0;
+			if (n == 3 && strncmp(p, "all", 3) == 0) {
+				hit = 1;
+				for (size_t i = 0; i < rs->count; i++)
+					enabled[i] = on && !rs->rules[i]->broken;
+			}
+			for (size_t i = 0; i < rs->count && !hit; i++)
+				hit = selects(p, n, rs->rules[i]->id);
+			if (!hit) {
+				if (bad_name && bad_name_size)
+					snprintf(bad_name, bad_name_size, "%.*s", (int)n, p);
+				return JH_ERR_ARG;
+			}
+			for (size_t i = 0; i < rs->count; i++)
+				if (selects(p, n, rs->rules[i]->id))
+					enabled[i] = on && !rs->rules[i]->broken;
+		}
+		p += n;
+		while (*p == ',' || *p == ' ')
+			p++;
+	}
+	return JH_OK;
+}
+
+void jh_rule_get_info(const jh_rule *r, jh_rule_info *out)
+{
+	out->id = r->id;
+	out->family = r->family;
+	out->kind = r->kind;
+	out->severity = r->severity;
+	out->message = r->message;
+	out->description = r->description;
+	out->has_fix = r->has_fix;
+	out->safety = r->safety;
+	out->enabled_by_default = r->enabled_by_default && !r->broken;
+	out->file = r->file;
+	out->line = r->line;
+	out->n_examples = r->n_examples;
+}
+
+int jh_rule_get_example(const jh_rule *r, size_t i, jh_example *out)
+{
+	if (i >= r->n_examples)
+		return JH_ERR_ARG;
+	out->kind = r->examples[i].kind;
+	out->text = r->examples[i].text;
+	out->fixed = r->examples[i].fixed;
+	out->line = r->examples[i].line;
+	return JH_OK;
+}

@@ -1,0 +1,31 @@
+/* scan.h — the class scan: one decode of the text that feeds every
+ * per-character matcher at once (builtin checks, the lexicon automaton, and
+ * the trigger positions of regex rules). */
+#ifndef JH_SCAN_H
+#define JH_SCAN_H
+
+#include "builtins.h"
+#include "lexicon.h"
+#include "regex.h"
+
+/* A lexicon entry found in the text. */
+typedef struct {
+	int32_t entry;
+	size_t start, end;
+} jh_lex_hit;
+
+typedef struct {
+	jh_trigger_event *events;
+	size_t n_events, cap_events;
+	jh_lex_hit *hits;
+	size_t n_hits, cap_hits;
+} jh_scan_result;
+
+void jh_scan_result_free(jh_scan_result *r);
+
+/* Scan text once.  enabled: per rule.  runs: one per builtin slot, already
+ * set up; disabled builtins have rule == NULL. */
+int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned char *enabled,
+            jh_brun *runs, jh_scan_result *res);
+
+#endif

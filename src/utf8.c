@@ -1,0 +1,73 @@
+/* utf8.c — UTF-8 helpers and the public validation/width utilities. */
+#include <utf8proc.h>
+#include "jinghua.h"
+#include "utf8.h"
+
+size_t jh_utf8_encode(int32_t cp, char *out)
+{
+	unsigned char *o = (unsigned char *)out;
+	if (cp < 0x80) {
+		o[0] = (unsigned char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		o[0] = (unsigned char)(0xC0 | (cp >> 6));
+		o[1] = (unsigned char)(0x80 | (cp & 0x3F));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		o[0] = (unsigned char)(0xE0 | (cp >> 12));
+		o[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+		o[2] = (unsigned char)(0x80 | (cp & 0x3F));
+		return 3;
+	}
+	o[0] = (unsigned char)(0xF0 | (cp >> 18));
+	o[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F));
+	o[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+	o[3] = (unsigned char)(0x80 | (cp & 0x3F));
+	return 4;
+}
+
+size_t jh_utf8_count(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = 0, i = 0;
+	while (i < len) {
+		int32_t cp;
+		i += jh_utf8_decode(u + i, len - i, &cp);
+		n++;
+	}
+	return n;
+}
+
+size_t jh_utf8_valid_prefix(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0;
+	while (i < len) {
+		int32_t cp;
+		size_t n = jh_utf8_decode(u + i, len - i, &cp);
+		if (cp < 0)
+			return i;
+		i += n;
+	}
+	return len;
+}
+
+size_t jh_display_width(const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t w = 0, i = 0;
+	while (i < len) {
+		int32_t cp;
+		i += jh_utf8_decode(u + i, len - i, &cp);
+		if (cp < 0) {
+			w += 1;
+			continue;
+		}
+		int cw = utf8proc_charwidth(cp);
+		/* Tabs and controls: count one column so carets stay under the text. */
+		w += cw > 0 ? (size_t)cw : (cp < 0x20 ? 1 : 0);
+	}
+	return w;
+}

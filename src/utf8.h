@@ -1,0 +1,65 @@
+/* utf8.h — strict UTF-8 decoding (RFC 3629: no overlongs, no surrogates,
+ * nothing above U+10FFFF).  Hand-written because the scanner decodes every
+ * byte of the text once and needs the error length inline; utf8proc's
+ * iterate() does the same job but reports no maximal-subpart length. */
+#ifndef JH_UTF8_H
+#define JH_UTF8_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Decode the code point at s[0..len).  Returns its length in bytes (1-4) and
+ * stores it in *cp, or, for an invalid sequence, stores -1 and returns the
+ * length of the maximal invalid subpart (>= 1) so the caller can step over
+ * it and report it once. */
+static inline size_t jh_utf8_decode(const unsigned char *s, size_t len, int32_t *cp)
+{
+	unsigned char c = s[0];
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	size_t n;
+	int32_t v;
+	unsigned char lo = 0x80, hi = 0xBF;
+	if (c >= 0xC2 && c <= 0xDF) {
+		n = 2;
+		v = c & 0x1F;
+	} else if (c >= 0xE0 && c <= 0xEF) {
+		n = 3;
+		v = c & 0x0F;
+		if (c == 0xE0)
+			lo = 0xA0;
+		else if (c == 0xED)
+			hi = 0x9F;
+	} else if (c >= 0xF0 && c <= 0xF4) {
+		n = 4;
+		v = c & 0x07;
+		if (c == 0xF0)
+			lo = 0x90;
+		else if (c == 0xF4)
+			hi = 0x8F;
+	} else {
+		*cp = -1;
+		return 1;
+	}
+	for (size_t i = 1; i < n; i++) {
+		if (i >= len || s[i] < lo || s[i] > hi) {
+			*cp = -1;
+			return i;
+		}
+		v = (v << 6) | (s[i] & 0x3F);
+		lo = 0x80;
+		hi = 0xBF;
+	}
+	*cp = v;
+	return n;
+}
+
+/* Encode cp (valid scalar value) into out (4 bytes); returns the length. */
+size_t jh_utf8_encode(int32_t cp, char *out);
+
+/* Number of code points in s[0..len) (invalid subparts count one each). */
+size_t jh_utf8_count(const char *s, size_t len);
+
+#endif

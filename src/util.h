@@ -1,0 +1,49 @@
+/* util.h — small helpers shared by the library stages: growable buffers,
+ * string copies, diagnostics and a string hash set. */
+#ifndef JH_UTIL_H
+#define JH_UTIL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "jinghua.h"
+
+typedef struct {
+	char *data;
+	size_t len, cap;
+} jh_buf;
+
+int jh_buf_reserve(jh_buf *b, size_t extra);
+int jh_buf_append(jh_buf *b, const char *s, size_t n);
+int jh_buf_puts(jh_buf *b, const char *s);
+int jh_buf_putc(jh_buf *b, char c);
+/* Make sure data is NUL-terminated (not counted in len). */
+int jh_buf_terminate(jh_buf *b);
+void jh_buf_free(jh_buf *b);
+
+char *jh_strdup(const char *s);
+char *jh_strndup(const char *s, size_t n);
+
+/* Grow *arr (element size elem) so that it holds at least need elements. */
+int jh_grow(void **arr, size_t *cap, size_t need, size_t elem);
+
+/* Report a diagnostic through fn (which may be NULL). */
+void jh_report(jh_diag_fn fn, void *payload, jh_severity sev, const char *file,
+               unsigned line, unsigned column, const char *rule_id, const char *fmt, ...)
+	__attribute__((format(printf, 8, 9)));
+
+/* Open-addressing set of byte strings (used for allow-lists). */
+typedef struct {
+	char **keys;
+	size_t *lens;
+	size_t cap, count;
+	size_t max_len;  /* longest key, in bytes */
+} jh_strset;
+
+int jh_strset_add(jh_strset *s, const char *key, size_t len);
+int jh_strset_has(const jh_strset *s, const char *key, size_t len);
+void jh_strset_free(jh_strset *s);
+
+uint64_t jh_hash(const char *s, size_t n);
+
+#endif
