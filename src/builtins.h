@@ -45,6 +45,17 @@ typedef struct {
 
 const jh_builtin_def *jh_builtin_find(const char *name);
 
+/* Each family's checks, ended by an entry with name NULL. */
+extern const jh_builtin_def jh_checks_encoding[], jh_checks_censor[], jh_checks_script[],
+	jh_checks_punct[], jh_checks_layout[], jh_checks_typo[];
+
+/* Helpers for checks: a whole-number parameter (dflt when absent), and a
+ * word list (first TSV column) read from the rule's data folder. */
+int jh_param_uint(const jh_rule *r, const char *key, unsigned long dflt, unsigned long max,
+                  unsigned long *out, jh_diag_fn diag_fn, void *payload);
+int jh_load_words(jh_strset *set, const char *dir, const char *file, const jh_rule *r,
+                  unsigned line, jh_diag_fn diag_fn, void *payload);
+
 typedef struct {
 	long rule_index;
 	const jh_builtin_def *def;

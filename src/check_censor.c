@@ -1,0 +1,11 @@
+/* check_censor.c — builtin checks of the censor family. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "builtins.h"
+#include "charclass.h"
+#include "utf8.h"
+
+const jh_builtin_def jh_checks_censor[] = {
+	{NULL, 0, NULL, NULL, NULL, NULL, NULL},
+};

@@ -1,0 +1,11 @@
+/* check_script.c — builtin checks of the script family. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "builtins.h"
+#include "charclass.h"
+#include "utf8.h"
+
+const jh_builtin_def jh_checks_script[] = {
+	{NULL, 0, NULL, NULL, NULL, NULL, NULL},
+};

@@ -1,0 +1,142 @@
+/* check_typo.c — builtin checks of the typo family. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "builtins.h"
+#include "charclass.h"
+#include "utf8.h"
+
+/* ---- doubled characters (的的) ---- */
+
+typedef struct {
+	jh_strset chars;   /* characters checked; empty = every Han character */
+	jh_strset allow;   /* words in which a doubled character is right */
+	int allow_aabb;    /* 高高兴兴, 实实在在 */
+} doubled_cfg;
+
+static const char *const doubled_params[] = {"chars", "allow", "allow-aabb", NULL};
+
+static void doubled_free(void *p)
+{
+	doubled_cfg *c = p;
+	if (!c)
+		return;
+	jh_strset_free(&c->chars);
+	jh_strset_free(&c->allow);
+	free(c);
+}
+
+static int doubled_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *payload)
+{
+	doubled_cfg *c = calloc(1, sizeof *c);
+	if (!c)
+		return JH_ERR_NOMEM;
+	int rc = JH_OK;
+	const char *chars = jh_rule_param(r, "chars", NULL);
+	for (const char *p = chars; p && *p && rc == JH_OK;) {
+		int32_t cp;
+		size_t n = jh_utf8_decode((const unsigned char *)p, strlen(p), &cp);
+		if (cp >= 0 && cp != ' ')
+			rc = jh_strset_add(&c->chars, p, n);
+		p += n;
+	}
+	unsigned line = r->line;
+	const char *allow = jh_rule_param(r, "allow", &line);
+	if (rc == JH_OK && allow)
+		rc = jh_load_words(&c->allow, r->data_dir, allow, r, line, diag_fn, payload);
+	unsigned long aabb = 1;
+	if (rc == JH_OK)
+		rc = jh_param_uint(r, "allow-aabb", 1, 1, &aabb, diag_fn, payload);
+	c->allow_aabb = (int)aabb;
+	if (rc) {
+		doubled_free(c);
+		return rc;
+	}
+	*out = c;
+	return JH_OK;
+}
+
+/* Is the doubled pair at [a, c) part of an allowed word?  Tries every window
+ * of up to three characters on each side. */
+static int doubled_allowed(const doubled_cfg *cfg, const char *text, size_t len, size_t a, size_t c)
+{
+	size_t before[4] = {a}, after[4] = {c};
+	int nb = 1, na = 1;
+	for (size_t p = a; nb < 4 && p > 0;) {
+		do
+			p--;
+		while (p > 0 && ((unsigned char)text[p] & 0xC0) == 0x80);
+		if ((unsigned char)text[p] < 0x80)
+			break; /* words do not cross ASCII */
+		before[nb++] = p;
+	}
+	for (size_t p = c; na < 4 && p < len;) {
+		int32_t cp;
+		size_t n = jh_utf8_decode((const unsigned char *)text + p, len - p, &cp);
+		if (cp < 0x80)
+			break;
+		p += n;
+		after[na++] = p;
+	}
+	for (int i = 0; i < nb; i++)
+		for (int j = 0; j < na; j++) {
+			size_t s = before[i], e = after[j];
+			if (e - s <= cfg->allow.max_len && jh_strset_has(&cfg->allow, text + s, e - s))
+				return 1;
+		}
+	return 0;
+}
+
+/* The doubled pair [a, b) [b, c): is it XXYY or YYXX with X != Y? */
+static int doubled_aabb(const char *text, size_t len, size_t a, size_t c, size_t clen)
+{
+	/* YY before */
+	if (a >= 2 * clen && memcmp(text + a - 2 * clen, text + a - clen, clen) == 0 &&
+	    memcmp(text + a - clen, text + a, clen) != 0 &&
+	    ((unsigned char)text[a - 2 * clen] & 0xC0) != 0x80)
+		return 1;
+	/* YY after */
+	if (c + 2 * clen <= len && memcmp(text + c, text + c + clen, clen) == 0 &&
+	    memcmp(text + c, text + a, clen) != 0 && ((unsigned char)text[c] & 0xC0) != 0x80)
+		return 1;
+	return 0;
+}
+
+static void doubled_flush(jh_brun *run)
+{
+	const doubled_cfg *cfg = run->cfg;
+	/* Only a pair: three or more in a row is a stutter or a sound, not a slip. */
+	if (run->run_len != 2)
+		return;
+	size_t a = run->run_start, c = run->run_end, clen = (c - a) / 2, b = a + clen;
+	if (cfg->chars.count && !jh_strset_has(&cfg->chars, run->text + a, clen))
+		return;
+	if (cfg->allow.count && doubled_allowed(cfg, run->text, run->len, a, c))
+		return;
+	if (cfg->allow_aabb && doubled_aabb(run->text, run->len, a, c, clen))
+		return;
+	size_t g[2] = {a, b};
+	jh_brun_emit(run, a, c, g, 1, NULL);
+}
+
+static void doubled_step(jh_brun *run, const jh_char *c)
+{
+	if (run->run_len && c->cp == run->run_cp && c->prev_pos == run->run_end - c->len &&
+	    c->pos == run->run_end) {
+		run->run_len++;
+		run->run_end = c->pos + c->len;
+		return;
+	}
+	doubled_flush(run);
+	run->run_cp = c->cp;
+	run->run_start = c->pos;
+	run->run_end = c->pos + c->len;
+	run->run_len = 1;
+}
+
+static void doubled_finish(jh_brun *run) { doubled_flush(run); }
+
+const jh_builtin_def jh_checks_typo[] = {
+	{"doubled", JH_C_HAN, doubled_params, doubled_compile, doubled_free, doubled_step, doubled_finish},
+	{NULL, 0, NULL, NULL, NULL, NULL, NULL},
+};

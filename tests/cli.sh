@@ -1,0 +1,100 @@
+#!/bin/bash
+# cli.sh — the command line contract: exit codes, formats, selection, stdin,
+# fix modes, rule-file errors with file and line.
+. "$(dirname "$0")/lib.sh"
+J=$JINGHUA
+S=$SRCDIR/corpus-samples
+
+expect_exit 0 "--version" -- $J --version
+expect_grep "jinghua " "$TMP/out" "version printed"
+expect_exit 0 "--help" -- $J --help
+expect_grep "usage:" "$TMP/out" "help printed"
+expect_exit 2 "unknown option" -- $J check --no-such-option "$S"
+expect_exit 2 "bad --format" -- $J check --format xml "$S"
+expect_exit 2 "unknown rule in --select" -- $J check --select nosuch.rule "$S"
+expect_grep "nosuch.rule" "$TMP/err" "unknown rule named"
+expect_exit 3 "missing file" -- $J check "$TMP/does-not-exist.txt"
+expect_grep "does-not-exist.txt" "$TMP/err" "missing file named"
+expect_exit 2 "--stdout outside fix" -- $J check --stdout "$S"
+
+# findings → exit 1; --fail-on never → 0; clean text → 0
+expect_exit 1 "findings on the samples" -- $J check "$S"
+expect_exit 0 "--fail-on never" -- $J check --fail-on never "$S"
+printf '这是一段干净的中文。\n' >"$TMP/clean.txt"
+expect_exit 0 "clean file" -- $J check "$TMP/clean.txt"
+if [ ! -s "$TMP/out" ]; then pass; else fail "clean file printed something"; fi
+
+# human format: file:line:col, severity, [rule], source line, caret
+printf '前文。子丨弹丨膛\n' >"$TMP/sep.txt"
+expect_exit 1 "separator found" -- $J check --color never "$TMP/sep.txt"
+expect_grep "sep.txt:1:5: error \[censor.separator\]" "$TMP/out" "human location"
+expect_grep "^  | 前文。子丨弹丨膛" "$TMP/out" "source line"
+expect_grep "^  |         ^^" "$TMP/out" "caret aligned by display width"
+
+# json: valid, with the documented fields
+expect_exit 1 "json" -- $J check --format json "$TMP/sep.txt"
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); f=d[0]
+need={"file","rule","severity","line","column","end_line","end_column","byte_start","byte_end","message","fix"}
+assert need <= set(f), need - set(f)
+assert (f["line"],f["column"],f["end_column"],f["byte_start"],f["byte_end"])==(1,5,6,12,15), f
+assert f["fix"]["safety"]=="safe" and f["fix"]["edits"][0]["replacement"]==""' "$TMP/out" 2>"$TMP/py"; then pass; else
+	fail "json fields"; cat "$TMP/py" >&2
+fi
+$J check --format json "$TMP/clean.txt" >"$TMP/empty.json"
+if python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))==[]' "$TMP/empty.json"; then pass; else fail "json of clean file is not []"; fi
+
+# --select / --ignore by id and by family
+expect_exit 0 "--ignore family" -- $J check --ignore censor "$TMP/sep.txt"
+expect_exit 0 "--select other family" -- $J check --select typo "$TMP/sep.txt"
+expect_exit 1 "--select the rule" -- $J check --select censor.separator "$TMP/sep.txt"
+
+# stdin
+printf '子丨弹\n' | $J check --format json - >"$TMP/stdin.json"
+expect_grep '"file":"<stdin>"' "$TMP/stdin.json" "stdin named <stdin>"
+printf '子丨弹\n' | $J fix --stdout - >"$TMP/stdin.out" 2>/dev/null
+expect_grep '^子弹$' "$TMP/stdin.out" "fix from stdin"
+
+# fix --stdout and --diff leave the file alone; fix rewrites it
+cp "$TMP/sep.txt" "$TMP/sep2.txt"
+$J fix --stdout "$TMP/sep2.txt" >"$TMP/fixed" 2>/dev/null
+expect_grep '^前文。子弹膛$' "$TMP/fixed" "fix --stdout"
+$J fix --diff "$TMP/sep2.txt" >"$TMP/diff" 2>/dev/null
+expect_grep '^-前文。子丨弹丨膛$' "$TMP/diff" "diff removed line"
+expect_grep '^+前文。子弹膛$' "$TMP/diff" "diff added line"
+if cmp -s "$TMP/sep.txt" "$TMP/sep2.txt"; then pass; else fail "--stdout/--diff changed the file"; fi
+expect_exit 0 "fix in place" -- $J fix "$TMP/sep2.txt"
+expect_grep '^前文。子弹膛$' "$TMP/sep2.txt" "file fixed in place"
+
+# folders: recursive, sorted, hidden entries skipped
+mkdir -p "$TMP/tree/b" "$TMP/tree/.hidden" "$TMP/tree/a"
+cp "$TMP/sep.txt" "$TMP/tree/b/2.txt"; cp "$TMP/sep.txt" "$TMP/tree/a/1.txt"; cp "$TMP/sep.txt" "$TMP/tree/.hidden/x.txt"
+$J check --format json "$TMP/tree" >"$TMP/tree.json"
+if python3 -c 'import json,sys; fs=[f["file"].split("/tree/")[1] for f in json.load(open(sys.argv[1]))]
+assert sorted(set(fs))==["a/1.txt","b/2.txt"] and fs==sorted(fs), fs' "$TMP/tree.json"; then pass; else fail "folder walk"; fi
+
+# rule files: errors name file and line, exit 2; --rules adds a folder
+mkdir -p "$TMP/rules"
+printf '[typo.x]\nkind = regex\npattern = (unclosed\nmessage = m\nbad = a\ngood = b\n' >"$TMP/rules/bad.rules"
+expect_exit 2 "broken rule file" -- $J check --rules "$TMP/rules" "$TMP/clean.txt"
+expect_grep "bad.rules:1:.*typo.x.*missing closing parenthesis" "$TMP/err" "regex error with file and line"
+printf '[typo.y]\nkind = regex\npattern = x\nmessage = m\nbogus = 1\nbad = x\ngood = y\n' >"$TMP/rules/bad.rules"
+expect_exit 2 "unknown key" -- $J check --rules "$TMP/rules" "$TMP/clean.txt"
+expect_grep "bad.rules:5:.*unknown key 'bogus'" "$TMP/err" "unknown key with line"
+printf '[typo.own]\nkind = regex\npattern = 干净\nmessage = 自定义规则\nbad = 很干净\ngood = 很脏\n' >"$TMP/rules/bad.rules"
+expect_exit 1 "extra rules folder" -- $J check --rules "$TMP/rules" "$TMP/clean.txt"
+expect_grep "typo.own" "$TMP/out" "extra rule runs"
+expect_exit 0 "test-rules on a file" -- $J test-rules "$TMP/rules/bad.rules"
+printf '[typo.own]\nkind = regex\npattern = 干净\nmessage = m\nbad = 很脏\ngood = 很干净\n' >"$TMP/rules/bad.rules"
+expect_exit 1 "test-rules failing examples" -- $J test-rules "$TMP/rules/bad.rules"
+expect_grep "bad.rules:5:.*bad example is not found" "$TMP/err" "failing example with line"
+
+# rules listing and explain
+expect_exit 0 "rules" -- $J rules
+expect_grep "censor.separator" "$TMP/out" "rules lists ids"
+expect_exit 0 "rules --explain" -- $J rules --explain censor.separator
+expect_grep "bad:" "$TMP/out" "explain shows examples"
+expect_exit 2 "explain unknown" -- $J rules --explain nosuch.rule
+
+# every shipped rule passes its own examples
+expect_exit 0 "test-rules on the shipped rules" -- $J test-rules
+finish
