@@ -113,6 +113,8 @@ static int lexicon_findings(const jh_ruleset *rs, const char *text, size_t len, 
 
 static void locate_from(jh_findings *list, size_t from, const char *text, size_t len)
 {
+	if (from >= list->count) /* nothing new; items may be NULL (no offset on NULL) */
+		return;
 	jh_findings tail = {list->items + from, list->count - from, list->count - from};
 	jh_findings_locate(&tail, text, len);
 }

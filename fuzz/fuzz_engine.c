@@ -1,0 +1,123 @@
+/* fuzz_engine.c — document decoding and the whole engine on arbitrary bytes:
+ * jh_check with the real rules/ (default selection and every rule on), the
+ * invariants every finding must satisfy, and both reporters on the result.
+ * Run: fuzz/build/fuzz_engine fuzz/corpus/engine (see fuzz/README.md). */
+#include <stdint.h>
+#include "common.h"
+#include "cli/cli.h"
+#include "utf8.h"
+
+static FILE *devnull;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	fuzz_rules();
+	devnull = fopen("/dev/null", "w");
+	return 0;
+}
+
+/* Lines and columns recomputed the slow, obvious way. */
+static void expect_position(const char *text, size_t pos, size_t line, size_t col)
+{
+	size_t l = 1, c = 1, i = 0;
+	while (i < pos) {
+		int32_t cp;
+		size_t n = jh_utf8_decode((const unsigned char *)text + i, pos - i, &cp);
+		if (text[i] == '\n')
+			l++, c = 1;
+		else
+			c++;
+		i += n;
+	}
+	FUZZ_ASSERT(l == line && c == col, "byte %zu: located at %zu:%zu, expected %zu:%zu", pos, line,
+	            col, l, c);
+}
+
+static void check_findings(const jh_ruleset *rs, const char *text, size_t len, const jh_findings *fs,
+                           int all_on)
+{
+	size_t prev_start = 0;
+	long invalid_rule = jh_ruleset_find(rs, "encoding.invalid-utf8");
+	for (size_t i = 0; i < fs->count; i++) {
+		const jh_finding *f = &fs->items[i];
+		FUZZ_ASSERT(f->byte_start <= f->byte_end && f->byte_end <= len, "[%s] span %zu..%zu of %zu",
+		            f->rule_id, f->byte_start, f->byte_end, len);
+		FUZZ_ASSERT(f->byte_start >= prev_start, "findings not sorted at %zu", i);
+		prev_start = f->byte_start;
+		FUZZ_ASSERT(f->rule_id && f->message, "finding %zu without rule id or message", i);
+		FUZZ_ASSERT(f->line >= 1 && f->column >= 1 && f->end_line >= f->line, "[%s] bad position",
+		            f->rule_id);
+		FUZZ_ASSERT(f->severity >= JH_INFO && f->severity <= JH_ERROR, "bad severity");
+		/* A span starts and ends on character boundaries. */
+		FUZZ_ASSERT(f->byte_start == len || ((unsigned char)text[f->byte_start] & 0xC0) != 0x80 ||
+		                    f->rule_index == invalid_rule,
+		            "[%s] span starts inside a character at %zu", f->rule_id, f->byte_start);
+		if (i < 64) /* the slow check on the first findings keeps each run linear */
+			expect_position(text, f->byte_start, f->line, f->column);
+		size_t edit_pos = f->byte_start;
+		for (size_t k = 0; k < f->n_edits; k++) {
+			const jh_edit *e = &f->edits[k];
+			FUZZ_ASSERT(e->byte_start <= e->byte_end && e->byte_end <= len,
+			            "[%s] edit %zu..%zu of %zu", f->rule_id, e->byte_start, e->byte_end, len);
+			FUZZ_ASSERT(k == 0 || e->byte_start >= edit_pos, "[%s] edits overlap", f->rule_id);
+			edit_pos = e->byte_end;
+			FUZZ_ASSERT(e->replacement && fuzz_utf8_valid(e->replacement, strlen(e->replacement)),
+			            "[%s] replacement is not valid UTF-8", f->rule_id);
+		}
+	}
+	if (!all_on || invalid_rule < 0)
+		return;
+	/* Every invalid byte lies in an encoding.invalid-utf8 finding. */
+	size_t i = 0, k = 0;
+	while (i < len) {
+		int32_t cp;
+		size_t n = jh_utf8_decode((const unsigned char *)text + i, len - i, &cp);
+		if (cp < 0) {
+			while (k < fs->count && (fs->items[k].rule_index != invalid_rule ||
+			                         fs->items[k].byte_end <= i))
+				k++;
+			FUZZ_ASSERT(k < fs->count && fs->items[k].byte_start <= i &&
+			                    fs->items[k].byte_end >= i + n,
+			            "invalid byte at %zu not reported", i);
+		}
+		i += n;
+	}
+}
+
+static void report(const char *text, size_t len, const jh_findings *fs, out_format fmt)
+{
+	reporter r = {fmt, fmt == FMT_HUMAN, devnull, 0, 0, {0}, 1};
+	report_begin(&r);
+	report_file(&r, "fuzz.txt", text, len, fs);
+	report_end(&r);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	jh_ruleset *rs = fuzz_rules();
+	/* A copy of exactly size bytes, so ASan sees any read past the end. */
+	char *text = malloc(size ? size : 1);
+	if (!text)
+		return 0;
+	memcpy(text, data, size);
+	for (int all_on = 0; all_on < 2; all_on++) {
+		jh_findings fs = JH_FINDINGS_INIT;
+		jh_check_options opts = {all_on ? fuzz_all_rules(rs) : NULL, NULL, "fuzz.txt",
+		                         fuzz_quiet_diag, NULL};
+		int rc = jh_check(rs, text, size, &opts, &fs);
+		FUZZ_ASSERT(rc == JH_OK, "jh_check: %s", jh_strerror(rc));
+		check_findings(rs, text, size, &fs, all_on);
+		if (all_on) {
+			report(text, size, &fs, FMT_HUMAN);
+			report(text, size, &fs, FMT_JSON);
+		}
+		jh_findings_clear(&fs);
+	}
+	free(text);
+	return 0;
+}
