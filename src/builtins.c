@@ -80,15 +80,18 @@ int jh_load_words(jh_strset *set, const char *dir, const char *file, const jh_ru
 	int rc = JH_OK;
 	while (rc == JH_OK && (got = getline(&ln, &cap, f)) >= 0) {
 		no++;
-		size_t n = strcspn(ln, "\t\r\n");
-		if (!n || ln[0] == '#')
+		char *w = ln;
+		if (no == 1 && strncmp(w, "\xEF\xBB\xBF", 3) == 0)
+			w += 3; /* a BOM is not part of the first word */
+		size_t n = strcspn(w, "\t\r\n");
+		if (!n || w[0] == '#')
 			continue;
-		if (jh_utf8_valid_prefix(ln, n) != n) {
+		if (jh_utf8_valid_prefix(w, n) != n) {
 			jh_report(diag_fn, payload, JH_ERROR, path.data, no, 0, r->id, "not valid UTF-8");
 			rc = JH_ERR_RULES;
 			break;
 		}
-		rc = jh_strset_add(set, ln, n);
+		rc = jh_strset_add(set, w, n);
 	}
 	free(ln);
 	fclose(f);

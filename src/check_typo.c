@@ -87,18 +87,34 @@ static int doubled_allowed(const doubled_cfg *cfg, const char *text, size_t len,
 	return 0;
 }
 
-/* The doubled pair [a, b) [b, c): is it XXYY or YYXX with X != Y? */
+/* Start of the character before pos (pos > 0). */
+static size_t char_before(const char *text, size_t pos)
+{
+	do
+		pos--;
+	while (pos > 0 && ((unsigned char)text[pos] & 0xC0) == 0x80);
+	return pos;
+}
+
+/* The doubled pair at [a, c): is it part of XXYY or YYXX with X != Y?  The
+ * neighbouring pair may have another byte length (高高𠮷𠮷). */
 static int doubled_aabb(const char *text, size_t len, size_t a, size_t c, size_t clen)
 {
-	/* YY before */
-	if (a >= 2 * clen && memcmp(text + a - 2 * clen, text + a - clen, clen) == 0 &&
-	    memcmp(text + a - clen, text + a, clen) != 0 &&
-	    ((unsigned char)text[a - 2 * clen] & 0xC0) != 0x80)
-		return 1;
-	/* YY after */
-	if (c + 2 * clen <= len && memcmp(text + c, text + c + clen, clen) == 0 &&
-	    memcmp(text + c, text + a, clen) != 0 && ((unsigned char)text[c] & 0xC0) != 0x80)
-		return 1;
+	if (a > 0) { /* YY before */
+		size_t y2 = char_before(text, a);
+		size_t y1 = y2 > 0 ? char_before(text, y2) : y2;
+		size_t yl = a - y2;
+		if (y1 < y2 && y2 - y1 == yl && memcmp(text + y1, text + y2, yl) == 0 &&
+		    (yl != clen || memcmp(text + y2, text + a, yl) != 0))
+			return 1;
+	}
+	if (c < len) { /* YY after */
+		int32_t cp;
+		size_t yl = jh_utf8_decode((const unsigned char *)text + c, len - c, &cp);
+		if (cp >= 0x80 && c + 2 * yl <= len && memcmp(text + c, text + c + yl, yl) == 0 &&
+		    (yl != clen || memcmp(text + c, text + a, yl) != 0))
+			return 1;
+	}
 	return 0;
 }
 

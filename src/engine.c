@@ -111,6 +111,99 @@ static int lexicon_findings(const jh_ruleset *rs, const char *text, size_t len, 
 	return rc;
 }
 
+/* ---- dropping findings: skip ranges and accepted words ---- */
+
+static void free_one(jh_finding *f)
+{
+	free(f->message);
+	for (size_t i = 0; i < f->n_edits; i++)
+		free(f->edits[i].replacement);
+	free(f->edits);
+}
+
+static int contains(const char *hay, size_t hl, const char *needle, size_t nl)
+{
+	for (size_t i = 0; i + nl <= hl; i++)
+		if (memcmp(hay + i, needle, nl) == 0)
+			return 1;
+	return 0;
+}
+
+static int overlaps(const jh_finding *f, size_t a, size_t b)
+{
+	if (f->byte_end > f->byte_start)
+		return f->byte_start < b && f->byte_end > a;
+	return a <= f->byte_start && f->byte_start < b;
+}
+
+/* Is f inside a skip range that applies to its rule?  maxend[i] is the
+ * largest end among ranges 0..i, so the walk back stops early. */
+static int skipped(const jh_finding *f, const jh_skip *sk, size_t n, const size_t *maxend)
+{
+	size_t lo = 0, hi = n; /* first range starting at or after the finding's end */
+	size_t key = f->byte_end > f->byte_start ? f->byte_end : f->byte_start + 1;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (sk[mid].start < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0;) {
+		if (maxend[i] <= f->byte_start)
+			break;
+		if (overlaps(f, sk[i].start, sk[i].end) &&
+		    (!sk[i].rules || (f->rule_index >= 0 && sk[i].rules[f->rule_index])))
+			return 1;
+	}
+	return 0;
+}
+
+/* Does an accepted word occur in the text around f, covering its span? */
+static int accepted(const jh_finding *f, const char *text, size_t len, const char *const *words,
+                    size_t n)
+{
+	size_t s = f->byte_start, e = f->byte_end, flen = e - s;
+	for (size_t k = 0; k < n; k++) {
+		const char *w = words[k];
+		size_t wl = strlen(w);
+		if (!wl || wl < flen || wl > len)
+			continue;
+		if (flen && !contains(w, wl, text + s, flen))
+			continue;
+		size_t p = e >= wl ? e - wl : 0, last = s + wl <= len ? s : len - wl;
+		for (; p <= last; p++)
+			if (memcmp(text + p, w, wl) == 0)
+				return 1;
+	}
+	return 0;
+}
+
+static int drop_findings(jh_findings *out, size_t first, const char *text, size_t len,
+                         const jh_check_options *o)
+{
+	size_t *maxend = NULL;
+	if (o->n_skip) {
+		if (!(maxend = malloc(o->n_skip * sizeof *maxend)))
+			return JH_ERR_NOMEM;
+		for (size_t i = 0; i < o->n_skip; i++)
+			maxend[i] = i && maxend[i - 1] > o->skip[i].end ? maxend[i - 1] : o->skip[i].end;
+	}
+	size_t w = first;
+	for (size_t i = first; i < out->count; i++) {
+		jh_finding *f = &out->items[i];
+		if ((o->n_skip && skipped(f, o->skip, o->n_skip, maxend)) ||
+		    (o->n_accept && accepted(f, text, len, o->accept, o->n_accept))) {
+			free_one(f);
+			continue;
+		}
+		out->items[w++] = *f;
+	}
+	out->count = w;
+	free(maxend);
+	return JH_OK;
+}
+
 static void locate_from(jh_findings *list, size_t from, const char *text, size_t len)
 {
 	if (from >= list->count) /* nothing new; items may be NULL (no offset on NULL) */
@@ -166,6 +259,8 @@ int jh_check(const jh_ruleset *rs, const char *text, size_t len, const jh_check_
 			rc = jh_regex_run(rs->regexes, k, rs->rules[idx], text, len, res.events, res.n_events,
 			                  &scratch, opts->file, opts->diag_fn, opts->payload, out);
 	}
+	if (rc == JH_OK && (opts->n_skip || opts->n_accept))
+		rc = drop_findings(out, first, text, len, opts);
 	if (rc == JH_OK) {
 		if (opts->severity)
 			for (size_t i = first; i < out->count; i++) {

@@ -98,6 +98,19 @@ int jh_apply_fixes(const char *text, size_t len, const jh_findings *fs, int unsa
 	return JH_OK;
 }
 
+/* Is id one of the comma-separated ids in list? */
+static int id_listed(const char *list, const char *id)
+{
+	size_t n = strlen(id);
+	for (const char *p = list; *p;) {
+		size_t l = strcspn(p, ",");
+		if (l == n && strncmp(p, id, n) == 0)
+			return 1;
+		p += l + (p[l] == ',');
+	}
+	return 0;
+}
+
 static void note_rules(const jh_findings *fs, int unsafe, jh_fix_report *rep)
 {
 	size_t n = strlen(rep->unstable_rules);
@@ -105,7 +118,7 @@ static void note_rules(const jh_findings *fs, int unsafe, jh_fix_report *rep)
 		const jh_finding *f = &fs->items[i];
 		if (!f->has_fix || (f->safety == JH_UNSAFE && !unsafe))
 			continue;
-		if (strstr(rep->unstable_rules, f->rule_id))
+		if (id_listed(rep->unstable_rules, f->rule_id))
 			continue;
 		size_t l = strlen(f->rule_id);
 		if (n + l + 2 >= sizeof rep->unstable_rules)
@@ -123,6 +136,8 @@ int jh_fix(const jh_ruleset *rs, const char *text, size_t len, const jh_check_op
 	jh_fix_report local;
 	jh_fix_report *rep = report ? report : &local;
 	memset(rep, 0, sizeof *rep);
+	if (!rs || !out || !out_len || (!text && len))
+		return JH_ERR_ARG;
 	char *cur = jh_strndup(text ? text : "", len);
 	if (!cur)
 		return JH_ERR_NOMEM;

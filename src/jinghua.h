@@ -90,6 +90,12 @@ int jh_ruleset_load_string(jh_ruleset *rs, const char *name, const char *text,
  * automaton, JIT regexes).  After this the rule set is read-only. */
 int jh_ruleset_compile(jh_ruleset *rs, jh_diag_fn diag_fn, void *payload);
 
+/* Set a parameter of a rule's check (as `key = value` in its section
+ * would), before jh_ruleset_compile; it is validated when compiled, and
+ * problems with it are reported with line 0.  JH_ERR_ARG if there is no
+ * rule with this id, JH_ERR_STATE after compiling. */
+int jh_ruleset_set_param(jh_ruleset *rs, const char *id, const char *key, const char *value);
+
 size_t jh_ruleset_count(const jh_ruleset *rs);
 const jh_rule *jh_ruleset_rule(const jh_ruleset *rs, size_t index);
 /* Index of the rule with this id, or -1. */
@@ -164,17 +170,36 @@ void jh_findings_clear(jh_findings *list);
 
 /* ---- Checking ----------------------------------------------------------- */
 
+/* A byte range of the text where findings are not wanted: code in a
+ * Markdown file, a region switched off by an inline comment, lines outside
+ * a diff.  A finding that overlaps it is dropped (an empty finding, an
+ * insertion point, is dropped when start <= point < end). */
+typedef struct {
+	size_t start, end;
+	const unsigned char *rules;       /* per rule (nonzero = dropped here), or NULL for all */
+} jh_skip;
+
 typedef struct {
 	const unsigned char *enabled;     /* per rule, or NULL for the defaults */
 	const signed char *severity;      /* per rule override (-1 = keep), or NULL */
 	const char *file;                 /* name for diagnostics, or NULL */
 	jh_diag_fn diag_fn;               /* engine warnings (runaway regex, ...) */
 	void *payload;
+	/* Fields below were added later; zero them (C designated initialisers
+	 * or memset) and old callers keep the old behaviour. */
+	const jh_skip *skip;              /* ranges sorted by start, or NULL */
+	size_t n_skip;
+	const char *const *accept;        /* accepted words (names, terms): a finding that lies */
+	size_t n_accept;                  /*   inside an occurrence of one is dropped */
+	const char *variant;              /* "auto", "hans" or "hant" (NULL = auto): the script
+	                                     variant the document is meant to be in, from
+	                                     --variant or the config; for the script rules */
 } jh_check_options;
 
 /* Check text (any bytes; invalid UTF-8 becomes encoding.invalid-utf8
  * findings) and append the findings to out, sorted by position, duplicates
- * merged, with lines and columns filled in.  opts may be NULL. */
+ * merged, with lines and columns filled in, less those dropped by
+ * opts->skip and opts->accept.  opts may be NULL. */
 int jh_check(const jh_ruleset *rs, const char *text, size_t len,
              const jh_check_options *opts, jh_findings *out);
 

@@ -97,6 +97,10 @@ int jh_lexicon_load_tsv(jh_lexicon *lx, long rule_index, const char *path, const
 	while ((got = getline(&line, &cap, f)) >= 0) {
 		lineno++;
 		size_t n = (size_t)got;
+		if (lineno == 1 && n >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) {
+			memmove(line, line + 3, n - 2); /* a BOM is not part of the first word */
+			n -= 3;
+		}
 		while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
 			line[--n] = '\0';
 		if (!n || line[0] == '#')

@@ -96,6 +96,40 @@ static int parse_trigger(jh_regexes *rx, const char *spec, uint64_t bit)
 	return p == spec ? JH_ERR_ARG : JH_OK;
 }
 
+/* Does every $N / ${N} / ${name} of a fix template exist in the pattern? */
+static int template_ok(const pcre2_code *code, const char *tpl, uint32_t captures)
+{
+	for (const char *p = tpl; *p; p++) {
+		if (*p != '$')
+			continue;
+		if (p[1] == '$') {
+			p++;
+		} else if (p[1] >= '0' && p[1] <= '9') {
+			if ((uint32_t)(p[1] - '0') > captures)
+				return 0;
+			p++;
+		} else if (p[1] == '{') {
+			const char *end = strchr(p + 2, '}');
+			char name[64];
+			size_t n = end ? (size_t)(end - p - 2) : 0;
+			if (n == 0 || n >= sizeof name)
+				return 0;
+			memcpy(name, p + 2, n);
+			name[n] = '\0';
+			char *num_end;
+			long g = strtol(name, &num_end, 10);
+			if (*num_end)
+				g = pcre2_substring_number_from_name(code, (PCRE2_SPTR)name);
+			if (g < 0 || (uint32_t)g > captures)
+				return 0;
+			p = end;
+		} else {
+			return 0;
+		}
+	}
+	return 1;
+}
+
 int jh_regexes_add(jh_regexes *rx, jh_rule *r, long rule_index, jh_diag_fn diag_fn, void *payload)
 {
 	int errcode;
@@ -120,6 +154,13 @@ int jh_regexes_add(jh_regexes *rx, jh_rule *r, long rule_index, jh_diag_fn diag_
 	}
 	uint32_t captures = 0;
 	pcre2_pattern_info(code, PCRE2_INFO_CAPTURECOUNT, &captures);
+	if (r->has_fix && !template_ok(code, r->fix, captures)) {
+		jh_report(diag_fn, payload, JH_ERROR, r->file, r->line, 0, r->id,
+		          "fix '%s' refers to a group the pattern does not have (use $0-$%u, ${name}, $$)",
+		          r->fix, captures);
+		pcre2_code_free(code);
+		return JH_ERR_RULES;
+	}
 	if (captures + 1 > rx->max_ovector)
 		rx->max_ovector = captures + 1;
 	if (jh_grow((void **)&rx->v, &rx->cap, rx->n + 1, sizeof *rx->v)) {
@@ -131,6 +172,7 @@ int jh_regexes_add(jh_regexes *rx, jh_rule *r, long rule_index, jh_diag_fn diag_
 	x->code = code;
 	x->lead = r->lead;
 	x->triggered = r->trigger != NULL;
+	x->pairs = captures + 1;
 	/* Rules beyond 64 share bits: a shared bit only wakes a rule more often. */
 	x->bit = rx->n_bits++ % 64;
 	if (r->trigger) {
@@ -254,7 +296,8 @@ int jh_regex_run(const jh_regexes *rx, size_t slot, const jh_rule *rule, const c
 			continue;
 		}
 		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(scratch->md);
-		uint32_t pairs = pcre2_get_ovector_count(scratch->md);
+		/* Only this pattern's groups: the match data is shared by all rules. */
+		uint32_t pairs = (uint32_t)rc < x->pairs ? (uint32_t)rc : x->pairs;
 		if (ov[1] < ov[0]) {
 			/* \K inside a lookaround can give this; nothing sane to report. */
 			resume = next_char(text, len, ov[0]);

@@ -16,6 +16,7 @@ typedef struct {
 	int triggered;      /* has a trigger set */
 	unsigned bit;       /* its bit in trigger masks */
 	unsigned lead;      /* match may start this many characters before the trigger */
+	uint32_t pairs;     /* capture groups + 1: the ovector pairs this pattern sets */
 } jh_rx;
 
 typedef struct {

@@ -159,6 +159,7 @@ typedef struct {
 	const char *text;
 	size_t pos;
 	unsigned line;
+	unsigned section_line; /* line of the last [section] header */
 	int at_line_start;
 	int cont_line;       /* current line starts with blank: a continuation */
 	jh_rule *cur;        /* rule being read, owned by rs once pushed */
@@ -174,6 +175,11 @@ static char *reader(char *str, int num, void *stream)
 	if (ld->at_line_start) {
 		ld->line++;
 		ld->cont_line = ld->text[ld->pos] == ' ' || ld->text[ld->pos] == '\t';
+		size_t k = ld->pos;
+		while (ld->text[k] == ' ' || ld->text[k] == '\t')
+			k++;
+		if (ld->text[k] == '[')
+			ld->section_line = ld->line;
 	}
 	int n = 0;
 	while (n < num - 1 && ld->text[ld->pos]) {
@@ -221,7 +227,8 @@ static int push_rule(loader *ld, const char *section)
 	r->id = jh_strdup(section);
 	r->file = jh_strdup(ld->file);
 	r->data_dir = jh_strdup(ld->data_dir ? ld->data_dir : ".");
-	r->line = ld->line;
+	r->line = ld->section_line ? ld->section_line : ld->line;
+	r->load_id = ld->rs->loads;
 	r->severity = JH_WARNING;
 	r->enabled_by_default = 1;
 	r->regex_slot = r->builtin_slot = -1;
@@ -237,8 +244,11 @@ static int push_rule(loader *ld, const char *section)
 	}
 	ld->cur = r;
 	if (!valid_id(section)) {
+		unsigned at = ld->line;
+		ld->line = r->line; /* the error is about the [section] line */
 		LERR(ld, "bad rule id [%s]: must be family.name with family one of censor, script, "
 		         "punct, layout, typo, encoding and name of a-z 0-9 - .", section);
+		ld->line = at;
 		r->broken = 1;
 	}
 	/* A later definition of the same id replaces the earlier one. */
@@ -451,11 +461,12 @@ static int ini_cb(void *user, const char *section, const char *name, const char 
 }
 
 /* Checks that need the whole section: required keys per kind. */
-static void finish_rules(loader *ld, size_t first)
+static void finish_rules(loader *ld)
 {
-	for (size_t i = first; i < ld->rs->count; i++) {
+	/* Every rule this load defined, overrides of earlier rules included. */
+	for (size_t i = 0; i < ld->rs->count; i++) {
 		jh_rule *r = ld->rs->rules[i];
-		if (strcmp(r->file, ld->file) != 0)
+		if (r->load_id != ld->rs->loads)
 			continue;
 		unsigned save = ld->line;
 		jh_rule *save_cur = ld->cur;
@@ -500,7 +511,8 @@ static int load_text(jh_ruleset *rs, const char *name, const char *text, const c
 {
 	if (rs->compiled)
 		return JH_ERR_STATE;
-	loader ld = {rs, name, data_dir, diag_fn, payload, text, 0, 0, 1, 0, NULL, "", 0};
+	loader ld = {rs, name, data_dir, diag_fn, payload, text, 0, 0, 0, 1, 0, NULL, "", 0};
+	rs->loads++;
 #if HAVE_DECL_INI_ALLOW_INLINE_COMMENTS
 	/* Debian's inih exposes its build options as variables.  ';' is a
 	 * common character in patterns and examples, so values keep it; long
@@ -511,7 +523,9 @@ static int load_text(jh_ruleset *rs, const char *name, const char *text, const c
 	ini_use_stack = 0;
 	ini_max_line = 16384;
 #endif
-	size_t first = rs->count;
+#if HAVE_DECL_INI_ALLOW_REALLOC
+	ini_allow_realloc = 1;
+#endif
 	int rc = ini_parse_stream(reader, &ld, ini_cb, &ld);
 	if (rc == -2)
 		return JH_ERR_NOMEM;
@@ -522,7 +536,7 @@ static int load_text(jh_ruleset *rs, const char *name, const char *text, const c
 		ld.cur = NULL;
 		LERR(&ld, "syntax error (expected [family.name], key = value, or a comment)");
 	}
-	finish_rules(&ld, first);
+	finish_rules(&ld);
 	return ld.errors ? JH_ERR_RULES : JH_OK;
 }
 

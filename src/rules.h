@@ -44,6 +44,7 @@ struct jh_rule {
 	char *file;
 	unsigned line;
 	int broken;           /* had a load error; not compiled */
+	unsigned load_id;     /* which load defined it (to validate overrides) */
 	/* compiled */
 	long regex_slot;      /* index in the regex matcher, or -1 */
 	long builtin_slot;    /* index in the builtin table, or -1 */
@@ -57,6 +58,7 @@ struct jh_triggers;
 struct jh_ruleset {
 	jh_rule **rules;
 	size_t count, cap;
+	unsigned loads;       /* number of load calls so far */
 	int compiled;
 	struct jh_regexes *regexes;
 	struct jh_lexicon *lexicon;

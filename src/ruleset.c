@@ -220,3 +220,30 @@ int jh_rule_get_example(const jh_rule *r, size_t i, jh_example *out)
 	out->line = r->examples[i].line;
 	return JH_OK;
 }
+
+int jh_ruleset_set_param(jh_ruleset *rs, const char *id, const char *key, const char *value)
+{
+	if (!rs || !id || !key || !value)
+		return JH_ERR_ARG;
+	if (rs->compiled)
+		return JH_ERR_STATE;
+	long idx = jh_ruleset_find(rs, id);
+	if (idx < 0)
+		return JH_ERR_ARG;
+	jh_rule *r = rs->rules[idx];
+	/* Appended: the last definition of a key wins, and the rule file's own
+	 * line stays for messages about it. */
+	if (jh_grow((void **)&r->params, &r->cap_params, r->n_params + 1, sizeof *r->params))
+		return JH_ERR_NOMEM;
+	jh_param *p = &r->params[r->n_params];
+	p->key = jh_strdup(key);
+	p->value = jh_strdup(value);
+	p->line = 0;
+	if (!p->key || !p->value) {
+		free(p->key);
+		free(p->value);
+		return JH_ERR_NOMEM;
+	}
+	r->n_params++;
+	return JH_OK;
+}

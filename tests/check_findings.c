@@ -1,0 +1,316 @@
+/* check_findings.c — findings: ordering, merging exact duplicates, and
+ * positions (line, column in characters, end column, display column) on
+ * multi-line text with CJK characters, CRLF and bad bytes. */
+#include <stdlib.h>
+#include <string.h>
+#include "findings.h"
+#include "tests.h"
+
+static void add(jh_findings *fs, const char *id, long idx, size_t start, size_t end)
+{
+	ck_assert_int_eq(jh_findings_add(fs, id, idx, JH_WARNING, start, end, id, NULL, 0, JH_SAFE),
+	                 JH_OK);
+}
+
+START_TEST(sort_and_merge)
+{
+	jh_findings fs = JH_FINDINGS_INIT;
+	add(&fs, "typo.b", 1, 5, 7);
+	add(&fs, "typo.a", 0, 5, 7);
+	add(&fs, "typo.a", 0, 0, 3);
+	add(&fs, "typo.a", 0, 5, 7);          /* duplicate */
+	add(&fs, "typo.c", 2, 5, 6);
+	add(&fs, "typo.a", 0, 0, 3);          /* duplicate */
+	add(&fs, "encoding.engine", -1, 5, 7); /* an engine finding, no rule */
+	jh_findings_sort(&fs, 0);
+	ck_assert_uint_eq(fs.count, 5);
+	static const struct {
+		const char *id;
+		size_t start, end;
+	} want[] = {
+		{"typo.a", 0, 3}, {"typo.c", 5, 6}, {"encoding.engine", 5, 7}, {"typo.a", 5, 7},
+		{"typo.b", 5, 7},
+	};
+	for (size_t i = 0; i < 5; i++) {
+		ck_assert_str_eq(fs.items[i].rule_id, want[i].id);
+		ck_assert_uint_eq(fs.items[i].byte_start, want[i].start);
+		ck_assert_uint_eq(fs.items[i].byte_end, want[i].end);
+		/* The message went with its finding. */
+		ck_assert_str_eq(fs.items[i].message, want[i].id);
+	}
+	jh_findings_clear(&fs);
+	ck_assert_uint_eq(fs.count, 0);
+	ck_assert_ptr_null(fs.items);
+}
+END_TEST
+
+START_TEST(sort_from)
+{
+	/* Findings before `from` belong to an earlier text: left alone. */
+	jh_findings fs = JH_FINDINGS_INIT;
+	add(&fs, "typo.z", 9, 9, 10);
+	add(&fs, "typo.z", 9, 1, 2);
+	add(&fs, "typo.a", 0, 4, 5);
+	add(&fs, "typo.a", 0, 2, 3);
+	add(&fs, "typo.a", 0, 4, 5);
+	jh_findings_sort(&fs, 2);
+	ck_assert_uint_eq(fs.count, 4);
+	ck_assert_uint_eq(fs.items[0].byte_start, 9);
+	ck_assert_uint_eq(fs.items[1].byte_start, 1);
+	ck_assert_uint_eq(fs.items[2].byte_start, 2);
+	ck_assert_uint_eq(fs.items[3].byte_start, 4);
+	jh_findings_clear(&fs);
+}
+END_TEST
+
+/* Line 1: 第(0) 一(3) 行(6) \r(9) \n(10)
+ * Line 2: 二(11) 、(14) a(17) b(18) 中(19) 文(22) \r(25) \n(26)
+ * Line 3: 第(27) 三(30) 行(33) 的(36) 的(39) 了(42) \n(45)
+ * Line 4: empty, at 46 (the end). */
+static const char crlf_text[] = "第一行\r\n二、ab中文\r\n第三行的的了\n";
+
+typedef struct {
+	size_t start, end;
+	size_t line, column, display_column, end_line, end_column;
+} position;
+
+static const position crlf_positions[] = {
+	{0, 3, 1, 1, 1, 1, 2},       /* 第 */
+	{9, 11, 1, 4, 7, 2, 1},      /* the CRLF ending line 1 */
+	{19, 22, 2, 5, 7, 2, 6},     /* 中: after 二、 (2 columns each) and ab */
+	{25, 27, 2, 7, 11, 3, 1},
+	{36, 42, 3, 4, 7, 3, 6},     /* 的的 on line 3 */
+	{46, 46, 4, 1, 1, 4, 1},     /* empty span at the end */
+};
+
+static void assert_position(const jh_finding *f, const position *p)
+{
+	ck_assert_msg(f->line == p->line && f->column == p->column &&
+	                  f->display_column == p->display_column && f->end_line == p->end_line &&
+	                  f->end_column == p->end_column,
+	              "[%zu,%zu): at %zu:%zu (display %zu) to %zu:%zu, expected %zu:%zu (display %zu) "
+	              "to %zu:%zu",
+	              p->start, p->end, f->line, f->column, f->display_column, f->end_line,
+	              f->end_column, p->line, p->column, p->display_column, p->end_line,
+	              p->end_column);
+}
+
+START_TEST(locate_crlf_cjk)
+{
+	const size_t n = sizeof crlf_positions / sizeof *crlf_positions;
+	jh_findings fs = JH_FINDINGS_INIT;
+	for (size_t i = 0; i < n; i++)
+		add(&fs, "typo.x", 0, crlf_positions[i].start, crlf_positions[i].end);
+	jh_findings_locate(&fs, crlf_text, sizeof crlf_text - 1);
+	for (size_t i = 0; i < n; i++)
+		assert_position(&fs.items[i], &crlf_positions[i]);
+	jh_findings_clear(&fs);
+
+	/* Out of order (a reporter adding its own): each still right. */
+	for (size_t i = n; i-- > 0;)
+		add(&fs, "typo.x", 0, crlf_positions[i].start, crlf_positions[i].end);
+	jh_findings_locate(&fs, crlf_text, sizeof crlf_text - 1);
+	for (size_t i = 0; i < n; i++)
+		assert_position(&fs.items[n - 1 - i], &crlf_positions[i]);
+	jh_findings_clear(&fs);
+}
+END_TEST
+
+START_TEST(locate_odd_characters)
+{
+	/* \t(0) FF(1) 中(2) e(5) U+0301(6) x(8) 𠮷(9) y(13): a tab and a bad
+	 * byte are one column each, a combining accent is a character of width
+	 * 0, a plane-2 character is one character of width 2. */
+	const char text[] = "\t\xFF中e\xCC\x81x\xF0\xA0\xAE\xB7y";
+	jh_findings fs = JH_FINDINGS_INIT;
+	add(&fs, "typo.x", 0, 1, 2);
+	add(&fs, "typo.x", 0, 8, 9);
+	add(&fs, "typo.x", 0, 13, 14);
+	jh_findings_locate(&fs, text, sizeof text - 1);
+	static const position want[] = {
+		{1, 2, 1, 2, 2, 1, 3},
+		{8, 9, 1, 6, 6, 1, 7},
+		{13, 14, 1, 8, 9, 1, 9},
+	};
+	for (size_t i = 0; i < 3; i++)
+		assert_position(&fs.items[i], &want[i]);
+	jh_findings_clear(&fs);
+}
+END_TEST
+
+static const char multi_rules[] =
+	"[typo.lex]\nkind = lexicon\nlexicon = lex-overlap.tsv\nmessage = {match}→{fix}\n"
+	"safety = safe\nbad = 他\ngood = 你\n"
+	"[punct.comma]\nkind = regex\nmessage = 半角逗号\npattern = (?<=\\p{Han}),(?=\\p{Han})\n"
+	"trigger = ,\nfix = ，\nsafety = safe\nbad = 好,走\ngood = a,b\n"
+	"[typo.dd-re]\nkind = regex\nmessage = m\npattern = 的的\nbad = 的的\ngood = 的\n"
+	"[typo.doubled]\nkind = builtin\ncheck = doubled\nmessage = m\nbad = 的的\ngood = 的\n";
+
+/* 他(0) 们(3) 说(6) \r\n(9)  好(11) ,(14) 走(15) \r\n(18)
+ * 第(20) 三(23) 行(26) 的(29) 的(32) 了(35) \n(38) */
+static const char multi_text[] = "他们说\r\n好,走\r\n第三行的的了\n";
+
+START_TEST(check_positions)
+{
+	jh_ruleset *rs = test_ruleset(multi_rules);
+	jh_findings fs = JH_FINDINGS_INIT;
+	test_check(rs, multi_text, sizeof multi_text - 1, &fs);
+	ck_assert_uint_eq(fs.count, 4);
+	/* Sorted by position across matchers; one span, two rules: rule order. */
+	test_assert_finding(&fs, 0, "typo.lex", 0, 6, "它们");
+	test_assert_finding(&fs, 1, "punct.comma", 14, 15, "，");
+	test_assert_finding(&fs, 2, "typo.dd-re", 29, 35, NULL);
+	test_assert_finding(&fs, 3, "typo.doubled", 29, 35, NULL);
+	static const position want[] = {
+		{0, 6, 1, 1, 1, 1, 3},
+		{14, 15, 2, 2, 3, 2, 3},
+		{29, 35, 3, 4, 7, 3, 6},
+		{29, 35, 3, 4, 7, 3, 6},
+	};
+	for (size_t i = 0; i < 4; i++) {
+		assert_position(&fs.items[i], &want[i]);
+		ck_assert_int_eq(fs.items[i].rule_index, jh_ruleset_find(rs, fs.items[i].rule_id));
+	}
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(check_options)
+{
+	jh_ruleset *rs = test_ruleset(multi_rules);
+	jh_findings fs = JH_FINDINGS_INIT;
+	/* punct.comma off; typo.lex raised to error, typo.dd-re lowered to info. */
+	const unsigned char enabled[4] = {1, 0, 1, 1};
+	const signed char severity[4] = {JH_ERROR, -1, JH_INFO, -1};
+	jh_check_options opts = {.enabled = enabled, .severity = severity};
+	ck_assert_int_eq(jh_check(rs, multi_text, sizeof multi_text - 1, &opts, &fs), JH_OK);
+	ck_assert_uint_eq(fs.count, 3);
+	test_assert_finding(&fs, 0, "typo.lex", 0, 6, "它们");
+	ck_assert_int_eq(fs.items[0].severity, JH_ERROR);
+	test_assert_finding(&fs, 1, "typo.dd-re", 29, 35, NULL);
+	ck_assert_int_eq(fs.items[1].severity, JH_INFO);
+	test_assert_finding(&fs, 2, "typo.doubled", 29, 35, NULL);
+	ck_assert_int_eq(fs.items[2].severity, JH_WARNING);
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(check_appends)
+{
+	/* A second jh_check adds to the list; the first text's findings keep
+	 * their order and positions. */
+	jh_ruleset *rs = test_ruleset(multi_rules);
+	jh_findings fs = JH_FINDINGS_INIT;
+	test_check(rs, multi_text, sizeof multi_text - 1, &fs);
+	ck_assert_uint_eq(fs.count, 4);
+	test_check(rs, "\n的的", strlen("\n的的"), &fs);
+	ck_assert_uint_eq(fs.count, 6);
+	test_assert_finding(&fs, 3, "typo.doubled", 29, 35, NULL);
+	ck_assert_uint_eq(fs.items[3].line, 3);
+	test_assert_finding(&fs, 4, "typo.dd-re", 1, 7, NULL);
+	ck_assert_uint_eq(fs.items[4].line, 2);
+	ck_assert_uint_eq(fs.items[4].column, 1);
+	test_assert_finding(&fs, 5, "typo.doubled", 1, 7, NULL);
+
+	/* Cleared, the list is empty and can be used again. */
+	jh_findings_clear(&fs);
+	ck_assert_uint_eq(fs.count, 0);
+	test_check(rs, "的的", strlen("的的"), &fs);
+	ck_assert_uint_eq(fs.count, 2);
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(check_skip_and_accept)
+{
+	jh_ruleset *rs = test_ruleset(multi_rules);
+	/* Without options: 他们 [0,6) typo.lex, , [14,15) punct.comma,
+	 * 的的 [29,35) typo.dd-re and typo.doubled. */
+	static const unsigned char only_lex[4] = {1, 0, 0, 0};
+	static const struct {
+		jh_skip skip[3];
+		size_t n_skip;
+		const char *accept[2];
+		size_t n_accept;
+		size_t n;
+		size_t starts[4];
+	} cases[] = {
+		/* a range over one finding drops it */
+		{{{0, 6, NULL}}, 1, {NULL}, 0, 3, {14, 29, 29}},
+		/* touching is not overlapping */
+		{{{6, 14, NULL}, {15, 29, NULL}, {35, 39, NULL}}, 3, {NULL}, 0, 4, {0, 14, 29, 29}},
+		/* a range inside a finding drops it */
+		{{{30, 31, NULL}}, 1, {NULL}, 0, 2, {0, 14}},
+		/* a range for one rule only */
+		{{{0, 39, only_lex}}, 1, {NULL}, 0, 3, {14, 29, 29}},
+		/* ranges sorted by start, the long one first */
+		{{{0, 30, NULL}, {1, 2, NULL}, {31, 32, NULL}}, 3, {NULL}, 0, 0, {0}},
+		/* an accepted word around a finding drops it */
+		{{{0}}, 0, {"的的了"}, 1, 2, {0, 14}},
+		{{{0}}, 0, {"他们说", "三行的的"}, 2, 1, {14}},
+		/* ... but not one that only overlaps it */
+		{{{0}}, 0, {"们说", "行的"}, 2, 4, {0, 14, 29, 29}},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+		jh_check_options opts = {.skip = cases[c].skip, .n_skip = cases[c].n_skip,
+		                         .accept = cases[c].accept, .n_accept = cases[c].n_accept};
+		jh_findings fs = JH_FINDINGS_INIT;
+		ck_assert_int_eq(jh_check(rs, multi_text, sizeof multi_text - 1, &opts, &fs), JH_OK);
+		ck_assert_msg(fs.count == cases[c].n, "case %zu: %zu findings, expected %zu", c, fs.count,
+		              cases[c].n);
+		for (size_t i = 0; i < fs.count; i++)
+			ck_assert_msg(fs.items[i].byte_start == cases[c].starts[i],
+			              "case %zu: finding %zu at %zu, expected %zu", c, i,
+			              fs.items[i].byte_start, cases[c].starts[i]);
+		/* What is left is still located. */
+		if (fs.count)
+			ck_assert_uint_ge(fs.items[0].line, 1);
+		jh_findings_clear(&fs);
+	}
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(check_arguments)
+{
+	jh_ruleset *rs = test_ruleset(multi_rules);
+	jh_findings fs = JH_FINDINGS_INIT;
+	ck_assert_int_eq(jh_check(rs, NULL, 0, NULL, &fs), JH_OK);
+	ck_assert_uint_eq(fs.count, 0);
+	ck_assert_int_eq(jh_check(rs, "", 0, NULL, &fs), JH_OK);
+	ck_assert_uint_eq(fs.count, 0);
+	ck_assert_int_eq(jh_check(rs, NULL, 3, NULL, &fs), JH_ERR_ARG);
+	ck_assert_int_eq(jh_check(NULL, "x", 1, NULL, &fs), JH_ERR_ARG);
+	ck_assert_int_eq(jh_check(rs, "x", 1, NULL, NULL), JH_ERR_ARG);
+	/* len, not a NUL, ends the text. */
+	ck_assert_int_eq(jh_check(rs, "的的\0的的", 13, NULL, &fs), JH_OK);
+	ck_assert_uint_eq(fs.count, 4);
+	test_assert_finding(&fs, 2, "typo.dd-re", 7, 13, NULL);
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+Suite *findings_suite(void)
+{
+	Suite *s = suite_create("findings");
+	TCase *tc = tcase_create("list");
+	tcase_add_test(tc, sort_and_merge);
+	tcase_add_test(tc, sort_from);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("locate");
+	tcase_add_test(tc, locate_crlf_cjk);
+	tcase_add_test(tc, locate_odd_characters);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("check");
+	tcase_add_test(tc, check_positions);
+	tcase_add_test(tc, check_options);
+	tcase_add_test(tc, check_appends);
+	tcase_add_test(tc, check_skip_and_accept);
+	tcase_add_test(tc, check_arguments);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,164 @@
+/* check_main.c — runs every suite of the unit tests, and holds the helpers
+ * the suites share (tests.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tests.h"
+
+static char *dup_or_null(const char *s)
+{
+	if (!s)
+		return NULL;
+	size_t n = strlen(s) + 1;
+	char *p = malloc(n);
+	ck_assert_ptr_nonnull(p);
+	return memcpy(p, s, n);
+}
+
+void test_diag_collect(const jh_diag *d, void *payload)
+{
+	test_diags *ds = payload;
+	if (ds->count == ds->cap) {
+		size_t cap = ds->cap ? ds->cap * 2 : 16;
+		test_diag *v = realloc(ds->items, cap * sizeof *v);
+		ck_assert_ptr_nonnull(v);
+		ds->items = v;
+		ds->cap = cap;
+	}
+	test_diag *t = &ds->items[ds->count++];
+	t->severity = d->severity;
+	t->file = dup_or_null(d->file);
+	t->line = d->line;
+	t->rule_id = dup_or_null(d->rule_id);
+	t->message = dup_or_null(d->message ? d->message : "");
+}
+
+void test_diags_free(test_diags *ds)
+{
+	for (size_t i = 0; i < ds->count; i++) {
+		free(ds->items[i].file);
+		free(ds->items[i].rule_id);
+		free(ds->items[i].message);
+	}
+	free(ds->items);
+	ds->items = NULL;
+	ds->count = ds->cap = 0;
+}
+
+const char *test_diags_text(const test_diags *ds)
+{
+	/* Bounded: Check sends failure messages through a pipe in one piece. */
+	static char buf[8192];
+	size_t n = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < ds->count && n + 1 < sizeof buf; i++) {
+		const test_diag *d = &ds->items[i];
+		int w = snprintf(buf + n, sizeof buf - n, "\n  %s:%u: %s [%s] %s", d->file ? d->file : "-",
+		                 d->line, jh_severity_name(d->severity), d->rule_id ? d->rule_id : "-",
+		                 d->message);
+		if (w < 0)
+			break;
+		n += (size_t)w;
+	}
+	return buf;
+}
+
+const test_diag *test_diags_find(const test_diags *ds, const char *needle)
+{
+	for (size_t i = 0; i < ds->count; i++)
+		if (strstr(ds->items[i].message, needle))
+			return &ds->items[i];
+	return NULL;
+}
+
+size_t test_diags_count(const test_diags *ds, jh_severity sev)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < ds->count; i++)
+		n += ds->items[i].severity == sev;
+	return n;
+}
+
+int test_ruleset_try(const char *ini, jh_ruleset **out, test_diags *diags)
+{
+	jh_ruleset *rs = NULL;
+	ck_assert_int_eq(jh_ruleset_new(&rs), JH_OK);
+	int rc = jh_ruleset_load_string(rs, TEST_RULES_NAME, ini, TEST_DATA_DIR, test_diag_collect,
+	                                diags);
+	int crc = jh_ruleset_compile(rs, test_diag_collect, diags);
+	*out = rs;
+	return rc ? rc : crc;
+}
+
+jh_ruleset *test_ruleset(const char *ini)
+{
+	test_diags ds = TEST_DIAGS_INIT;
+	jh_ruleset *rs;
+	int rc = test_ruleset_try(ini, &rs, &ds);
+	ck_assert_msg(rc == JH_OK && ds.count == 0, "rules did not load cleanly (status %d):%s", rc,
+	              test_diags_text(&ds));
+	test_diags_free(&ds);
+	return rs;
+}
+
+void test_check(const jh_ruleset *rs, const char *text, size_t len, jh_findings *out)
+{
+	ck_assert_int_eq(jh_check(rs, text, len, NULL, out), JH_OK);
+}
+
+size_t test_count_rule(const jh_findings *fs, const char *id)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < fs->count; i++)
+		n += strcmp(fs->items[i].rule_id, id) == 0;
+	return n;
+}
+
+char *test_fix(const jh_ruleset *rs, const char *text, int unsafe, jh_fix_report *report)
+{
+	char *out = NULL;
+	size_t out_len = 0;
+	ck_assert_int_eq(jh_fix(rs, text, strlen(text), NULL, unsafe, &out, &out_len, report), JH_OK);
+	ck_assert_ptr_nonnull(out);
+	ck_assert_uint_eq(strlen(out), out_len);
+	return out;
+}
+
+void test_assert_finding(const jh_findings *fs, size_t i, const char *rule_id, size_t start,
+                         size_t end, const char *replacement)
+{
+	ck_assert_msg(i < fs->count, "finding %zu expected, only %zu found", i, fs->count);
+	const jh_finding *f = &fs->items[i];
+	ck_assert_msg(strcmp(f->rule_id, rule_id) == 0, "finding %zu: rule %s, expected %s", i,
+	              f->rule_id, rule_id);
+	ck_assert_msg(f->byte_start == start && f->byte_end == end,
+	              "finding %zu (%s): bytes [%zu,%zu), expected [%zu,%zu)", i, rule_id,
+	              f->byte_start, f->byte_end, start, end);
+	if (!replacement) {
+		ck_assert_msg(!f->has_fix, "finding %zu (%s) has a fix, expected none", i, rule_id);
+		return;
+	}
+	ck_assert_msg(f->has_fix && f->n_edits == 1, "finding %zu (%s): expected one edit", i, rule_id);
+	ck_assert_msg(f->edits[0].byte_start == start && f->edits[0].byte_end == end,
+	              "finding %zu (%s): edit span differs from the finding", i, rule_id);
+	ck_assert_msg(strcmp(f->edits[0].replacement, replacement) == 0,
+	              "finding %zu (%s): replacement '%s', expected '%s'", i, rule_id,
+	              f->edits[0].replacement, replacement);
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(utf8_suite());
+	srunner_add_suite(sr, rules_suite());
+	srunner_add_suite(sr, lexicon_suite());
+	srunner_add_suite(sr, regex_suite());
+	srunner_add_suite(sr, builtins_suite());
+	srunner_add_suite(sr, findings_suite());
+	srunner_add_suite(sr, fixer_suite());
+	srunner_add_suite(sr, examples_suite());
+	/* CK_ENV: CK_VERBOSITY=verbose lists every test when asked. */
+	srunner_run_all(sr, CK_ENV);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

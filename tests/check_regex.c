@@ -1,0 +1,363 @@
+/* check_regex.c — regex rules: whole-text scans and trigger-driven runs
+ * must agree, `lead` and lookbehind reach before the trigger, fix templates
+ * expand, a runaway pattern is stopped and reported, and bad bytes in the
+ * text are harmless. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "tests.h"
+
+#define SEPARATOR_RULE(id, trigger_line) \
+	"[" id "]\nkind = regex\nmessage = 分隔符\n" \
+	"pattern = (?<=\\p{Han})[丨｜](?=\\p{Han})\n" trigger_line \
+	"fix =\nsafety = safe\nbad = 子丨弹\nfixed = 子弹\ngood = 第一卷丨\n"
+
+START_TEST(trigger_and_scan_agree)
+{
+	jh_ruleset *rs = test_ruleset(SEPARATOR_RULE("censor.sep-scan", "")
+	                              SEPARATOR_RULE("censor.sep-trig", "trigger = 丨｜\n"));
+	/* 子(0) 丨(3) 弹(6) 丨(9) 膛(12) ，(15) 第(18) 一(21) 卷(24) 丨(27) */
+	const char *text = "子丨弹丨膛，第一卷丨";
+	jh_findings fs = JH_FINDINGS_INIT;
+	test_check(rs, text, strlen(text), &fs);
+	ck_assert_uint_eq(fs.count, 4);
+	test_assert_finding(&fs, 0, "censor.sep-scan", 3, 6, "");
+	test_assert_finding(&fs, 1, "censor.sep-trig", 3, 6, "");
+	test_assert_finding(&fs, 2, "censor.sep-scan", 9, 12, "");
+	test_assert_finding(&fs, 3, "censor.sep-trig", 9, 12, "");
+	jh_findings_clear(&fs);
+	char *fixed = test_fix(rs, text, 0, NULL);
+	ck_assert_str_eq(fixed, "子弹膛，第一卷丨");
+	free(fixed);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(matches_do_not_overlap)
+{
+	jh_ruleset *rs = test_ruleset(
+		"[typo.dd-scan]\nkind = regex\nmessage = m\npattern = 的的\nbad = 的的\ngood = 的\n"
+		"[typo.dd-trig]\nkind = regex\nmessage = m\npattern = 的的\ntrigger = 的\n"
+		"bad = 的的\ngood = 的\n");
+	jh_findings fs = JH_FINDINGS_INIT;
+	/* Five in a row: two matches, the fifth 的 left over. */
+	const char *text = "的的的的的";
+	test_check(rs, text, strlen(text), &fs);
+	ck_assert_uint_eq(fs.count, 4);
+	test_assert_finding(&fs, 0, "typo.dd-scan", 0, 6, NULL);
+	test_assert_finding(&fs, 1, "typo.dd-trig", 0, 6, NULL);
+	test_assert_finding(&fs, 2, "typo.dd-scan", 6, 12, NULL);
+	test_assert_finding(&fs, 3, "typo.dd-trig", 6, 12, NULL);
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(lead_reaches_before_trigger)
+{
+	jh_ruleset *rs = test_ruleset(
+		"[punct.dots-lead]\nkind = regex\nmessage = m\npattern = \\p{Han}\\.{3}\ntrigger = .\n"
+		"lead = 1\nbad = 说...\ngood = ...\n"
+		"[punct.dots-nolead]\nkind = regex\nmessage = m\npattern = \\p{Han}\\.{3}\n"
+		"trigger = .\nbad = 说...\ngood = ...\n"
+		"[punct.dots-scan]\nkind = regex\nmessage = m\npattern = \\p{Han}\\.{3}\n"
+		"bad = 说...\ngood = ...\n");
+	/* 他(0) 说(3) ...(6) 好(9): the match starts one character before the
+	 * first trigger; without lead it cannot start there. */
+	const char *text = "他说...好";
+	jh_findings fs = JH_FINDINGS_INIT;
+	test_check(rs, text, strlen(text), &fs);
+	ck_assert_uint_eq(fs.count, 2);
+	test_assert_finding(&fs, 0, "punct.dots-lead", 3, 9, NULL);
+	test_assert_finding(&fs, 1, "punct.dots-scan", 3, 9, NULL);
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(lookbehind_before_trigger)
+{
+	jh_ruleset *rs = test_ruleset(
+		"[typo.men]\nkind = regex\nmessage = m\npattern = (?<=他)们\ntrigger = 们\n"
+		"bad = 他们\ngood = 我们\n");
+	/* 他(0) 们(3) 我(6) 们(9) 他(12) 们(15) */
+	const char *text = "他们我们他们";
+	jh_findings fs = JH_FINDINGS_INIT;
+	test_check(rs, text, strlen(text), &fs);
+	ck_assert_uint_eq(fs.count, 2);
+	test_assert_finding(&fs, 0, "typo.men", 3, 6, NULL);
+	test_assert_finding(&fs, 1, "typo.men", 15, 18, NULL);
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(trigger_ranges_and_astral)
+{
+	jh_ruleset *rs = test_ruleset(
+		"[typo.astral]\nkind = regex\nmessage = m\npattern = \\x{20BB7}野\n"
+		"trigger = \\x{20BB7}\nbad = \\u{20BB7}野\ngood = 吉野\n"
+		"[typo.range]\nkind = regex\nmessage = m\npattern = [a-c]\\d\ntrigger = a-c\n"
+		"bad = b1\ngood = d1\n");
+	/* 吉(0) 𠮷(3, 4 bytes) 野(7) a(10) 1(11) d(12) 2(13) c(14) 3(15) */
+	const char *text = "吉\xF0\xA0\xAE\xB7野a1d2c3";
+	jh_findings fs = JH_FINDINGS_INIT;
+	test_check(rs, text, strlen(text), &fs);
+	ck_assert_uint_eq(fs.count, 3);
+	test_assert_finding(&fs, 0, "typo.astral", 3, 10, NULL);
+	test_assert_finding(&fs, 1, "typo.range", 10, 12, NULL);
+	test_assert_finding(&fs, 2, "typo.range", 14, 16, NULL);
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(many_triggered_rules)
+{
+	/* More rules than trigger-mask bits: rules sharing a bit must still
+	 * find only their own matches. */
+	enum { N = 70 };
+	char *ini = malloc(N * 160);
+	char text[N * 3 + 1];
+	ck_assert_ptr_nonnull(ini);
+	size_t n = 0;
+	for (int i = 0; i < N; i++) {
+		char ch[4] = {(char)0xE4, (char)(0xB8 + i / 64), (char)(0x80 + i % 64), 0};
+		memcpy(text + 3 * i, ch, 3);
+		n += (size_t)sprintf(ini + n, "[typo.r%d]\nkind = regex\nmessage = m\npattern = %s\n"
+		                     "trigger = %s\nbad = %s\ngood = x\n", i, ch, ch, ch);
+	}
+	text[3 * N] = '\0';
+	jh_ruleset *rs = test_ruleset(ini);
+	jh_findings fs = JH_FINDINGS_INIT;
+	test_check(rs, text, 3 * N, &fs);
+	ck_assert_uint_eq(fs.count, N);
+	for (int i = 0; i < N; i++) {
+		char id[16];
+		snprintf(id, sizeof id, "typo.r%d", i);
+		test_assert_finding(&fs, (size_t)i, id, 3 * (size_t)i, 3 * (size_t)i + 3, NULL);
+	}
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+	free(ini);
+}
+END_TEST
+
+START_TEST(fix_templates)
+{
+	jh_ruleset *rs = test_ruleset(
+		"[typo.template]\nkind = regex\nmessage = {match}→{fix}\n"
+		"pattern = (\\p{Han})(?<num>[0-9]+)\nfix = [$0|$1|${num}|${2}|$$|$10]\n"
+		"safety = unsafe\nbad = 第12章\ngood = 第章\n"
+		"[typo.optional]\nkind = regex\nmessage = m\npattern = (x)?(y)\nfix = <$1|$2>\n"
+		"safety = safe\nbad = y\ngood = z\n");
+	jh_findings fs = JH_FINDINGS_INIT;
+	/* 第(0) 1(3) 2(4) 章(5) y(8) */
+	test_check(rs, "第12章y", strlen("第12章y"), &fs);
+	ck_assert_uint_eq(fs.count, 2);
+	/* $10 is group 1 followed by a literal 0. */
+	test_assert_finding(&fs, 0, "typo.template", 0, 5, "[第12|第|12|12|$|第0]");
+	ck_assert_int_eq(fs.items[0].safety, JH_UNSAFE);
+	ck_assert_str_eq(fs.items[0].message, "第12→[第12|第|12|12|$|第0]");
+	/* A group that took no part gives nothing. */
+	test_assert_finding(&fs, 1, "typo.optional", 8, 9, "<|y>");
+	ck_assert_int_eq(fs.items[1].safety, JH_SAFE);
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+/* $3 in a rule whose pattern has one group: another rule's match must not
+ * leak into its fix (the match data is shared between the rules). */
+START_TEST(template_group_beyond_pattern)
+{
+	test_diags ds = TEST_DIAGS_INIT;
+	jh_ruleset *rs;
+	int rc = test_ruleset_try(
+		"[typo.three]\nkind = regex\nmessage = m\npattern = (a)(b)(c)\nbad = abc\ngood = ab\n"
+		"[typo.one]\nkind = regex\nmessage = m\npattern = (x)y\nfix = [$3]\nsafety = safe\n"
+		"bad = xy\ngood = x\n",
+		&rs, &ds);
+	if (rc != JH_OK) {
+		/* Refusing the template when the rule is compiled is fine too. */
+		const test_diag *d = test_diags_find(&ds, "$3");
+		ck_assert_msg(d && d->rule_id && strcmp(d->rule_id, "typo.one") == 0,
+		              "status %d without a diagnostic about $3 of typo.one:%s", rc,
+		              test_diags_text(&ds));
+	} else {
+		jh_findings fs = JH_FINDINGS_INIT;
+		/* a(0) b(1) c(2) ' '(3) x(4) y(5) */
+		test_check(rs, "abc xy", 6, &fs);
+		for (size_t i = 0; i < fs.count; i++) {
+			const jh_finding *f = &fs.items[i];
+			if (strcmp(f->rule_id, "typo.one") != 0 || !f->has_fix)
+				continue;
+			ck_assert_msg(strcmp(f->edits[0].replacement, "[]") == 0,
+			              "typo.one's fix is '%s', expected '[]'", f->edits[0].replacement);
+		}
+		jh_findings_clear(&fs);
+	}
+	jh_ruleset_free(rs);
+	test_diags_free(&ds);
+}
+END_TEST
+
+static double seconds_since(const struct timespec *t0)
+{
+	struct timespec t1;
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) + (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+START_TEST(runaway_pattern_is_stopped)
+{
+	jh_ruleset *rs = test_ruleset(
+		"[typo.runaway]\nkind = regex\nmessage = m\npattern = (a+)+$\nbad = a\ngood = b\n"
+		"[typo.runaway-trig]\nkind = regex\nmessage = m\npattern = (a+)+$\ntrigger = a\n"
+		"bad = a\ngood = b\n"
+		"[typo.normal]\nkind = regex\nmessage = m\npattern = b\nbad = b\ngood = a\n");
+	enum { N = 5000 };
+	char *text = malloc(N + 2);
+	ck_assert_ptr_nonnull(text);
+	memset(text, 'a', N);
+	text[N] = 'b';
+	text[N + 1] = '\0';
+
+	test_diags ds = TEST_DIAGS_INIT;
+	jh_check_options opts = {.file = "novel.txt", .diag_fn = test_diag_collect, .payload = &ds};
+	jh_findings fs = JH_FINDINGS_INIT;
+	struct timespec t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ck_assert_int_eq(jh_check(rs, text, N + 1, &opts, &fs), JH_OK);
+	double took = seconds_since(&t0);
+	ck_assert_msg(took < 5.0, "jh_check took %.1f s", took);
+
+	/* The other rule still ran. */
+	ck_assert_uint_eq(fs.count, 1);
+	test_assert_finding(&fs, 0, "typo.normal", N, N + 1, NULL);
+	/* Each runaway rule was reported, a bounded number of times, as a
+	 * warning naming the file and the rule. */
+	size_t plain = 0, trig = 0;
+	for (size_t i = 0; i < ds.count; i++) {
+		const test_diag *d = &ds.items[i];
+		ck_assert_int_eq(d->severity, JH_WARNING);
+		ck_assert_str_eq(d->file, "novel.txt");
+		ck_assert_ptr_nonnull(d->rule_id);
+		plain += strcmp(d->rule_id, "typo.runaway") == 0;
+		trig += strcmp(d->rule_id, "typo.runaway-trig") == 0;
+	}
+	ck_assert_msg(plain >= 1 && plain <= 16, "typo.runaway: %zu warnings", plain);
+	ck_assert_msg(trig >= 1 && trig <= 16, "typo.runaway-trig: %zu warnings", trig);
+	ck_assert_uint_eq(plain + trig, ds.count);
+	jh_findings_clear(&fs);
+	test_diags_free(&ds);
+	free(text);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(invalid_utf8_subject)
+{
+	jh_ruleset *rs = test_ruleset(
+		SEPARATOR_RULE("censor.sep-trig", "trigger = 丨｜\n")
+		"[censor.bar]\nkind = regex\nmessage = m\npattern = [丨｜]\nbad = 丨\ngood = 一\n"
+		"[punct.dot]\nkind = regex\nmessage = m\npattern = \\p{Han}\\.\ntrigger = .\nlead = 3\n"
+		"bad = 中.\ngood = .\n");
+	static const struct {
+		const char *text;
+		size_t len;
+		size_t n;
+		struct {
+			const char *id;
+			size_t start, end;
+		} want[3];
+	} cases[] = {
+		/* FF(0) 子(1) 丨(4) 弹(7) C3(10) */
+		{"\xFF子丨弹\xC3", 11, 2, {{"censor.sep-trig", 4, 7}, {"censor.bar", 4, 7}}},
+		/* lead steps back over stray continuation bytes: 80 80 中(2) .(5) */
+		{"\x80\x80中.", 6, 1, {{"punct.dot", 2, 6}}},
+		/* a cut character after the last match */
+		{"丨\xE4\xB8", 5, 1, {{"censor.bar", 0, 3}}},
+		/* the lookbehind sees a bad byte, not a Han character */
+		{"\xFF丨弹", 7, 1, {{"censor.bar", 1, 4}}},
+		{"\xE4\xB8\xE4\xB8\xE4\xB8...", 9, 0, {{NULL, 0, 0}}},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+		jh_findings fs = JH_FINDINGS_INIT;
+		test_check(rs, cases[c].text, cases[c].len, &fs);
+		size_t n_regex = fs.count;
+		ck_assert_msg(n_regex == cases[c].n, "case %zu: %zu findings, expected %zu", c, n_regex,
+		              cases[c].n);
+		for (size_t i = 0; i < cases[c].n; i++) {
+			const jh_finding *f = &fs.items[i];
+			ck_assert_msg(strcmp(f->rule_id, cases[c].want[i].id) == 0 &&
+			                  f->byte_start == cases[c].want[i].start &&
+			                  f->byte_end == cases[c].want[i].end,
+			              "case %zu finding %zu: %s [%zu,%zu)", c, i, f->rule_id, f->byte_start,
+			              f->byte_end);
+		}
+		jh_findings_clear(&fs);
+	}
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(compile_errors)
+{
+	/* The pattern is the rule's first key, so its line is also the rule's
+	 * line: either is a right place for the error. */
+	static const struct {
+		const char *ini;
+		const char *needle;
+	} cases[] = {
+		{"[typo.badpat]\npattern = (unclosed\nkind = regex\nmessage = m\nbad = x\ngood = y\n",
+		 "bad pattern"},
+		{"[typo.badtrig]\ntrigger = \\q\nkind = regex\nmessage = m\npattern = x\nbad = x\n"
+		 "good = y\n",
+		 "bad trigger"},
+		{"[typo.badtrig]\ntrigger = z-a\nkind = regex\nmessage = m\npattern = x\nbad = x\n"
+		 "good = y\n",
+		 "bad trigger"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		test_diags ds = TEST_DIAGS_INIT;
+		jh_ruleset *rs;
+		ck_assert_int_eq(test_ruleset_try(cases[i].ini, &rs, &ds), JH_ERR_RULES);
+		const test_diag *d = test_diags_find(&ds, cases[i].needle);
+		ck_assert_msg(d != NULL, "case %zu: diagnostics:%s", i, test_diags_text(&ds));
+		ck_assert_int_eq(d->severity, JH_ERROR);
+		ck_assert_str_eq(d->file, TEST_RULES_NAME);
+		ck_assert_msg(d->line == 1 || d->line == 2, "case %zu: line %u", i, d->line);
+		ck_assert_ptr_nonnull(d->rule_id);
+		unsigned char sel[1];
+		jh_ruleset_default_selection(rs, sel);
+		ck_assert_int_eq(sel[0], 0);
+		jh_ruleset_free(rs);
+		test_diags_free(&ds);
+	}
+}
+END_TEST
+
+Suite *regex_suite(void)
+{
+	Suite *s = suite_create("regex");
+	TCase *tc = tcase_create("match");
+	tcase_add_test(tc, trigger_and_scan_agree);
+	tcase_add_test(tc, matches_do_not_overlap);
+	tcase_add_test(tc, lead_reaches_before_trigger);
+	tcase_add_test(tc, lookbehind_before_trigger);
+	tcase_add_test(tc, trigger_ranges_and_astral);
+	tcase_add_test(tc, many_triggered_rules);
+	tcase_add_test(tc, fix_templates);
+	tcase_add_test(tc, template_group_beyond_pattern);
+	tcase_add_test(tc, invalid_utf8_subject);
+	tcase_add_test(tc, compile_errors);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("limits");
+	tcase_add_test(tc, runaway_pattern_is_stopped);
+	/* Check's own timeout is the backstop if the limits do not work. */
+	tcase_set_timeout(tc, 20);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,278 @@
+/* check_utf8.c — strict UTF-8 decoding (RFC 3629, Unicode table 3-7), the
+ * maximal-subpart lengths the scanner steps by, and display widths. */
+#include <string.h>
+#include "tests.h"
+#include "utf8.h"
+
+typedef struct {
+	const char *bytes;
+	size_t len;
+	size_t n;    /* expected return of jh_utf8_decode */
+	int32_t cp;  /* expected code point, -1 for invalid */
+} decode_case;
+
+static void run_cases(const decode_case *cases, size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		const decode_case *c = &cases[i];
+		int32_t cp = -7;
+		size_t n = jh_utf8_decode((const unsigned char *)c->bytes, c->len, &cp);
+		ck_assert_msg(n == c->n && cp == c->cp, "case %zu: got n=%zu cp=%ld, expected n=%zu cp=%ld",
+		              i, n, (long)cp, c->n, (long)c->cp);
+	}
+}
+
+START_TEST(decode_valid)
+{
+	static const decode_case cases[] = {
+		{"A", 1, 1, 'A'},
+		{"\x00", 1, 1, 0},
+		{"\x7F", 1, 1, 0x7F},
+		{"\xC2\x80", 2, 2, 0x80},
+		{"\xC3\xA9", 2, 2, 0xE9},
+		{"\xDF\xBF", 2, 2, 0x7FF},
+		{"\xE0\xA0\x80", 3, 3, 0x800},
+		{"\xE4\xB8\xAD", 3, 3, 0x4E2D},         /* 中 */
+		{"\xED\x9F\xBF", 3, 3, 0xD7FF},         /* last before the surrogates */
+		{"\xEE\x80\x80", 3, 3, 0xE000},         /* first after them */
+		{"\xEF\xBB\xBF", 3, 3, 0xFEFF},         /* BOM */
+		{"\xEF\xBF\xBF", 3, 3, 0xFFFF},
+		{"\xF0\x90\x80\x80", 4, 4, 0x10000},
+		{"\xF0\xA0\xAE\xB7", 4, 4, 0x20BB7},    /* 𠮷 */
+		{"\xF4\x8F\xBF\xBF", 4, 4, 0x10FFFF},
+		/* Only the first character is decoded. */
+		{"\xE4\xB8\xAD\xE6\x96\x87", 6, 3, 0x4E2D},
+	};
+	run_cases(cases, sizeof cases / sizeof *cases);
+}
+END_TEST
+
+START_TEST(decode_overlong)
+{
+	/* The lead byte alone is the maximal subpart: no well-formed sequence
+	 * starts C0, C1, E0 80..9F or F0 80..8F. */
+	static const decode_case cases[] = {
+		{"\xC0\x80", 2, 1, -1},
+		{"\xC0\xAF", 2, 1, -1},
+		{"\xC1\xBF", 2, 1, -1},
+		{"\xE0\x80\x80", 3, 1, -1},
+		{"\xE0\x9F\xBF", 3, 1, -1},
+		{"\xF0\x80\x80\x80", 4, 1, -1},
+		{"\xF0\x8F\xBF\xBF", 4, 1, -1},
+	};
+	run_cases(cases, sizeof cases / sizeof *cases);
+}
+END_TEST
+
+START_TEST(decode_surrogates)
+{
+	static const decode_case cases[] = {
+		{"\xED\xA0\x80", 3, 1, -1}, /* U+D800 */
+		{"\xED\xAD\xBF", 3, 1, -1},
+		{"\xED\xBF\xBF", 3, 1, -1}, /* U+DFFF */
+	};
+	run_cases(cases, sizeof cases / sizeof *cases);
+}
+END_TEST
+
+START_TEST(decode_above_max)
+{
+	static const decode_case cases[] = {
+		{"\xF4\x90\x80\x80", 4, 1, -1}, /* U+110000 */
+		{"\xF4\xBF\xBF\xBF", 4, 1, -1},
+		{"\xF5\x80\x80\x80", 4, 1, -1},
+		{"\xF7\xBF\xBF\xBF", 4, 1, -1},
+		{"\xF8\x88\x80\x80\x80", 5, 1, -1},
+		{"\xFC\x84\x80\x80\x80\x80", 6, 1, -1},
+		{"\xFE", 1, 1, -1},
+		{"\xFF", 1, 1, -1},
+	};
+	run_cases(cases, sizeof cases / sizeof *cases);
+}
+END_TEST
+
+START_TEST(decode_truncated)
+{
+	static const decode_case cases[] = {
+		/* Cut by the end of the buffer: the whole valid prefix is one subpart. */
+		{"\xC3", 1, 1, -1},
+		{"\xE4\xB8", 2, 2, -1},
+		{"\xE0\xA0", 2, 2, -1},
+		{"\xED\x9F", 2, 2, -1},
+		{"\xF0\x9F", 2, 2, -1},
+		{"\xF0\x9F\x98", 3, 3, -1},
+		{"\xF4\x8F\xBF", 3, 3, -1},
+		/* len stops the decoder before bytes that would complete it. */
+		{"\xE4\xB8\xAD", 2, 2, -1},
+		{"\xF0\xA0\xAE\xB7", 3, 3, -1},
+		/* Cut by a byte that cannot continue it. */
+		{"\xE4\xB8\x41", 3, 2, -1},
+		{"\xE4\x41", 2, 1, -1},
+		{"\xE4\xB8\xE4\xB8\xAD", 5, 2, -1},
+		{"\xF0\x9F\x98\x41", 4, 3, -1},
+		{"\xF0\x9F\xC0", 3, 2, -1},
+		{"\xC3\xC3\xA9", 3, 1, -1},
+		/* Continuation bytes with no lead. */
+		{"\x80", 1, 1, -1},
+		{"\xBF\xBF", 2, 1, -1},
+	};
+	run_cases(cases, sizeof cases / sizeof *cases);
+}
+END_TEST
+
+/* An independent statement of Unicode table 3-7 (well-formed byte
+ * sequences), used to check the decoder on every short byte sequence. */
+static const struct {
+	unsigned char lo[4], hi[4];
+	int n;
+} wellformed[] = {
+	{{0x00}, {0x7F}, 1},
+	{{0xC2, 0x80}, {0xDF, 0xBF}, 2},
+	{{0xE0, 0xA0, 0x80}, {0xE0, 0xBF, 0xBF}, 3},
+	{{0xE1, 0x80, 0x80}, {0xEC, 0xBF, 0xBF}, 3},
+	{{0xED, 0x80, 0x80}, {0xED, 0x9F, 0xBF}, 3},
+	{{0xEE, 0x80, 0x80}, {0xEF, 0xBF, 0xBF}, 3},
+	{{0xF0, 0x90, 0x80, 0x80}, {0xF0, 0xBF, 0xBF, 0xBF}, 4},
+	{{0xF1, 0x80, 0x80, 0x80}, {0xF3, 0xBF, 0xBF, 0xBF}, 4},
+	{{0xF4, 0x80, 0x80, 0x80}, {0xF4, 0x8F, 0xBF, 0xBF}, 4},
+};
+
+/* Expected result for s[0..len): the length of a well-formed sequence, or,
+ * as a negative number, the longest prefix of one (at least 1). */
+static int reference(const unsigned char *s, size_t len)
+{
+	int best = 1;
+	for (size_t r = 0; r < sizeof wellformed / sizeof *wellformed; r++) {
+		int k = 0;
+		while (k < wellformed[r].n && (size_t)k < len && s[k] >= wellformed[r].lo[k] &&
+		       s[k] <= wellformed[r].hi[k])
+			k++;
+		if (k == wellformed[r].n)
+			return k;
+		if (k > best)
+			best = k;
+	}
+	return -best;
+}
+
+static void compare(const unsigned char *s, size_t len)
+{
+	int32_t cp;
+	size_t n = jh_utf8_decode(s, len, &cp);
+	int want = reference(s, len);
+	int got = cp < 0 ? -(int)n : (int)n;
+	/* ck_assert costs a message to the parent each time: test first. */
+	if (got != want)
+		ck_abort_msg("bytes %02X %02X %02X %02X (len %zu): got %d, expected %d", s[0],
+		             len > 1 ? s[1] : 0, len > 2 ? s[2] : 0, len > 3 ? s[3] : 0, len, got, want);
+}
+
+START_TEST(decode_exhaustive)
+{
+	/* Every 1-, 2- and 3-byte sequence; 4-byte ones with the interesting
+	 * last bytes (just below, at and above the continuation range). */
+	static const unsigned char last[] = {0x00, 0x7F, 0x80, 0x9F, 0xA0, 0xBF, 0xC0, 0xFF};
+	unsigned char s[4];
+	for (unsigned a = 0; a < 256; a++) {
+		s[0] = (unsigned char)a;
+		compare(s, 1);
+		for (unsigned b = 0; b < 256; b++) {
+			s[1] = (unsigned char)b;
+			compare(s, 2);
+			if (a < 0xC2)
+				continue; /* cannot start a longer sequence; covered above */
+			for (unsigned c = 0; c < 256; c++) {
+				s[2] = (unsigned char)c;
+				compare(s, 3);
+				if (a < 0xF0)
+					continue;
+				for (size_t k = 0; k < sizeof last; k++) {
+					s[3] = last[k];
+					compare(s, 4);
+				}
+			}
+		}
+	}
+}
+END_TEST
+
+START_TEST(encode_roundtrip)
+{
+	/* Every scalar value survives encode + decode with its natural length. */
+	char buf[4];
+	for (int32_t cp = 0; cp <= 0x10FFFF; cp++) {
+		if (cp == 0xD800)
+			cp = 0xE000;
+		size_t n = jh_utf8_encode(cp, buf);
+		size_t want = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+		int32_t back;
+		if (n != want)
+			ck_abort_msg("U+%04lX encoded in %zu bytes", (long)cp, n);
+		if (jh_utf8_decode((const unsigned char *)buf, n, &back) != n || back != cp)
+			ck_abort_msg("U+%04lX does not decode back", (long)cp);
+	}
+}
+END_TEST
+
+START_TEST(valid_prefix)
+{
+	ck_assert_uint_eq(jh_utf8_valid_prefix("", 0), 0);
+	ck_assert_uint_eq(jh_utf8_valid_prefix("abc", 3), 3);
+	ck_assert_uint_eq(jh_utf8_valid_prefix("a\0b", 3), 3);
+	ck_assert_uint_eq(jh_utf8_valid_prefix("中文", 6), 6);
+	ck_assert_uint_eq(jh_utf8_valid_prefix("中文\xFF", 7), 6);
+	ck_assert_uint_eq(jh_utf8_valid_prefix("ab\xE4\xB8", 4), 2);
+	ck_assert_uint_eq(jh_utf8_valid_prefix("\xC0\x80", 2), 0);
+	ck_assert_uint_eq(jh_utf8_valid_prefix("a\xED\xA0\x80z", 5), 1);
+	ck_assert_uint_eq(jh_utf8_valid_prefix("\xF0\xA0\xAE\xB7x", 5), 5);
+	/* len, not the NUL, ends the text: a character cut by len is invalid. */
+	ck_assert_uint_eq(jh_utf8_valid_prefix("中文", 5), 3);
+}
+END_TEST
+
+START_TEST(display_width)
+{
+	ck_assert_uint_eq(jh_display_width("", 0), 0);
+	ck_assert_uint_eq(jh_display_width("abc", 3), 3);
+	ck_assert_uint_eq(jh_display_width("中文", 6), 4);
+	ck_assert_uint_eq(jh_display_width("中a文b", 8), 6);
+	ck_assert_uint_eq(jh_display_width("，。", 6), 4);           /* full-width punctuation */
+	ck_assert_uint_eq(jh_display_width("ＡＢ", 6), 4);           /* full-width letters */
+	ck_assert_uint_eq(jh_display_width("\xE3\x80\x80", 3), 2);   /* U+3000 ideographic space */
+	ck_assert_uint_eq(jh_display_width("\xF0\xA0\xAE\xB7", 4), 2); /* 𠮷, plane 2 */
+	ck_assert_uint_eq(jh_display_width("e\xCC\x81", 3), 1);      /* combining accent: 0 */
+	ck_assert_uint_eq(jh_display_width("\t", 1), 1);
+	ck_assert_uint_eq(jh_display_width("\xFF", 1), 1);
+	ck_assert_uint_eq(jh_display_width("a\xE4\xB8", 3), 2);      /* one invalid subpart = 1 */
+}
+END_TEST
+
+START_TEST(count_chars)
+{
+	ck_assert_uint_eq(jh_utf8_count("", 0), 0);
+	ck_assert_uint_eq(jh_utf8_count("中文ab", 8), 4);
+	/* 中, a, FF, then the cut E4 B8 as one subpart. */
+	ck_assert_uint_eq(jh_utf8_count("中a\xFF\xE4\xB8", 7), 4);
+}
+END_TEST
+
+Suite *utf8_suite(void)
+{
+	Suite *s = suite_create("utf8");
+	TCase *tc = tcase_create("decode");
+	tcase_add_test(tc, decode_valid);
+	tcase_add_test(tc, decode_overlong);
+	tcase_add_test(tc, decode_surrogates);
+	tcase_add_test(tc, decode_above_max);
+	tcase_add_test(tc, decode_truncated);
+	tcase_add_test(tc, decode_exhaustive);
+	tcase_add_test(tc, encode_roundtrip);
+	tcase_set_timeout(tc, 30);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("text");
+	tcase_add_test(tc, valid_prefix);
+	tcase_add_test(tc, display_width);
+	tcase_add_test(tc, count_chars);
+	suite_add_tcase(s, tc);
+	return s;
+}
