@@ -23,7 +23,7 @@ void jh_brun_emit(jh_brun *run, size_t start, size_t end, const size_t *groups, 
 			ov[2 * pairs] = groups[2 * i];
 			ov[2 * pairs + 1] = groups[2 * i + 1];
 		}
-		if (jh_expand_template(r->fix, run->text, ov, pairs, NULL, &fix)) {
+		if (jh_expand_template(r->fix, run->text, ov, pairs, NULL, &fix) || jh_map_fix(r, &fix)) {
 			jh_buf_free(&fix);
 			run->err = JH_ERR_NOMEM;
 			return;

@@ -98,7 +98,8 @@ static int lexicon_findings(const jh_ruleset *rs, const char *text, size_t len, 
 			continue;
 		taken_end = h->end;
 		const jh_rule *r = rs->rules[rule];
-		jh_hit hit = {r, rule, h->start, h->end, NULL, 0, r->safety, e->note};
+		jh_hit hit = {r, rule, h->start, h->end, NULL, 0,
+		              e->safety >= 0 ? (jh_safety)e->safety : r->safety, e->note};
 		if (e->right) {
 			const char *bar = strchr(e->right, '|');
 			hit.fix = e->right;

@@ -215,3 +215,30 @@ int jh_expand_template(const char *tpl, const char *text, const size_t *ov, uint
 	}
 	return jh_buf_terminate(out);
 }
+
+int jh_map_fix(const jh_rule *r, jh_buf *fix)
+{
+	if (!r->n_map || !fix->data)
+		return JH_OK;
+	jh_buf out = {0};
+	if (jh_buf_reserve(&out, fix->len))
+		return JH_ERR_NOMEM;
+	for (size_t i = 0; i < fix->len;) {
+		int32_t cp;
+		size_t n = jh_utf8_decode((const unsigned char *)fix->data + i, fix->len - i, &cp);
+		size_t k = 0;
+		while (k < r->n_map && r->map[2 * k] != cp)
+			k++;
+		char enc[4];
+		int rc = k < r->n_map ? jh_buf_append(&out, enc, jh_utf8_encode(r->map[2 * k + 1], enc))
+		                      : jh_buf_append(&out, fix->data + i, n);
+		if (rc) {
+			jh_buf_free(&out);
+			return JH_ERR_NOMEM;
+		}
+		i += n;
+	}
+	jh_buf_free(fix);
+	*fix = out;
+	return jh_buf_terminate(fix);
+}

@@ -31,6 +31,10 @@ int jh_findings_add(jh_findings *list, const char *rule_id, long rule_index, jh_
 int jh_expand_template(const char *tpl, const char *text, const size_t *ov, uint32_t pairs,
                        const void *code, jh_buf *out);
 
+/* Rewrite fix (UTF-8, NUL-terminated) through the rule's character map, if
+ * it has one. */
+int jh_map_fix(const jh_rule *r, jh_buf *fix);
+
 /* Sort by position (start, end, rule) and drop exact duplicates. */
 void jh_findings_sort(jh_findings *list, size_t from);
 

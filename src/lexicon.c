@@ -54,6 +54,7 @@ int jh_lexicon_add(jh_lexicon *lx, long rule_index, const char *wrong, size_t wl
 	e->prev_not = prev_not && *prev_not ? jh_strdup(prev_not) : NULL;
 	e->next_not = next_not && *next_not ? jh_strdup(next_not) : NULL;
 	e->line = line;
+	e->safety = -1;
 	e->next_same = -1;
 	if (!e->wrong || (right && !e->right)) {
 		free(e->wrong);
@@ -111,8 +112,27 @@ int jh_lexicon_load_tsv(jh_lexicon *lx, long rule_index, const char *path, const
 			errors++;
 			continue;
 		}
-		char *fields[5] = {0};
-		size_t nf = split_tabs(line, fields, 5);
+		char *fields[7] = {0};
+		size_t nf = split_tabs(line, fields, 7);
+		if (nf > 6) {
+			jh_report(diag_fn, payload, JH_ERROR, path, lineno, 0, rule_id,
+			          "more than 6 columns (wrong, right, note, prev_not, next_not, safety)");
+			errors++;
+			continue;
+		}
+		int safety = -1;
+		if (nf > 5 && *fields[5]) {
+			if (!strcmp(fields[5], "safe"))
+				safety = JH_SAFE;
+			else if (!strcmp(fields[5], "unsafe"))
+				safety = JH_UNSAFE;
+			else {
+				jh_report(diag_fn, payload, JH_ERROR, path, lineno, 0, rule_id,
+				          "6th column (safety) must be safe, unsafe or empty, not '%s'", fields[5]);
+				errors++;
+				continue;
+			}
+		}
 		if (!*fields[0]) {
 			jh_report(diag_fn, payload, JH_ERROR, path, lineno, 0, rule_id,
 			          "empty first column (the text to find)");
@@ -120,7 +140,7 @@ int jh_lexicon_load_tsv(jh_lexicon *lx, long rule_index, const char *path, const
 			continue;
 		}
 		const char *err;
-		char *right = nf > 1 ? jh_unescape(fields[1], &err) : NULL;
+		char *right = nf > 1 ? jh_unescape(fields[1], 0, &err) : NULL;
 		if (nf > 1 && !right) {
 			jh_report(diag_fn, payload, JH_ERROR, path, lineno, 0, rule_id, "%s", err);
 			errors++;
@@ -129,6 +149,8 @@ int jh_lexicon_load_tsv(jh_lexicon *lx, long rule_index, const char *path, const
 		rc = jh_lexicon_add(lx, rule_index, fields[0], strlen(fields[0]), right,
 		                    nf > 2 ? fields[2] : NULL, nf > 3 ? fields[3] : NULL,
 		                    nf > 4 ? fields[4] : NULL, lineno);
+		if (rc == JH_OK)
+			lx->entries[lx->n_entries - 1].safety = safety;
 		free(right);
 		if (rc)
 			break;

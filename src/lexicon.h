@@ -17,6 +17,7 @@ typedef struct {
 	char *prev_not;     /* the match does not count after any of these characters */
 	char *next_not;     /* ... nor before any of these */
 	unsigned line;      /* line in the TSV file */
+	int safety;         /* JH_SAFE or JH_UNSAFE from the 6th column, -1: the rule's */
 	int32_t next_same;  /* next entry ending at the same automaton state, or -1 */
 } jh_lex_entry;
 
@@ -41,8 +42,8 @@ typedef struct jh_lexicon {
 void jh_lexicon_init(jh_lexicon *lx);
 void jh_lexicon_free(jh_lexicon *lx);
 
-/* Read wrong<TAB>right<TAB>note<TAB>prev_not<TAB>next_not lines (only the
- * first column is required; '#' starts a comment line) for rule_index. */
+/* Read wrong<TAB>right<TAB>note<TAB>prev_not<TAB>next_not<TAB>safety lines
+ * (only the first column is required; '#' starts a comment line) for rule_index. */
 int jh_lexicon_load_tsv(jh_lexicon *lx, long rule_index, const char *path, const char *rule_id,
                         jh_diag_fn diag_fn, void *payload);
 int jh_lexicon_add(jh_lexicon *lx, long rule_index, const char *wrong, size_t wlen,

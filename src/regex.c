@@ -220,6 +220,8 @@ static int add_match(const jh_rx *x, const jh_rule *rule, const char *text, cons
 	jh_buf fix = {0};
 	if (rule->has_fix) {
 		int rc = jh_expand_template(rule->fix, text, ov, pairs, x->code, &fix);
+		if (rc == JH_OK)
+			rc = jh_map_fix(rule, &fix);
 		if (rc) {
 			jh_buf_free(&fix);
 			return rc;
@@ -264,13 +266,13 @@ int jh_regex_run(const jh_regexes *rx, size_t slot, const jh_rule *rule, const c
 		pcre2_set_offset_limit(scratch->mctx, PCRE2_UNSET);
 
 	for (;;) {
-		size_t start = resume;
+		size_t start = resume, t = 0;
 		if (x->triggered) {
 			while (ev < n_events && (!(events[ev].mask & bit) || events[ev].pos < resume))
 				ev++;
 			if (ev == n_events)
 				break;
-			size_t t = events[ev++].pos;
+			t = events[ev++].pos;
 			start = back_chars(text, t, x->lead, resume);
 			pcre2_set_offset_limit(scratch->mctx, t);
 		}
@@ -303,6 +305,11 @@ int jh_regex_run(const jh_regexes *rx, size_t slot, const jh_rule *rule, const c
 			resume = next_char(text, len, ov[0]);
 			continue;
 		}
+		/* A match found from trigger t must reach t: with a lead, a match
+		 * wholly before t belongs to no trigger and would make results
+		 * depend on where the next trigger happens to be. */
+		if (x->triggered && ov[1] <= t && !(ov[0] == t && ov[1] == t))
+			continue;
 		int arc = add_match(x, rule, text, ov, pairs, out);
 		if (arc == JH_ERR_NOMEM)
 			return arc;

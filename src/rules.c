@@ -31,6 +31,7 @@ void jh_rule_free(jh_rule *r)
 	free(r->message);
 	free(r->description);
 	free(r->fix);
+	free(r->map);
 	free(r->pattern);
 	free(r->trigger);
 	free(r->lexicon);
@@ -73,7 +74,7 @@ static int hexval(char c)
 	return -1;
 }
 
-char *jh_unescape(const char *s, const char **err)
+char *jh_unescape(const char *s, int raw, const char **err)
 {
 	jh_buf b = {0};
 	*err = NULL;
@@ -95,6 +96,10 @@ char *jh_unescape(const char *s, const char **err)
 		case '\\': c = '\\'; break;
 		case 'x': {
 			/* a raw byte: only for examples of invalid input */
+			if (!raw) {
+				*err = "\\xHH (a raw byte) is allowed only in examples";
+				goto fail;
+			}
 			int h1 = hexval(p[1]), h2 = h1 < 0 ? -1 : hexval(p[2]);
 			if (h1 < 0 || h2 < 0) {
 				*err = "\\x must be followed by two hex digits";
@@ -301,14 +306,13 @@ static int parse_bool(const char *v, int *out)
 static int add_example(loader *ld, jh_rule *r, jh_example_kind kind, const char *value)
 {
 	const char *err;
-	char *text = jh_unescape(value, &err);
+	char *text = jh_unescape(value, 1, &err);
 	if (!text) {
 		LERR(ld, "%s", err);
 		return JH_OK;
 	}
 	if (jh_utf8_valid_prefix(text, strlen(text)) != strlen(text)) {
-		/* Examples of encoding rules may hold invalid bytes on purpose via
-		 * the file itself; escapes cannot produce them, so this is a typo. */
+		/* Only examples of encoding rules may hold invalid bytes (\xHH). */
 		if (strcmp(r->family, "encoding") != 0) {
 			LERR(ld, "example is not valid UTF-8");
 			free(text);
@@ -324,6 +328,40 @@ static int add_example(loader *ld, jh_rule *r, jh_example_kind kind, const char 
 	e->text = text;
 	e->fixed = NULL;
 	e->line = ld->line;
+	return JH_OK;
+}
+
+/* map = ,，.。  — pairs of characters: the fix text is rewritten through it,
+ * so one rule can turn each of several marks into its own counterpart. */
+static int parse_map(loader *ld, jh_rule *r, const char *value)
+{
+	const char *err;
+	char *v = jh_unescape(value, 0, &err);
+	if (!v) {
+		LERR(ld, "map: %s", err);
+		return JH_OK;
+	}
+	size_t len = strlen(v), n = 0;
+	int32_t *cps = malloc((len + 1) * sizeof *cps);
+	if (!cps) {
+		free(v);
+		return JH_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < len;) {
+		int32_t cp;
+		i += jh_utf8_decode((const unsigned char *)v + i, len - i, &cp);
+		cps[n++] = cp;
+	}
+	free(v);
+	if (n == 0 || n % 2) {
+		LERR(ld, "map must list pairs of characters (from, to, from, to, ...)");
+		free(cps);
+		r->broken = 1;
+		return JH_OK;
+	}
+	free(r->map);
+	r->map = cps;
+	r->n_map = n / 2;
 	return JH_OK;
 }
 
@@ -391,7 +429,7 @@ static int handle_key(loader *ld, jh_rule *r, const char *name, const char *valu
 	}
 	if (!strcmp(name, "fix")) {
 		const char *err;
-		char *v = jh_unescape(value, &err);
+		char *v = jh_unescape(value, 0, &err);
 		if (!v) {
 			LERR(ld, "fix: %s", err);
 			r->broken = 1;
@@ -402,6 +440,8 @@ static int handle_key(loader *ld, jh_rule *r, const char *name, const char *valu
 		r->has_fix = 1;
 		return JH_OK;
 	}
+	if (!strcmp(name, "map"))
+		return parse_map(ld, r, value);
 	if (!strcmp(name, "bad"))
 		return add_example(ld, r, JH_EXAMPLE_BAD, value);
 	if (!strcmp(name, "good"))
@@ -413,7 +453,7 @@ static int handle_key(loader *ld, jh_rule *r, const char *name, const char *valu
 			return JH_OK;
 		}
 		const char *err;
-		if (!(e->fixed = jh_unescape(value, &err)))
+		if (!(e->fixed = jh_unescape(value, 1, &err)))
 			LERR(ld, "fixed: %s", err);
 		return JH_OK;
 	}

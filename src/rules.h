@@ -28,6 +28,8 @@ struct jh_rule {
 	char *description;
 	int has_fix;
 	char *fix;            /* replacement template (regex: $0, $1, ${name}) */
+	int32_t *map;         /* fix character map: from, to, from, to, ... */
+	size_t n_map;         /* number of pairs */
 	jh_safety safety;
 	int safety_set;
 	int enabled_by_default;
@@ -69,8 +71,9 @@ void jh_rule_free(jh_rule *r);
 /* Value of a parameter, or NULL; *line gets its line if found. */
 const char *jh_rule_param(const jh_rule *r, const char *key, unsigned *line);
 
-/* Expand \n \t \s \\ \u{XXXX} escapes of an example or fix value.  Returns
+/* Expand \n \t \s \\ \u{XXXX} escapes (and \xHH raw bytes when raw is
+ * nonzero: examples of invalid input) of an example or fix value.  Returns
  * NULL and sets *err on a bad escape. */
-char *jh_unescape(const char *s, const char **err);
+char *jh_unescape(const char *s, int raw, const char **err);
 
 #endif
