@@ -25,10 +25,10 @@ expect_exit 0 "clean file" -- $J check "$TMP/clean.txt"
 if [ ! -s "$TMP/out" ]; then pass; else fail "clean file printed something"; fi
 
 # human format: file:line:col, severity, [rule], source line, caret
-printf '前文。子丨弹丨膛\n' >"$TMP/sep.txt"
+printf '前文。子丨弹丨膛，好。\n' >"$TMP/sep.txt"
 expect_exit 1 "separator found" -- $J check --color never "$TMP/sep.txt"
 expect_grep "sep.txt:1:5: error \[censor.separator\]" "$TMP/out" "human location"
-expect_grep "^  | 前文。子丨弹丨膛" "$TMP/out" "source line"
+expect_grep "^  | 前文。子丨弹丨膛，好。" "$TMP/out" "source line"
 expect_grep "^  |         ^^" "$TMP/out" "caret aligned by display width"
 
 # json: valid, with the documented fields
@@ -49,21 +49,21 @@ expect_exit 0 "--select other family" -- $J check --select typo "$TMP/sep.txt"
 expect_exit 1 "--select the rule" -- $J check --select censor.separator "$TMP/sep.txt"
 
 # stdin
-printf '子丨弹\n' | $J check --format json - >"$TMP/stdin.json"
+printf '子丨弹，好。\n' | $J check --format json - >"$TMP/stdin.json"
 expect_grep '"file":"<stdin>"' "$TMP/stdin.json" "stdin named <stdin>"
-printf '子丨弹\n' | $J fix --stdout - >"$TMP/stdin.out" 2>/dev/null
-expect_grep '^子弹$' "$TMP/stdin.out" "fix from stdin"
+printf '子丨弹，好。\n' | $J fix --stdout - >"$TMP/stdin.out" 2>/dev/null
+expect_grep '^子弹，好。$' "$TMP/stdin.out" "fix from stdin"
 
 # fix --stdout and --diff leave the file alone; fix rewrites it
 cp "$TMP/sep.txt" "$TMP/sep2.txt"
 $J fix --stdout "$TMP/sep2.txt" >"$TMP/fixed" 2>/dev/null
-expect_grep '^前文。子弹膛$' "$TMP/fixed" "fix --stdout"
+expect_grep '^前文。子弹膛，好。$' "$TMP/fixed" "fix --stdout"
 $J fix --diff "$TMP/sep2.txt" >"$TMP/diff" 2>/dev/null
-expect_grep '^-前文。子丨弹丨膛$' "$TMP/diff" "diff removed line"
-expect_grep '^+前文。子弹膛$' "$TMP/diff" "diff added line"
+expect_grep '^-前文。子丨弹丨膛，好。$' "$TMP/diff" "diff removed line"
+expect_grep '^+前文。子弹膛，好。$' "$TMP/diff" "diff added line"
 if cmp -s "$TMP/sep.txt" "$TMP/sep2.txt"; then pass; else fail "--stdout/--diff changed the file"; fi
 expect_exit 0 "fix in place" -- $J fix "$TMP/sep2.txt"
-expect_grep '^前文。子弹膛$' "$TMP/sep2.txt" "file fixed in place"
+expect_grep '^前文。子弹膛，好。$' "$TMP/sep2.txt" "file fixed in place"
 
 # folders: recursive, sorted, hidden entries skipped
 mkdir -p "$TMP/tree/b" "$TMP/tree/.hidden" "$TMP/tree/a"

@@ -1,5 +1,14 @@
-/* cli.h — the jinghua command line: shared types of its parts (walk, file
- * io, reporters, diff).  The library does the checking; this is glue. */
+/* cli.h — the jinghua command line: shared types of its parts.  The library
+ * does the checking; the CLI turns files, git, configuration and encodings
+ * into text for it and its findings into reports:
+ *
+ *   walk.c      PATH arguments → files          git.c       --staged, --diff-base, hook
+ *   fileio.c    reading, atomic writing          encoding.c  detection, decoding, positions
+ *   config.c    .jinghua.ini, profiles, globs    markdown.c  prose of a Markdown file
+ *   document.c  one file: prepare, check, fix    pool.c      -j N, output in input order
+ *   report.c    human, json, jsonl, statistics   format_*.c  sarif, github, checkstyle, rdjsonl
+ *   jsonl.c     --jsonl-filter                   diff.c      unified diffs
+ */
 #ifndef JH_CLI_H
 #define JH_CLI_H
 
@@ -7,15 +16,30 @@
 #include <sys/types.h>
 #include "jinghua.h"
 
+enum { EXIT_CLEAN = 0, EXIT_FINDINGS = 1, EXIT_USAGE = 2, EXIT_IO = 3 };
+#define FAIL_NEVER 3
+
+/* ---- small helpers (util in main.c) ---- */
+void *xmalloc(size_t n);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+/* "dir/name" (dir may be "" or end in '/'); malloc'd. */
+char *path_join(const char *dir, const char *name);
+/* Absolute, lexically normalised form of path (no symlinks resolved). */
+char *path_absolute(const char *path);
+
 /* ---- walk.c: turning PATH arguments into a list of files ---- */
 typedef struct {
 	char **paths;
+	unsigned char *walked; /* 1 = found inside a folder, 0 = named by the user */
 	size_t n, cap;
 } path_list;
 
 /* Append files named by arg ("-" for stdin; folders recursively, sorted,
  * hidden entries skipped).  Errors are printed; returns the number. */
 int walk_arg(const char *arg, path_list *out);
+int path_list_push(path_list *l, const char *p, int walked);
 void path_list_free(path_list *l);
 
 /* ---- fileio.c ---- */
@@ -26,36 +50,256 @@ typedef struct {
 	int is_stdin;
 } file_data;
 
-typedef enum { READ_OK, READ_IO_ERROR, READ_BINARY, READ_UTF16 } read_status;
-
-/* Read a whole file ("-" = stdin).  On READ_IO_ERROR errno is set. */
-read_status read_input(const char *path, file_data *out);
+/* Read a whole file ("-" = stdin).  Returns 0, or -1 with errno set. */
+int read_input(const char *path, file_data *out);
 void file_data_free(file_data *f);
 /* Replace path's content atomically: temp file in the same folder, fsync,
  * rename, original mode kept.  Returns 0 or -1 with errno set. */
 int write_atomic(const char *path, const char *data, size_t len, mode_t mode);
+/* Does data look binary (a NUL byte in the first 8 KB, not UTF-16/32)? */
+int looks_binary(const char *data, size_t len);
 
-/* ---- report.c ---- */
-typedef enum { FMT_HUMAN, FMT_JSON } out_format;
+/* ---- encoding.c: bytes in any encoding → UTF-8 text, and back ---- */
+typedef struct {
+	size_t u8, orig; /* a character boundary in both texts */
+} enc_mark;
+
+typedef struct {
+	char name[32];      /* "UTF-8", "GB18030", "BIG5", "UTF-16LE", ... */
+	int utf8;           /* the text is the file's bytes as they are */
+	int lossless;       /* encoding the text again gives the file back */
+	char *text;         /* UTF-8; undecodable bytes are 0xFF markers, one per byte */
+	size_t len;
+	enc_mark *marks;    /* every few characters, for positions */
+	size_t n_marks;
+	unsigned char *bad; /* the undecodable bytes, in order */
+	size_t n_bad;
+	const char *src;    /* the file's bytes (not owned) */
+	size_t src_len;
+} decoded;
+
+/* Decode data: BOM, strict UTF-8, else the encoding forced (want, NULL or
+ * "auto" = detect with uchardet).  For UTF-8 input text points at data.
+ * Returns 0, or -1 with a message in err (unknown encoding name). */
+int decode_text(const char *data, size_t len, const char *want, decoded *out, char *err,
+                size_t errsize);
+void decoded_free(decoded *d);
+/* Offset in the file of UTF-8 offset pos. */
+size_t decoded_orig_offset(const decoded *d, size_t pos);
+/* Encode UTF-8 text back into the file's encoding (markers become the
+ * original undecodable bytes).  Returns 0, or -1 with a message in err. */
+int encode_text(const decoded *d, const char *text, size_t len, char **out, size_t *out_len,
+                char *err, size_t errsize);
+
+/* ---- config.c: .jinghua.ini, profiles, per-path settings ---- */
+typedef enum { TYPE_AUTO = 0, TYPE_TEXT, TYPE_MARKDOWN } doc_type;
+
+typedef struct {
+	const jh_ruleset *rs;
+	const unsigned char *enabled;
+	const signed char *severity;
+	const char *const *accept;
+	size_t n_accept;
+	int fail_on;
+	doc_type type;
+	const char *encoding; /* NULL = auto */
+	const char *variant;  /* NULL = auto */
+} file_settings;
+
+typedef struct cfg_ctx cfg_ctx;
+
+typedef struct {
+	const char *config;          /* --config FILE, or NULL to search */
+	int no_config;
+	const char **rule_dirs;      /* --rules */
+	size_t n_rule_dirs;
+	int no_default_rules;
+	const char *select, *extend_select, *ignore;
+	const char *profile, *variant, *encoding;
+	doc_type type;
+	int fail_on;                 /* -1 = from the config (default warning) */
+} cfg_cli;
+
+cfg_ctx *cfg_new(const cfg_cli *cli);
+/* Did reading --config fail (errors already printed)? */
+int cfg_failed(const cfg_ctx *c);
+void cfg_free(cfg_ctx *c);
+/* Settings for a file at path (its folder is searched for .jinghua.ini,
+ * then its parents).  Errors are printed with file and line; returns 0,
+ * EXIT_USAGE for a configuration error or EXIT_IO. */
+int cfg_settings(cfg_ctx *c, const char *path, const file_settings **out);
+/* Is a file found by walking a folder excluded by its config? */
+int cfg_excluded(cfg_ctx *c, const char *path);
+/* The rule set the command line alone gives (for `rules`, SARIF rules). */
+int cfg_base_ruleset(cfg_ctx *c, const jh_ruleset **out);
+/* Glob matching with *, ?, [..] and ** (a pattern without '/' matches the
+ * base name). */
+int glob_match(const char *pattern, const char *path);
+/* Diagnostics printer shared by rule loading (payload: int error count). */
+void print_diag(const jh_diag *d, void *payload);
+
+/* ---- markdown.c: the prose of a Markdown document ---- */
+typedef enum { SEG_PROSE, SEG_CODE, SEG_SYNTH } seg_kind;
+typedef struct {
+	size_t c, t, len; /* offset in the prose text, offset in the document, length */
+	seg_kind kind;
+} md_seg;
+
+typedef struct {
+	char *text; /* prose with markup removed: what the rules see */
+	size_t len;
+	md_seg *segs;
+	size_t n_segs, cap_segs;
+	size_t *html; /* ranges of raw HTML in the document, pairs */
+	size_t n_html, cap_html;
+} md_prose;
+
+int markdown_prose(const char *doc, size_t len, md_prose *out);
+void md_prose_free(md_prose *m);
+/* Map a prose offset to the document; end = 1 prefers the end of the
+ * segment before a boundary. */
+size_t md_to_doc(const md_prose *m, size_t c, int end);
+/* Map a document offset to the prose (the next prose position). */
+size_t md_to_prose(const md_prose *m, size_t t);
+/* Is a file name Markdown by its extension? */
+int is_markdown_name(const char *name);
+
+/* ---- git.c ---- */
+/* Run argv, capture stdout (stderr passes through unless quiet).  Returns
+ * the exit status, or -1 if it could not run. */
+int run_capture(char *const argv[], const char *input, size_t input_len, char **out,
+                size_t *out_len, int quiet);
+/* Files staged for commit (added, copied, modified, renamed), with their
+ * staged content; display names relative to the current folder. */
+typedef struct {
+	char *name;     /* as shown */
+	char *data;
+	size_t len;
+} staged_file;
+int git_staged(const char *const *pathspecs, size_t n, staged_file **out, size_t *n_out);
+/* Lines (1-based) added or changed in path since rev (working tree, or the
+ * index when staged).  *all = 1 if the whole file is new.  lines is a
+ * sorted array of [first, last] pairs. */
+int git_changed_lines(const char *rev, const char *path, int staged, size_t **lines,
+                      size_t *n_pairs, int *all);
+int git_verify_rev(const char *rev);
+int hook_command(int argc, char **argv);
+
+/* ---- report.c and format_*.c ---- */
+typedef enum {
+	FMT_HUMAN, FMT_JSON, FMT_JSONL, FMT_SARIF, FMT_GITHUB, FMT_CHECKSTYLE, FMT_RDJSONL
+} out_format;
+
+/* One file as the reporters see it. */
+typedef struct {
+	const char *name;       /* display name */
+	const char *text;       /* UTF-8 text the findings point into */
+	size_t len;
+	const decoded *enc;     /* for byte offsets in the file as it is, or NULL */
+	const jh_ruleset *rs;
+} report_doc;
+
+typedef struct {
+	const char *id;
+	const jh_ruleset *rs;
+	jh_severity severity;
+	size_t count, fixable;
+} rule_count;
 
 typedef struct {
 	out_format format;
 	int color;
+	int statistics;
 	FILE *out;
+	/* totals, kept by report_count in the main thread */
 	size_t n_files, n_findings, by_sev[3];
-	int json_first;
+	int first_chunk;
+	rule_count *counts;
+	size_t n_counts, cap_counts;
 } reporter;
 
+/* Offset in the file as it is of text offset pos. */
+size_t orig_offset(const report_doc *d, size_t pos);
 void report_begin(reporter *r);
-void report_file(reporter *r, const char *path, const char *text, size_t len,
-                 const jh_findings *fs);
+/* Write one file's findings to out (a buffer of its own). */
+void report_file(const reporter *r, FILE *out, const report_doc *d, const jh_findings *fs);
+/* Print a chunk from report_file, in input order, and count its findings. */
+void report_chunk(reporter *r, const char *chunk, size_t len, const jh_ruleset *rs,
+                  const jh_findings *fs);
 void report_end(reporter *r);
 /* JSON string with escapes (invalid UTF-8 shown as U+FFFD). */
 void json_string(FILE *out, const char *s, size_t len);
+void json_finding(FILE *o, const report_doc *d, const jh_finding *f);
+/* format_sarif.c */
+void sarif_begin(FILE *o);
+void sarif_result(FILE *o, const report_doc *d, const jh_finding *f);
+void sarif_end(const reporter *r);
+/* format_ci.c */
+void github_finding(FILE *o, const report_doc *d, const jh_finding *f);
+void checkstyle_begin(FILE *o);
+void checkstyle_file(FILE *o, const report_doc *d, const jh_findings *fs);
+void checkstyle_end(FILE *o);
+void rdjson_finding(FILE *o, const report_doc *d, const jh_finding *f);
+/* Rule description for a finding's rule id (NULL if none). */
+const char *rule_message(const jh_ruleset *rs, const char *id);
 
 /* ---- diff.c ---- */
 /* Print a unified diff of a → b, labelled with path. */
 void print_unified_diff(FILE *out, const char *path, const char *a, size_t alen, const char *b,
                         size_t blen);
+
+/* ---- document.c: one input from bytes to findings (and fixed bytes) ---- */
+typedef enum { MODE_CHECK, MODE_FIX, MODE_DIFF, MODE_STDOUT } run_mode;
+
+typedef struct {
+	run_mode mode;
+	int unsafe;
+	int to_utf8;
+	int quiet;
+	const char *diff_base;  /* --diff-base REV */
+	int staged;
+	reporter *rep;          /* format settings (read-only while threads run) */
+} run_opts;
+
+/* What processing one input produced: its report chunk, the text for
+ * stdout (fix --stdout/--diff), messages for stderr, and the outcome. */
+typedef struct {
+	char *out;      /* report chunk */
+	size_t out_len;
+	char *text;     /* fixed text or diff for stdout */
+	size_t text_len;
+	char *err;      /* stderr messages */
+	size_t err_len;
+	int over;       /* findings at or above fail-on */
+	int io_error;
+	size_t bytes;
+	jh_findings findings; /* for the totals, statistics and SARIF rules */
+	const jh_ruleset *rs;
+} doc_result;
+
+/* Process one input: name is its display name, path where it is on disk
+ * (for writing and the file type; NULL for stdin and git content), data its
+ * bytes (taken over, malloc'd) or NULL to read path. */
+void process_input(const file_settings *fs, const run_opts *ro, const char *name, const char *path,
+                   char *data, size_t len, doc_result *res);
+void doc_result_free(doc_result *r);
+
+/* The pipeline without I/O, for jsonl: check or fix one UTF-8 text. */
+int check_text(const file_settings *fs, const char *name, const char *text, size_t len,
+               int unsafe, int fix, char **fixed, size_t *fixed_len, size_t *n_fixes,
+               jh_findings *out, FILE *err);
+
+/* ---- pool.c: -j N workers, results in input order ---- */
+typedef int (*pool_next_fn)(void *ctx, size_t index, void **job);   /* 0 = no more */
+typedef void (*pool_work_fn)(void *ctx, void *job, void **result);
+typedef void (*pool_emit_fn)(void *ctx, size_t index, void *result); /* in order */
+typedef void (*pool_tick_fn)(void *ctx);                               /* progress */
+
+void pool_run(unsigned threads, void *ctx, pool_next_fn next, pool_work_fn work, pool_emit_fn emit,
+              pool_tick_fn tick);
+unsigned default_threads(void);
+
+/* ---- jsonl.c ---- */
+int jsonl_filter(cfg_ctx *cfg, int fix, int unsafe, unsigned threads);
 
 #endif

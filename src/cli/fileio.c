@@ -50,7 +50,7 @@ static int read_all(int fd, size_t hint, file_data *out)
 	return 0;
 }
 
-read_status read_input(const char *path, file_data *out)
+int read_input(const char *path, file_data *out)
 {
 	memset(out, 0, sizeof *out);
 	int fd = 0;
@@ -60,12 +60,12 @@ read_status read_input(const char *path, file_data *out)
 	} else {
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
-			return READ_IO_ERROR;
+			return -1;
 		if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
 			int e = S_ISDIR(st.st_mode) ? EISDIR : errno;
 			close(fd);
 			errno = e;
-			return READ_IO_ERROR;
+			return -1;
 		}
 		out->mode = st.st_mode & 07777;
 	}
@@ -75,16 +75,38 @@ read_status read_input(const char *path, file_data *out)
 		close(fd);
 	if (rc) {
 		errno = e;
-		return READ_IO_ERROR;
+		return -1;
 	}
-	if (out->len >= 2 && ((out->data[0] == '\xFF' && out->data[1] == '\xFE') ||
-	                      (out->data[0] == '\xFE' && out->data[1] == '\xFF')))
-		return READ_UTF16;
+	return 0;
+}
+
+int looks_binary(const char *data, size_t len)
+{
+	/* UTF-16 and UTF-32 text has NUL bytes: a BOM or a regular pattern of
+	 * them says it is text (encoding.c decodes it). */
+	if (len >= 2 && ((data[0] == '\xFF' && data[1] == '\xFE') || (data[0] == '\xFE' && data[1] == '\xFF')))
+		return 0;
+	if (len >= 4 && !data[0] && !data[1] && data[2] == '\xFE' && data[3] == '\xFF')
+		return 0;
 	/* Text has no NUL bytes; look at the first 8 KB like git and grep do. */
-	size_t probe = out->len < 8192 ? out->len : 8192;
-	if (memchr(out->data, '\0', probe))
-		return READ_BINARY;
-	return READ_OK;
+	size_t probe = len < 8192 ? len : 8192;
+	if (!memchr(data, '\0', probe))
+		return 0;
+	size_t even = 0, odd = 0;
+	for (size_t i = 0; i < probe; i++)
+		if (!data[i])
+			*(i % 2 ? &odd : &even) += 1;
+	/* BOM-less UTF-16: the NULs of ASCII characters all on one side */
+	if (len % 2 == 0 && ((odd >= 2 && even * 20 <= odd) || (even >= 2 && odd * 20 <= even))) {
+		/* and no control characters other than line breaks and tabs */
+		for (size_t i = 0; i < probe; i++) {
+			unsigned char c = (unsigned char)data[i];
+			if (c && c < 0x20 && c != '\n' && c != '\r' && c != '\t')
+				return 1;
+		}
+		return 0;
+	}
+	return 1;
 }
 
 int write_atomic(const char *path, const char *data, size_t len, mode_t mode)

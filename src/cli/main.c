@@ -1,5 +1,5 @@
-/* main.c — the jinghua command: argument parsing and the check, fix, rules
- * and test-rules commands. */
+/* main.c — the jinghua command: argument parsing, and the check, fix, rules,
+ * test-rules and hook commands.  The work per file is in document.c. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -7,14 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "cli.h"
-
-#ifndef JH_RULES_DIR
-#define JH_RULES_DIR "/usr/local/share/jinghua/rules"
-#endif
-
-enum { EXIT_CLEAN = 0, EXIT_FINDINGS = 1, EXIT_USAGE = 2, EXIT_IO = 3 };
 
 typedef enum { CMD_CHECK, CMD_FIX, CMD_RULES, CMD_TEST_RULES } command;
 
@@ -22,286 +17,357 @@ typedef struct {
 	command cmd;
 	out_format format;
 	int color;              /* -1 auto */
-	int fail_on;            /* severity, or 3 = never */
-	int unsafe, to_stdout, diff;
-	const char *select, *ignore, *explain;
-	const char **rule_dirs;
-	size_t n_rule_dirs;
-	int no_default_rules;
+	int unsafe, to_stdout, diff, to_utf8, statistics, staged, jsonl, ids;
+	int progress;           /* -1 auto */
+	const char *explain, *diff_base, *stdin_filename;
+	unsigned jobs;
 	int quiet;
+	cfg_cli cfg;
 } options;
+
+/* ---- helpers shared by the CLI ---- */
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p) {
+		fputs("jinghua: out of memory\n", stderr);
+		exit(EXIT_IO);
+	}
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q) {
+		fputs("jinghua: out of memory\n", stderr);
+		exit(EXIT_IO);
+	}
+	return q;
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *path_join(const char *dir, const char *name)
+{
+	size_t dl = strlen(dir);
+	int slash = dl && dir[dl - 1] != '/';
+	char *p = xmalloc(dl + strlen(name) + 2);
+	sprintf(p, "%s%s%s", dir, slash ? "/" : "", name);
+	return p;
+}
+
+char *path_absolute(const char *path)
+{
+	char *joined;
+	if (path[0] == '/') {
+		joined = xstrdup(path);
+	} else {
+		char cwd[PATH_MAX];
+		if (!getcwd(cwd, sizeof cwd))
+			strcpy(cwd, "/");
+		joined = path_join(cwd, path);
+	}
+	/* drop "." and "" parts, resolve ".." lexically */
+	char *out = xmalloc(strlen(joined) + 2);
+	size_t n = 0;
+	for (char *p = joined; *p;) {
+		while (*p == '/')
+			p++;
+		char *e = p + strcspn(p, "/");
+		size_t l = (size_t)(e - p);
+		if (l == 0 || (l == 1 && p[0] == '.')) {
+		} else if (l == 2 && p[0] == '.' && p[1] == '.') {
+			while (n > 0 && out[n - 1] != '/')
+				n--;
+			if (n > 0)
+				n--;
+		} else {
+			out[n++] = '/';
+			memcpy(out + n, p, l);
+			n += l;
+		}
+		p = e;
+	}
+	if (!n)
+		out[n++] = '/';
+	out[n] = '\0';
+	free(joined);
+	return out;
+}
 
 static void usage(FILE *o)
 {
 	fputs("usage: jinghua [check] [OPTIONS] [PATH...|-]\n"
-	      "       jinghua fix [--unsafe] [--diff|--stdout] [OPTIONS] [PATH...|-]\n"
+	      "       jinghua fix [--unsafe] [--diff|--stdout] [--to-utf8] [OPTIONS] [PATH...|-]\n"
+	      "       jinghua check|fix --jsonl-filter      JSON lines {\"id\",\"text\"} on stdin\n"
 	      "       jinghua rules [--explain ID]\n"
 	      "       jinghua test-rules [RULEFILE...]\n"
+	      "       jinghua hook install [-- OPTIONS] | hook uninstall\n"
 	      "\n"
 	      "Finds and repairs damage in Chinese prose: censorship masks and separators,\n"
 	      "mixed scripts, punctuation, layout and typos.  Folders are searched\n"
 	      "recursively; '-' (or no PATH with a pipe on stdin) reads standard input.\n"
 	      "\n"
-	      "options:\n"
-	      "  -f, --format FMT     human (default) or json\n"
-	      "  -s, --select IDS     run only these rules (ids or families, comma separated)\n"
-	      "  -i, --ignore IDS     do not run these rules\n"
-	      "  -r, --rules DIR      also load rules from DIR (repeatable; later wins)\n"
-	      "      --no-default-rules  load only the --rules folders\n"
+	      "output:\n"
+	      "  -f, --format FMT     human (default), json, jsonl, sarif, github, checkstyle, rdjsonl\n"
+	      "      --statistics     counts per rule instead of each finding (human or json)\n"
+	      "      --diff           print the fixes as a unified diff, change nothing\n"
+	      "      --color WHEN     auto (default), always, never\n"
 	      "      --fail-on SEV    exit 1 for findings at or above error|warning|info|never\n"
 	      "                       (default warning)\n"
-	      "      --color WHEN     auto (default), always, never\n"
-	      "  -q, --quiet          fix: no per-file summary on stderr\n"
-	      "      --unsafe         fix: apply unsafe fixes too\n"
-	      "      --stdout         fix: write the fixed text to stdout, leave files alone\n"
-	      "      --diff           fix: print a unified diff, leave files alone\n"
-	      "      --explain ID     rules: show one rule with its examples\n"
+	      "  -q, --quiet          no per-file summary of fixes, no progress line\n"
+	      "      --progress       progress line on stderr even when it is not a terminal\n"
+	      "rules:\n"
+	      "  -s, --select IDS     run only these rules (ids or families, comma separated)\n"
+	      "      --extend-select IDS  also run these rules\n"
+	      "  -i, --ignore IDS     do not run these rules\n"
+	      "      --profile NAME   rules/profiles/NAME.profile (default: novel, if present)\n"
+	      "      --variant V      auto (default), hans or hant: the script the text is meant in\n"
+	      "  -r, --rules DIR      also load rules from DIR (repeatable; later wins)\n"
+	      "      --no-default-rules  load only the --rules folders\n"
+	      "  -c, --config FILE    use this config instead of .jinghua.ini found upward\n"
+	      "      --no-config      ignore .jinghua.ini files\n"
+	      "input:\n"
+	      "      --type T         auto (default: .md is Markdown), text or markdown\n"
+	      "      --encoding ENC   auto (default: BOM, UTF-8, else detected), or e.g. gb18030\n"
+	      "      --stdin-filename NAME  name for stdin (config, type, messages)\n"
+	      "      --staged         check the staged content of staged files (git index)\n"
+	      "      --diff-base REV  report only findings on lines changed since REV\n"
+	      "  -j, --jobs N         files checked at once (default: number of cores)\n"
+	      "fix:\n"
+	      "      --unsafe         apply unsafe fixes too\n"
+	      "      --stdout         write the fixed text to stdout, leave files alone\n"
+	      "      --to-utf8        write fixed files as UTF-8 whatever their encoding\n"
+	      "rules command:\n"
+	      "      --explain ID     show one rule with its examples\n"
+	      "      --ids            rule ids only, one a line\n"
 	      "  -h, --help           this help\n"
 	      "  -V, --version        version\n"
 	      "\n"
-	      "Rules are read from $JINGHUA_RULES, else from the installed folder\n"
-	      "(" JH_RULES_DIR ").\n"
-	      "Exit: 0 clean, 1 findings at or above --fail-on, 2 usage or rule error, 3 I/O error.\n",
+	      "Exit: 0 clean, 1 findings at or above --fail-on, 2 usage, rule or config error,\n"
+	      "3 I/O error.  See jinghua(1).\n",
 	      o);
 }
 
-static void print_diag(const jh_diag *d, void *payload)
+/* ---- running over inputs ---- */
+
+typedef struct {
+	char *name;             /* display */
+	char *path;             /* on disk (read, write), or NULL */
+	char *data;             /* content already read (stdin from git), or NULL */
+	size_t len;
+	const file_settings *fs;
+} job;
+
+typedef struct {
+	const options *o;
+	run_opts ro;
+	reporter *rep;
+	job *jobs;
+	size_t n_jobs;
+	int status, io_error;
+	/* progress */
+	int progress, shown;
+	struct timespec start, last;
+	size_t done, bytes;
+} run_ctx;
+
+static double since(const struct timespec *a)
 {
-	int *errors = payload;
-	if (errors && d->severity == JH_ERROR)
-		(*errors)++;
-	fprintf(stderr, "jinghua: ");
-	if (d->file) {
-		fputs(d->file, stderr);
-		if (d->line)
-			fprintf(stderr, ":%u", d->line);
-		if (d->column)
-			fprintf(stderr, ":%u", d->column);
-		fputs(": ", stderr);
-	}
-	fprintf(stderr, "%s: ", d->severity == JH_ERROR ? "error" : "warning");
-	if (d->rule_id)
-		fprintf(stderr, "[%s] ", d->rule_id);
-	fprintf(stderr, "%s\n", d->message);
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - a->tv_sec) + (double)(now.tv_nsec - a->tv_nsec) / 1e9;
 }
 
-static int is_dir(const char *p)
+static void progress_clear(run_ctx *x)
 {
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+	if (x->shown) {
+		fputs("\r\033[K", stderr);
+		x->shown = 0;
+	}
 }
 
-/* The installed rules folder, or the one beside the binary in a build tree. */
-static const char *default_rules_dir(char *buf, size_t size)
+static void tick(void *ctx)
 {
-	const char *env = getenv("JINGHUA_RULES");
-	if (env && *env)
-		return env;
-	ssize_t n = readlink("/proc/self/exe", buf, size - 16);
-	if (n > 0) {
-		buf[n] = '\0';
-		char *slash = strrchr(buf, '/');
-		if (slash) {
-			strcpy(slash, "/rules");
-			if (is_dir(buf) && strcmp(buf, JH_RULES_DIR) != 0) {
-				char probe[PATH_MAX + 64];
-				snprintf(probe, sizeof probe, "%s/../configure.ac", buf);
-				if (access(probe, F_OK) == 0) /* a source tree, not an install */
-					return buf;
-			}
-		}
-	}
-	return JH_RULES_DIR;
+	run_ctx *x = ctx;
+	if (!x->progress || since(&x->start) < 1.0 || since(&x->last) < 0.25)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &x->last);
+	double secs = since(&x->start), mb = (double)x->bytes / 1e6;
+	fprintf(stderr, "\r\033[Kjinghua: %zu/%zu files, %.1f MB, %.1f MB/s, %zu findings", x->done,
+	        x->n_jobs, mb, secs > 0 ? mb / secs : 0.0, x->rep->n_findings);
+	fflush(stderr);
+	x->shown = 1;
 }
 
-static int load_rules(const options *o, jh_ruleset **out)
+static int r_next(void *ctx, size_t index, void **j)
 {
-	jh_ruleset *rs;
-	if (jh_ruleset_new(&rs))
-		return EXIT_IO;
-	int errors = 0;
-	char buf[PATH_MAX + 32];
-	if (!o->no_default_rules) {
-		const char *dir = default_rules_dir(buf, sizeof buf);
-		jh_ruleset_load_dir(rs, dir, print_diag, &errors);
-	}
-	for (size_t i = 0; i < o->n_rule_dirs; i++)
-		jh_ruleset_load_dir(rs, o->rule_dirs[i], print_diag, &errors);
-	if (jh_ruleset_compile(rs, print_diag, &errors) == JH_ERR_NOMEM) {
-		fprintf(stderr, "jinghua: out of memory\n");
-		jh_ruleset_free(rs);
-		return EXIT_IO;
-	}
-	if (errors) {
-		fprintf(stderr, "jinghua: %d error%s in rule files\n", errors, errors == 1 ? "" : "s");
-		jh_ruleset_free(rs);
-		return EXIT_USAGE;
-	}
-	*out = rs;
-	return EXIT_CLEAN;
-}
-
-static int build_selection(const options *o, const jh_ruleset *rs, unsigned char **out)
-{
-	size_t n = jh_ruleset_count(rs);
-	unsigned char *en = malloc(n ? n : 1);
-	if (!en)
-		return EXIT_IO;
-	jh_ruleset_default_selection(rs, en);
-	char bad[128];
-	if (o->select) {
-		memset(en, 0, n);
-		if (jh_selection_apply(rs, en, o->select, 1, bad, sizeof bad)) {
-			fprintf(stderr, "jinghua: --select: no rule or family '%s'\n", bad);
-			free(en);
-			return EXIT_USAGE;
-		}
-	}
-	if (o->ignore && jh_selection_apply(rs, en, o->ignore, 0, bad, sizeof bad)) {
-		fprintf(stderr, "jinghua: --ignore: no rule or family '%s'\n", bad);
-		free(en);
-		return EXIT_USAGE;
-	}
-	*out = en;
-	return EXIT_CLEAN;
-}
-
-static int over_threshold(const options *o, const jh_findings *fs)
-{
-	for (size_t i = 0; i < fs->count; i++)
-		if ((int)fs->items[i].severity >= o->fail_on)
-			return 1;
-	return 0;
-}
-
-static const char *display_name(const char *path)
-{
-	return strcmp(path, "-") == 0 ? "<stdin>" : path;
-}
-
-/* Read one input; print why it is skipped.  Returns 0 to go on with it,
- * 1 to skip it, -1 on an I/O error. */
-static int open_input(const char *path, file_data *fd)
-{
-	read_status st = read_input(path, fd);
-	switch (st) {
-	case READ_OK:
+	run_ctx *x = ctx;
+	if (index >= x->n_jobs)
 		return 0;
-	case READ_IO_ERROR:
-		fprintf(stderr, "jinghua: %s: %s\n", display_name(path), strerror(errno));
-		return -1;
-	case READ_BINARY:
-		fprintf(stderr, "jinghua: %s: binary file, skipped\n", display_name(path));
-		break;
-	case READ_UTF16:
-		fprintf(stderr, "jinghua: %s: UTF-16 text is not supported yet, skipped\n",
-		        display_name(path));
-		break;
-	}
-	file_data_free(fd);
+	*j = &x->jobs[index];
 	return 1;
 }
 
-static int run_check(const options *o, const jh_ruleset *rs, const unsigned char *en,
-                     path_list *files)
+static void r_work(void *ctx, void *jp, void **result)
 {
-	reporter rep = {o->format, o->color, stdout, 0, 0, {0}, 1};
-	int status = EXIT_CLEAN, io_error = 0;
-	report_begin(&rep);
-	for (size_t i = 0; i < files->n; i++) {
-		const char *path = files->paths[i];
-		file_data fd;
-		int r = open_input(path, &fd);
-		if (r) {
-			io_error |= r < 0;
-			continue;
-		}
-		jh_findings fs = JH_FINDINGS_INIT;
-		jh_check_options co = {en, NULL, display_name(path), print_diag, NULL};
-		int rc = jh_check(rs, fd.data, fd.len, &co, &fs);
-		if (rc) {
-			fprintf(stderr, "jinghua: %s: %s\n", display_name(path), jh_strerror(rc));
-			io_error = 1;
-		} else {
-			report_file(&rep, display_name(path), fd.data, fd.len, &fs);
-			if (over_threshold(o, &fs))
-				status = EXIT_FINDINGS;
-		}
-		jh_findings_clear(&fs);
-		file_data_free(&fd);
-	}
-	report_end(&rep);
-	fflush(stdout);
-	return io_error ? EXIT_IO : status;
+	run_ctx *x = ctx;
+	job *j = jp;
+	doc_result *r = xmalloc(sizeof *r);
+	char *data = j->data;
+	j->data = NULL;
+	process_input(j->fs, &x->ro, j->name, j->path, data, j->len, r);
+	*result = r;
 }
 
-static int run_fix(const options *o, const jh_ruleset *rs, const unsigned char *en,
-                   path_list *files)
+static void r_emit(void *ctx, size_t index, void *result)
 {
-	int status = EXIT_CLEAN, io_error = 0;
-	/* Remaining findings go to stdout unless stdout carries text or a diff. */
-	FILE *rest_out = (o->to_stdout || o->diff) ? stderr : stdout;
-	reporter rep = {o->format, o->color && rest_out == stdout, rest_out, 0, 0, {0}, 1};
-	report_begin(&rep);
-	for (size_t i = 0; i < files->n; i++) {
-		const char *path = files->paths[i];
-		const char *name = display_name(path);
-		file_data fd;
-		int r = open_input(path, &fd);
-		if (r) {
-			io_error |= r < 0;
-			continue;
-		}
-		jh_check_options co = {en, NULL, name, print_diag, NULL};
-		char *fixed = NULL;
-		size_t flen = 0;
-		jh_fix_report fr;
-		int rc = jh_fix(rs, fd.data, fd.len, &co, o->unsafe, &fixed, &flen, &fr);
-		if (rc) {
-			fprintf(stderr, "jinghua: %s: %s\n", name, jh_strerror(rc));
-			io_error = 1;
-			file_data_free(&fd);
-			continue;
-		}
-		int changed = flen != fd.len || memcmp(fixed, fd.data, flen) != 0;
-		if (!fr.converged)
-			fprintf(stderr, "jinghua: %s: fixes did not settle after %u rounds (rules: %s)\n",
-			        name, fr.rounds, fr.unstable_rules);
-		if (o->to_stdout) {
-			if (fwrite(fixed, 1, flen, stdout) != flen)
-				io_error = 1;
-		} else if (o->diff) {
-			if (changed)
-				print_unified_diff(stdout, name, fd.data, fd.len, fixed, flen);
-		} else if (changed) {
-			if (fd.is_stdin) {
-				fwrite(fixed, 1, flen, stdout);
-			} else if (write_atomic(path, fixed, flen, fd.mode) != 0) {
-				fprintf(stderr, "jinghua: %s: cannot write: %s\n", name, strerror(errno));
-				io_error = 1;
-			}
-		} else if (fd.is_stdin) {
-			fwrite(fixed, 1, flen, stdout);
-		}
-		if (changed && !o->quiet && !o->to_stdout && !fd.is_stdin)
-			fprintf(stderr, "jinghua: %s: %zu fix%s %s\n", name, fr.edits_applied,
-			        fr.edits_applied == 1 ? "" : "es", o->diff ? "proposed" : "applied");
-		/* What is left after fixing is still reported, never hidden. */
-		jh_findings rest = JH_FINDINGS_INIT;
-		if (jh_check(rs, fixed, flen, &co, &rest) == JH_OK) {
-			if (!(fd.is_stdin && rest_out == stdout))
-				report_file(&rep, name, fixed, flen, &rest);
-			if (over_threshold(o, &rest))
-				status = EXIT_FINDINGS;
-		}
-		jh_findings_clear(&rest);
-		free(fixed);
-		file_data_free(&fd);
+	run_ctx *x = ctx;
+	doc_result *r = result;
+	if (r->err_len || r->out_len || r->text_len)
+		progress_clear(x);
+	if (r->err_len) {
+		fflush(stdout);
+		fwrite(r->err, 1, r->err_len, stderr);
 	}
-	report_end(&rep);
-	fflush(stdout);
-	return io_error ? EXIT_IO : status;
+	if (r->text_len && fwrite(r->text, 1, r->text_len, stdout) != r->text_len)
+		x->io_error = 1;
+	report_chunk(x->rep, r->out, r->out_len, r->rs, &r->findings);
+	if (r->over)
+		x->status = EXIT_FINDINGS;
+	if (r->io_error)
+		x->io_error = 1;
+	x->done++;
+	x->bytes += r->bytes;
+	doc_result_free(r);
+	free(r);
 }
+
+static int add_job(run_ctx *x, cfg_ctx *cfg, const char *name, const char *path, const char *where,
+                   char *data, size_t len)
+{
+	const file_settings *fs;
+	int st = cfg_settings(cfg, where, &fs);
+	if (st) {
+		free(data);
+		return st;
+	}
+	x->jobs = xrealloc(x->jobs, (x->n_jobs + 1) * sizeof *x->jobs);
+	job *j = &x->jobs[x->n_jobs++];
+	j->name = xstrdup(name);
+	j->path = path ? xstrdup(path) : NULL;
+	j->data = data;
+	j->len = len;
+	j->fs = fs;
+	return 0;
+}
+
+static int run_files(const options *o, cfg_ctx *cfg, int argc, char **argv)
+{
+	reporter rep = {o->format, o->color, o->statistics, stdout};
+	run_ctx x = {o};
+	x.rep = &rep;
+	x.ro.mode = o->cmd == CMD_CHECK ? (o->diff ? MODE_DIFF : MODE_CHECK)
+	            : o->to_stdout       ? MODE_STDOUT
+	            : o->diff            ? MODE_DIFF
+	                                 : MODE_FIX;
+	x.ro.unsafe = o->unsafe;
+	x.ro.to_utf8 = o->to_utf8;
+	x.ro.quiet = o->quiet;
+	x.ro.diff_base = o->diff_base;
+	x.ro.staged = o->staged;
+	x.ro.rep = &rep;
+	int status = 0, walk_errors = 0;
+	if (o->staged) {
+		staged_file *sf;
+		size_t n;
+		if (git_staged((const char *const *)argv, (size_t)argc, &sf, &n))
+			return EXIT_USAGE;
+		for (size_t i = 0; i < n; i++) {
+			if (!status && !cfg_excluded(cfg, sf[i].name))
+				status = add_job(&x, cfg, sf[i].name, NULL, sf[i].name, sf[i].data, sf[i].len);
+			else
+				free(sf[i].data);
+			free(sf[i].name);
+		}
+		free(sf);
+	} else {
+		path_list files = {0};
+		if (argc == 0) {
+			if (isatty(STDIN_FILENO)) {
+				fprintf(stderr, "jinghua: no input: give files or folders, or - for stdin\n");
+				usage(stderr);
+				return EXIT_USAGE;
+			}
+			walk_errors += walk_arg("-", &files);
+		}
+		for (int i = 0; i < argc; i++)
+			walk_errors += walk_arg(argv[i], &files);
+		for (size_t i = 0; i < files.n && !status; i++) {
+			const char *p = files.paths[i];
+			if (!strcmp(p, "-")) {
+				const char *name = o->stdin_filename ? o->stdin_filename : "<stdin>";
+				const char *where = o->stdin_filename ? o->stdin_filename : "./-";
+				file_data fd;
+				if (read_input("-", &fd)) {
+					fprintf(stderr, "jinghua: <stdin>: %s\n", strerror(errno));
+					walk_errors++;
+					continue;
+				}
+				status = add_job(&x, cfg, name, NULL, where, fd.data, fd.len);
+				continue;
+			}
+			if (files.walked[i] && cfg_excluded(cfg, p))
+				continue;
+			status = add_job(&x, cfg, p, p, p, NULL, 0);
+		}
+		path_list_free(&files);
+	}
+	if (!status) {
+		x.progress = o->progress > 0 || (o->progress < 0 && !o->quiet && isatty(STDERR_FILENO));
+		clock_gettime(CLOCK_MONOTONIC, &x.start);
+		x.last = x.start;
+		/* remaining findings of fix --stdout/--diff go to stderr: stdout has the text */
+		if (o->cmd == CMD_FIX && (o->to_stdout || o->diff)) {
+			rep.out = stderr;
+			rep.color = rep.color && isatty(STDERR_FILENO);
+		}
+		report_begin(&rep);
+		unsigned threads = o->jobs ? o->jobs : default_threads();
+		if (threads > x.n_jobs)
+			threads = (unsigned)(x.n_jobs ? x.n_jobs : 1);
+		pool_run(threads, &x, r_next, r_work, r_emit, tick);
+		progress_clear(&x);
+		report_end(&rep);
+		status = x.status;
+	}
+	for (size_t i = 0; i < x.n_jobs; i++) {
+		free(x.jobs[i].name);
+		free(x.jobs[i].path);
+		free(x.jobs[i].data);
+	}
+	free(x.jobs);
+	if (fflush(stdout) || ferror(stdout))
+		x.io_error = 1;
+	if (status == EXIT_USAGE)
+		return status;
+	return x.io_error || walk_errors ? EXIT_IO : status;
+}
+
+/* ---- rules, test-rules ---- */
 
 static const char *kind_name(jh_kind k)
 {
@@ -335,11 +401,17 @@ static int run_rules(const options *o, const jh_ruleset *rs)
 			if (ex.fixed)
 				printf("      → %s\n", ex.fixed);
 		}
+		printf("\n  switch off: --ignore %s, or in .jinghua.ini: ignore = %s\n"
+		       "  in a text:  <!-- jinghua-disable-next-line %s -->\n", in.id, in.id, in.id);
 		return EXIT_CLEAN;
 	}
 	for (size_t i = 0; i < n; i++) {
 		jh_rule_info in;
 		jh_rule_get_info(jh_ruleset_rule(rs, i), &in);
+		if (o->ids) {
+			printf("%s\n", in.id);
+			continue;
+		}
 		printf("%-32s %-8s %-8s %-7s %-3s %s\n", in.id, jh_severity_name(in.severity),
 		       kind_name(in.kind), in.has_fix ? (in.safety == JH_SAFE ? "safe" : "unsafe") : "-",
 		       in.enabled_by_default ? "on" : "off", in.message);
@@ -347,28 +419,36 @@ static int run_rules(const options *o, const jh_ruleset *rs)
 	return EXIT_CLEAN;
 }
 
-static int run_test_rules(const options *o, int argc, char **argv)
+static int is_dir(const char *p)
 {
-	jh_ruleset *rs;
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static int run_test_rules(const options *o, cfg_ctx *cfg, int argc, char **argv)
+{
+	jh_ruleset *own = NULL;
+	const jh_ruleset *rs;
 	int status;
 	if (argc == 0) {
-		if ((status = load_rules(o, &rs)))
+		if ((status = cfg_base_ruleset(cfg, &rs)))
 			return status;
 	} else {
-		if (jh_ruleset_new(&rs))
+		if (jh_ruleset_new(&own))
 			return EXIT_IO;
 		int errors = 0;
 		for (int i = 0; i < argc; i++)
 			if (is_dir(argv[i]))
-				jh_ruleset_load_dir(rs, argv[i], print_diag, &errors);
+				jh_ruleset_load_dir(own, argv[i], print_diag, &errors);
 			else
-				jh_ruleset_load_file(rs, argv[i], print_diag, &errors);
-		jh_ruleset_compile(rs, print_diag, &errors);
+				jh_ruleset_load_file(own, argv[i], print_diag, &errors);
+		jh_ruleset_compile(own, print_diag, &errors);
 		if (errors) {
 			fprintf(stderr, "jinghua: %d error%s in rule files\n", errors, errors == 1 ? "" : "s");
-			jh_ruleset_free(rs);
+			jh_ruleset_free(own);
 			return EXIT_USAGE;
 		}
+		rs = own;
 	}
 	size_t n = jh_ruleset_count(rs), examples = 0;
 	int failures = 0;
@@ -379,20 +459,53 @@ static int run_test_rules(const options *o, int argc, char **argv)
 		int f = jh_rule_run_examples(rs, i, print_diag, NULL);
 		if (f < 0) {
 			fprintf(stderr, "jinghua: %s\n", jh_strerror(f));
-			jh_ruleset_free(rs);
+			jh_ruleset_free(own);
 			return EXIT_IO;
 		}
 		failures += f;
 	}
 	printf("%zu rules, %zu examples, %d failure%s\n", n, examples, failures,
 	       failures == 1 ? "" : "s");
-	jh_ruleset_free(rs);
+	jh_ruleset_free(own);
 	return failures ? EXIT_FINDINGS : EXIT_CLEAN;
+}
+
+/* ---- options ---- */
+
+static int parse_format(const char *v, out_format *f)
+{
+	static const struct { const char *name; out_format f; } names[] = {
+		{"human", FMT_HUMAN}, {"json", FMT_JSON}, {"jsonl", FMT_JSONL}, {"sarif", FMT_SARIF},
+		{"github", FMT_GITHUB}, {"checkstyle", FMT_CHECKSTYLE}, {"rdjsonl", FMT_RDJSONL},
+		{"rdjson", FMT_RDJSONL},
+	};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (!strcmp(v, names[i].name)) {
+			*f = names[i].f;
+			return 0;
+		}
+	return -1;
+}
+
+static int check_encoding_name(const char *e)
+{
+	if (!e || !strcmp(e, "auto"))
+		return 0;
+	decoded d;
+	char err[128];
+	/* decoding invalid UTF-8 forces the named codec to be opened */
+	if (decode_text("\xff", 1, e, &d, err, sizeof err)) {
+		fprintf(stderr, "jinghua: --encoding: %s\n", err);
+		return -1;
+	}
+	decoded_free(&d);
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	options o = {.cmd = CMD_CHECK, .format = FMT_HUMAN, .color = -1, .fail_on = JH_WARNING};
+	options o = {.cmd = CMD_CHECK, .format = FMT_HUMAN, .color = -1, .progress = -1};
+	o.cfg.fail_on = -1;
 	int argi = 1;
 	if (argc > 1) {
 		const char *c = argv[1];
@@ -404,48 +517,82 @@ int main(int argc, char **argv)
 			o.cmd = CMD_RULES, argi = 2;
 		else if (!strcmp(c, "test-rules"))
 			o.cmd = CMD_TEST_RULES, argi = 2;
+		else if (!strcmp(c, "hook"))
+			return hook_command(argc - 1, argv + 1);
 	}
-	enum { O_FAIL_ON = 256, O_COLOR, O_UNSAFE, O_STDOUT, O_DIFF, O_EXPLAIN, O_NO_DEFAULT };
+	enum { O_FAIL_ON = 256, O_COLOR, O_UNSAFE, O_STDOUT, O_DIFF, O_EXPLAIN, O_NO_DEFAULT,
+	       O_EXTEND, O_PROFILE, O_VARIANT, O_NO_CONFIG, O_TYPE, O_ENCODING, O_TO_UTF8, O_STAGED,
+	       O_DIFF_BASE, O_STATS, O_JSONL, O_STDIN_NAME, O_IDS, O_PROGRESS };
 	static const struct option longs[] = {
 		{"format", required_argument, 0, 'f'},   {"select", required_argument, 0, 's'},
 		{"ignore", required_argument, 0, 'i'},   {"rules", required_argument, 0, 'r'},
 		{"fail-on", required_argument, 0, O_FAIL_ON}, {"color", required_argument, 0, O_COLOR},
+		{"colour", required_argument, 0, O_COLOR},
 		{"unsafe", no_argument, 0, O_UNSAFE},    {"stdout", no_argument, 0, O_STDOUT},
 		{"diff", no_argument, 0, O_DIFF},        {"explain", required_argument, 0, O_EXPLAIN},
 		{"no-default-rules", no_argument, 0, O_NO_DEFAULT},
+		{"extend-select", required_argument, 0, O_EXTEND},
+		{"profile", required_argument, 0, O_PROFILE}, {"variant", required_argument, 0, O_VARIANT},
+		{"config", required_argument, 0, 'c'},   {"no-config", no_argument, 0, O_NO_CONFIG},
+		{"type", required_argument, 0, O_TYPE},  {"encoding", required_argument, 0, O_ENCODING},
+		{"to-utf8", no_argument, 0, O_TO_UTF8},  {"staged", no_argument, 0, O_STAGED},
+		{"diff-base", required_argument, 0, O_DIFF_BASE},
+		{"statistics", no_argument, 0, O_STATS}, {"jsonl-filter", no_argument, 0, O_JSONL},
+		{"stdin-filename", required_argument, 0, O_STDIN_NAME},
+		{"ids", no_argument, 0, O_IDS},          {"jobs", required_argument, 0, 'j'},
+		{"progress", no_argument, 0, O_PROGRESS},
 		{"quiet", no_argument, 0, 'q'},          {"help", no_argument, 0, 'h'},
 		{"version", no_argument, 0, 'V'},        {0, 0, 0, 0}};
-	const char *dirs[64];
-	o.rule_dirs = dirs;
+	const char **dirs = xmalloc((size_t)argc * sizeof *dirs);
+	o.cfg.rule_dirs = dirs;
 	optind = argi;
 	int c;
-	while ((c = getopt_long(argc, argv, "f:s:i:r:qhV", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "f:s:i:r:c:j:qhV", longs, NULL)) != -1) {
 		switch (c) {
 		case 'f':
-			if (!strcmp(optarg, "human"))
-				o.format = FMT_HUMAN;
-			else if (!strcmp(optarg, "json"))
-				o.format = FMT_JSON;
-			else {
-				fprintf(stderr, "jinghua: --format must be human or json, not '%s'\n", optarg);
+			if (parse_format(optarg, &o.format)) {
+				fprintf(stderr, "jinghua: --format must be human, json, jsonl, sarif, github, "
+				                "checkstyle or rdjsonl, not '%s'\n", optarg);
 				return EXIT_USAGE;
 			}
 			break;
-		case 's': o.select = optarg; break;
-		case 'i': o.ignore = optarg; break;
-		case 'r':
-			if (o.n_rule_dirs == 64) {
-				fprintf(stderr, "jinghua: too many --rules folders\n");
+		case 's': o.cfg.select = optarg; break;
+		case 'i': o.cfg.ignore = optarg; break;
+		case O_EXTEND: o.cfg.extend_select = optarg; break;
+		case 'r': dirs[o.cfg.n_rule_dirs++] = optarg; break;
+		case 'c': o.cfg.config = optarg; break;
+		case O_NO_CONFIG: o.cfg.no_config = 1; break;
+		case O_PROFILE: o.cfg.profile = optarg; break;
+		case O_VARIANT:
+			if (strcmp(optarg, "auto") && strcmp(optarg, "hans") && strcmp(optarg, "hant")) {
+				fprintf(stderr, "jinghua: --variant must be auto, hans or hant\n");
 				return EXIT_USAGE;
 			}
-			dirs[o.n_rule_dirs++] = optarg;
+			o.cfg.variant = optarg;
+			break;
+		case O_TYPE:
+			if (!strcmp(optarg, "auto"))
+				o.cfg.type = TYPE_AUTO;
+			else if (!strcmp(optarg, "text") || !strcmp(optarg, "txt"))
+				o.cfg.type = TYPE_TEXT;
+			else if (!strcmp(optarg, "markdown") || !strcmp(optarg, "md"))
+				o.cfg.type = TYPE_MARKDOWN;
+			else {
+				fprintf(stderr, "jinghua: --type must be auto, text or markdown\n");
+				return EXIT_USAGE;
+			}
+			break;
+		case O_ENCODING:
+			if (check_encoding_name(optarg))
+				return EXIT_USAGE;
+			o.cfg.encoding = strcmp(optarg, "auto") ? optarg : NULL;
 			break;
 		case O_FAIL_ON: {
 			jh_severity s;
 			if (!strcmp(optarg, "never"))
-				o.fail_on = 3;
+				o.cfg.fail_on = FAIL_NEVER;
 			else if (jh_severity_parse(optarg, &s) == 0)
-				o.fail_on = (int)s;
+				o.cfg.fail_on = (int)s;
 			else {
 				fprintf(stderr, "jinghua: --fail-on must be error, warning, info or never\n");
 				return EXIT_USAGE;
@@ -464,23 +611,54 @@ int main(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
+		case 'j': {
+			char *end;
+			long n = strtol(optarg, &end, 10);
+			if (*end || n < 0 || n > 1024) {
+				fprintf(stderr, "jinghua: --jobs must be a number from 0 (all cores) to 1024\n");
+				return EXIT_USAGE;
+			}
+			o.jobs = (unsigned)n;
+			break;
+		}
 		case O_UNSAFE: o.unsafe = 1; break;
 		case O_STDOUT: o.to_stdout = 1; break;
 		case O_DIFF: o.diff = 1; break;
+		case O_TO_UTF8: o.to_utf8 = 1; break;
+		case O_STAGED: o.staged = 1; break;
+		case O_DIFF_BASE: o.diff_base = optarg; break;
+		case O_STATS: o.statistics = 1; break;
+		case O_JSONL: o.jsonl = 1; break;
+		case O_STDIN_NAME: o.stdin_filename = optarg; break;
 		case O_EXPLAIN: o.explain = optarg; break;
-		case O_NO_DEFAULT: o.no_default_rules = 1; break;
+		case O_IDS: o.ids = 1; break;
+		case O_PROGRESS: o.progress = 1; break;
+		case O_NO_DEFAULT: o.cfg.no_default_rules = 1; break;
 		case 'q': o.quiet = 1; break;
 		case 'h': usage(stdout); return EXIT_CLEAN;
 		case 'V': printf("jinghua %s\n", JH_VERSION); return EXIT_CLEAN;
 		default: usage(stderr); return EXIT_USAGE;
 		}
 	}
-	if (o.cmd != CMD_FIX && (o.unsafe || o.to_stdout || o.diff)) {
-		fprintf(stderr, "jinghua: --unsafe, --stdout and --diff belong to 'jinghua fix'\n");
+	const char *bad = NULL;
+	if (o.cmd != CMD_FIX && (o.unsafe || o.to_stdout || o.to_utf8))
+		bad = "--unsafe, --stdout and --to-utf8 belong to 'jinghua fix'";
+	else if (o.to_stdout && o.diff)
+		bad = "choose one of --stdout and --diff";
+	else if (o.staged && o.cmd == CMD_FIX)
+		bad = "fix --staged is not supported: fix the files, then git add them";
+	else if (o.statistics && o.format != FMT_HUMAN && o.format != FMT_JSON)
+		bad = "--statistics prints human or json";
+	else if (o.jsonl && (o.staged || o.diff_base || o.diff || o.to_stdout || optind < argc))
+		bad = "--jsonl-filter reads stdin only, and takes no PATH, --staged, --diff-base, --diff or --stdout";
+	else if ((o.cmd == CMD_RULES || o.cmd == CMD_TEST_RULES) && (o.staged || o.diff_base || o.jsonl))
+		bad = "--staged, --diff-base and --jsonl-filter belong to check and fix";
+	if (bad) {
+		fprintf(stderr, "jinghua: %s\n", bad);
 		return EXIT_USAGE;
 	}
-	if (o.to_stdout && o.diff) {
-		fprintf(stderr, "jinghua: choose one of --stdout and --diff\n");
+	if (o.diff_base && git_verify_rev(o.diff_base)) {
+		fprintf(stderr, "jinghua: --diff-base: '%s' is not a commit in this repository\n", o.diff_base);
 		return EXIT_USAGE;
 	}
 	if (o.color < 0)
@@ -488,42 +666,23 @@ int main(int argc, char **argv)
 	if (o.format != FMT_HUMAN)
 		o.color = 0;
 
-	if (o.cmd == CMD_TEST_RULES)
-		return run_test_rules(&o, argc - optind, argv + optind);
-
-	jh_ruleset *rs = NULL;
-	int status = load_rules(&o, &rs);
-	if (status)
-		return status;
-	if (o.cmd == CMD_RULES) {
-		status = run_rules(&o, rs);
-		jh_ruleset_free(rs);
-		return status;
+	cfg_ctx *cfg = cfg_new(&o.cfg);
+	int status;
+	if (cfg_failed(cfg)) {
+		status = EXIT_USAGE;
+	} else if (o.cmd == CMD_TEST_RULES) {
+		status = run_test_rules(&o, cfg, argc - optind, argv + optind);
+	} else if (o.cmd == CMD_RULES) {
+		const jh_ruleset *rs;
+		status = cfg_base_ruleset(cfg, &rs);
+		if (!status)
+			status = run_rules(&o, rs);
+	} else if (o.jsonl) {
+		status = jsonl_filter(cfg, o.cmd == CMD_FIX, o.unsafe, o.jobs ? o.jobs : default_threads());
+	} else {
+		status = run_files(&o, cfg, argc - optind, argv + optind);
 	}
-	unsigned char *en = NULL;
-	if ((status = build_selection(&o, rs, &en))) {
-		jh_ruleset_free(rs);
-		return status;
-	}
-	path_list files = {0};
-	int walk_errors = 0;
-	if (optind == argc) {
-		if (isatty(STDIN_FILENO)) {
-			fprintf(stderr, "jinghua: no input: give files or folders, or - for stdin\n");
-			usage(stderr);
-			status = EXIT_USAGE;
-			goto done;
-		}
-		walk_errors += walk_arg("-", &files);
-	}
-	for (int i = optind; i < argc; i++)
-		walk_errors += walk_arg(argv[i], &files);
-	status = o.cmd == CMD_FIX ? run_fix(&o, rs, en, &files) : run_check(&o, rs, en, &files);
-	if (walk_errors)
-		status = EXIT_IO;
-done:
-	path_list_free(&files);
-	free(en);
-	jh_ruleset_free(rs);
+	cfg_free(cfg);
+	free(dirs);
 	return status;
 }

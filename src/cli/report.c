@@ -1,5 +1,10 @@
 /* report.c — printing findings: `human` (file:line:col, the source line and
- * a caret under the span, aligned by display width) and `json`. */
+ * a caret under the span, aligned by display width), `json` (one array),
+ * `jsonl` (one finding a line) and --statistics; the CI formats are in
+ * format_sarif.c and format_ci.c.  Each file's findings are written to a
+ * buffer of their own (files are checked in parallel) and printed in input
+ * order by report_chunk. */
+#include <stdlib.h>
 #include <string.h>
 #include "cli.h"
 
@@ -40,11 +45,22 @@ void json_string(FILE *out, const char *s, size_t len)
 	fputc('"', out);
 }
 
+size_t orig_offset(const report_doc *d, size_t pos)
+{
+	return d->enc ? decoded_orig_offset(d->enc, pos) : pos;
+}
+
 void report_begin(reporter *r)
 {
-	r->json_first = 1;
+	r->first_chunk = 1;
+	if (r->statistics)
+		return;
 	if (r->format == FMT_JSON)
 		fputs("[", r->out);
+	else if (r->format == FMT_SARIF)
+		sarif_begin(r->out);
+	else if (r->format == FMT_CHECKSTYLE)
+		checkstyle_begin(r->out);
 }
 
 /* The line containing byte pos: [*ls, *le) without its line break. */
@@ -80,10 +96,9 @@ static void print_source(FILE *out, const char *s, size_t n)
 	}
 }
 
-static void human_finding(reporter *r, const char *path, const char *text, size_t len,
-                          const jh_finding *f)
+static void human_finding(const reporter *r, FILE *o, const char *path, const char *text,
+                          size_t len, const jh_finding *f)
 {
-	FILE *o = r->out;
 	int c = r->color;
 	fprintf(o, "%s%s:%zu:%zu:%s %s%s%s %s[%s]%s %s\n", c ? C_BOLD : "", path, f->line, f->column,
 	        c ? C_RESET : "", c ? sev_color[f->severity] : "", jh_severity_name(f->severity),
@@ -126,20 +141,21 @@ static void human_finding(reporter *r, const char *path, const char *text, size_
 	fputc('\n', o);
 }
 
-static void json_finding(reporter *r, const char *path, const jh_finding *f)
+void json_finding(FILE *o, const report_doc *d, const jh_finding *f)
 {
-	FILE *o = r->out;
-	fputs(r->json_first ? "\n" : ",\n", o);
-	r->json_first = 0;
-	fputs("{\"file\":", o);
-	json_string(o, path, strlen(path));
-	fputs(",\"rule\":", o);
+	fputc('{', o);
+	if (*d->name) { /* jsonl filter records have no file */
+		fputs("\"file\":", o);
+		json_string(o, d->name, strlen(d->name));
+		fputc(',', o);
+	}
+	fputs("\"rule\":", o);
 	json_string(o, f->rule_id, strlen(f->rule_id));
 	fprintf(o, ",\"severity\":\"%s\",\"line\":%zu,\"column\":%zu,\"end_line\":%zu,"
 	           "\"end_column\":%zu,\"display_column\":%zu,\"byte_start\":%zu,\"byte_end\":%zu,"
 	           "\"message\":",
 	        jh_severity_name(f->severity), f->line, f->column, f->end_line, f->end_column,
-	        f->display_column, f->byte_start, f->byte_end);
+	        f->display_column, orig_offset(d, f->byte_start), orig_offset(d, f->byte_end));
 	json_string(o, f->message, strlen(f->message));
 	fputs(",\"fix\":", o);
 	if (!f->has_fix) {
@@ -150,38 +166,150 @@ static void json_finding(reporter *r, const char *path, const jh_finding *f)
 	for (size_t i = 0; i < f->n_edits; i++) {
 		const jh_edit *e = &f->edits[i];
 		fprintf(o, "%s{\"byte_start\":%zu,\"byte_end\":%zu,\"replacement\":", i ? "," : "",
-		        e->byte_start, e->byte_end);
+		        orig_offset(d, e->byte_start), orig_offset(d, e->byte_end));
 		json_string(o, e->replacement, strlen(e->replacement));
 		fputc('}', o);
 	}
 	fputs("]}}", o);
 }
 
-void report_file(reporter *r, const char *path, const char *text, size_t len,
-                 const jh_findings *fs)
+void report_file(const reporter *r, FILE *out, const report_doc *d, const jh_findings *fs)
 {
-	r->n_files++;
+	if (r->statistics)
+		return;
+	if (r->format == FMT_CHECKSTYLE) {
+		checkstyle_file(out, d, fs);
+		return;
+	}
 	for (size_t i = 0; i < fs->count; i++) {
 		const jh_finding *f = &fs->items[i];
-		r->n_findings++;
-		r->by_sev[f->severity]++;
-		if (r->format == FMT_JSON)
-			json_finding(r, path, f);
-		else
-			human_finding(r, path, text, len, f);
+		switch (r->format) {
+		case FMT_HUMAN:
+			human_finding(r, out, d->name, d->text, d->len, f);
+			break;
+		case FMT_JSON:
+			fputs(",\n", out);
+			json_finding(out, d, f);
+			break;
+		case FMT_JSONL:
+			json_finding(out, d, f);
+			fputc('\n', out);
+			break;
+		case FMT_SARIF:
+			fputs(",\n", out);
+			sarif_result(out, d, f);
+			break;
+		case FMT_GITHUB:
+			github_finding(out, d, f);
+			break;
+		case FMT_RDJSONL:
+			rdjson_finding(out, d, f);
+			fputc('\n', out);
+			break;
+		case FMT_CHECKSTYLE:
+			break;
+		}
 	}
+}
+
+static void count(reporter *r, const jh_ruleset *rs, const jh_finding *f)
+{
+	for (size_t i = 0; i < r->n_counts; i++)
+		if (!strcmp(r->counts[i].id, f->rule_id)) {
+			r->counts[i].count++;
+			r->counts[i].fixable += f->has_fix;
+			return;
+		}
+	if (r->n_counts == r->cap_counts) {
+		r->cap_counts = r->cap_counts ? r->cap_counts * 2 : 32;
+		r->counts = xrealloc(r->counts, r->cap_counts * sizeof *r->counts);
+	}
+	r->counts[r->n_counts++] = (rule_count){f->rule_id, rs, f->severity, 1, (size_t)f->has_fix};
+}
+
+void report_chunk(reporter *r, const char *chunk, size_t len, const jh_ruleset *rs,
+                  const jh_findings *fs)
+{
+	r->n_files++;
+	for (size_t i = 0; fs && i < fs->count; i++) {
+		r->n_findings++;
+		r->by_sev[fs->items[i].severity]++;
+		count(r, rs, &fs->items[i]);
+	}
+	if (!len)
+		return;
+	/* JSON and SARIF items carry a leading separator; the first one drops it */
+	if ((r->format == FMT_JSON || r->format == FMT_SARIF) && !r->statistics && r->first_chunk &&
+	    chunk[0] == ',') {
+		chunk++;
+		len--;
+	}
+	r->first_chunk = 0;
+	fwrite(chunk, 1, len, r->out);
+}
+
+static int cmp_count(const void *a, const void *b)
+{
+	const rule_count *x = a, *y = b;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->id, y->id);
+}
+
+const char *rule_message(const jh_ruleset *rs, const char *id)
+{
+	long idx = rs ? jh_ruleset_find(rs, id) : -1;
+	if (idx < 0)
+		return NULL;
+	jh_rule_info in;
+	jh_rule_get_info(jh_ruleset_rule(rs, (size_t)idx), &in);
+	return in.message;
+}
+
+static void print_statistics(reporter *r)
+{
+	qsort(r->counts, r->n_counts, sizeof *r->counts, cmp_count);
+	FILE *o = r->out;
+	if (r->format == FMT_JSON) {
+		fputs("[", o);
+		for (size_t i = 0; i < r->n_counts; i++) {
+			const rule_count *c = &r->counts[i];
+			fprintf(o, "%s\n{\"rule\":", i ? "," : "");
+			json_string(o, c->id, strlen(c->id));
+			fprintf(o, ",\"severity\":\"%s\",\"count\":%zu,\"fixable\":%zu}",
+			        jh_severity_name(c->severity), c->count, c->fixable);
+		}
+		fputs(r->n_counts ? "\n]\n" : "]\n", o);
+		return;
+	}
+	for (size_t i = 0; i < r->n_counts; i++) {
+		const rule_count *c = &r->counts[i];
+		fprintf(o, "%7zu  %-32s %-7s %7zu fixable\n", c->count, c->id, jh_severity_name(c->severity),
+		        c->fixable);
+	}
+	if (r->n_counts)
+		fprintf(o, "%7zu  total in %zu file%s\n", r->n_findings, r->n_files,
+		        r->n_files == 1 ? "" : "s");
 }
 
 void report_end(reporter *r)
 {
-	if (r->format == FMT_JSON) {
-		fputs(r->json_first ? "]\n" : "\n]\n", r->out);
-		return;
-	}
-	if (r->n_findings)
+	if (r->statistics) {
+		print_statistics(r);
+	} else if (r->format == FMT_JSON) {
+		fputs(r->first_chunk ? "]\n" : "\n]\n", r->out);
+	} else if (r->format == FMT_SARIF) {
+		sarif_end(r);
+	} else if (r->format == FMT_CHECKSTYLE) {
+		checkstyle_end(r->out);
+	} else if (r->format == FMT_HUMAN && r->n_findings) {
 		fprintf(r->out, "\n%zu finding%s (%zu error%s, %zu warning%s, %zu info) in %zu file%s\n",
 		        r->n_findings, r->n_findings == 1 ? "" : "s", r->by_sev[JH_ERROR],
 		        r->by_sev[JH_ERROR] == 1 ? "" : "s", r->by_sev[JH_WARNING],
 		        r->by_sev[JH_WARNING] == 1 ? "" : "s", r->by_sev[JH_INFO], r->n_files,
 		        r->n_files == 1 ? "" : "s");
+	}
+	free(r->counts);
+	r->counts = NULL;
+	r->n_counts = r->cap_counts = 0;
 }

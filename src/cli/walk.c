@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include "cli.h"
 
-static int push(path_list *l, const char *p)
+int path_list_push(path_list *l, const char *p, int walked)
 {
 	if (l->n == l->cap) {
 		size_t nc = l->cap ? l->cap * 2 : 64;
@@ -15,12 +15,22 @@ static int push(path_list *l, const char *p)
 		if (!v)
 			return -1;
 		l->paths = v;
+		unsigned char *w = realloc(l->walked, nc);
+		if (!w)
+			return -1;
+		l->walked = w;
 		l->cap = nc;
 	}
 	if (!(l->paths[l->n] = strdup(p)))
 		return -1;
+	l->walked[l->n] = (unsigned char)walked;
 	l->n++;
 	return 0;
+}
+
+static int push(path_list *l, const char *p)
+{
+	return path_list_push(l, p, 0);
 }
 
 void path_list_free(path_list *l)
@@ -28,7 +38,9 @@ void path_list_free(path_list *l)
 	for (size_t i = 0; i < l->n; i++)
 		free(l->paths[i]);
 	free(l->paths);
+	free(l->walked);
 	l->paths = NULL;
+	l->walked = NULL;
 	l->n = l->cap = 0;
 }
 
@@ -75,7 +87,7 @@ static int walk_dir(const char *dir, path_list *out, int depth)
 		} else if (S_ISDIR(st.st_mode)) {
 			errors += walk_dir(p, out, depth + 1);
 		} else if (S_ISREG(st.st_mode)) {
-			if (push(out, p))
+			if (path_list_push(out, p, 1))
 				errors++;
 		}
 		/* symlinks and special files inside folders are not followed */

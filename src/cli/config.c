@@ -1,0 +1,1499 @@
+/* config.c — settings per file: .jinghua.ini (found upward from each file,
+ * like .editorconfig, or given with --config), profiles, per-path sections,
+ * and the command line on top.
+ *
+ * Order, later wins: each rule's own default → the profile → the config's
+ * main section and [rule.id] sections → [path:GLOB] sections matching the
+ * file, in order → the command line (--select replaces the selection,
+ * --extend-select adds, --ignore removes).
+ *
+ * Rule parameters change what is compiled, so each distinct combination of
+ * rule folders, profile and parameters has its own rule set; they are
+ * compiled once and shared (most projects have one). */
+#include <errno.h>
+#include <iconv.h>
+#include <ini.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "config.h"
+#include "cli.h"
+
+#ifndef JH_RULES_DIR
+#define JH_RULES_DIR "/usr/local/share/jinghua/rules"
+#endif
+
+/* ---- model ---- */
+
+typedef struct {
+	char *value;
+	unsigned line;
+} spec; /* a list of rule names, or ID:SEVERITY pairs, with where it was set */
+
+typedef struct {
+	char *key, *value;
+	unsigned line;
+} kv;
+
+typedef struct {
+	char *id;
+	unsigned line;
+	int severity;       /* -1 unset */
+	int enabled;        /* -1 unset */
+	unsigned sev_line, en_line;
+	kv *params;
+	size_t n_params;
+} rule_cfg;
+
+typedef struct {
+	char *glob;         /* NULL for the main section */
+	unsigned line;
+	spec *select, *extend, *ignore, *severity;
+	size_t n_select, n_extend, n_ignore, n_severity;
+	int fail_on;        /* -1 unset */
+	doc_type type;
+	char *encoding, *variant;
+	char **words;
+	size_t n_words;
+} section;
+
+typedef struct config {
+	char *path, *dir;
+	section main;
+	section *paths;
+	size_t n_paths;
+	rule_cfg *rules;
+	size_t n_rules;
+	char **rule_dirs;
+	size_t n_rule_dirs;
+	char *profile;
+	unsigned profile_line;
+	char *profile_from;     /* the file that named the profile */
+	char **exclude;
+	size_t n_exclude;
+	/* resolved */
+	int resolved, bad;
+	const jh_ruleset *rs;
+	struct profile *prof;
+	struct fsettings *cache;
+} config;
+
+typedef struct profile {
+	char *path;
+	spec *enable, *disable, *severity;
+	size_t n_enable, n_disable, n_severity;
+	rule_cfg *rules;
+	size_t n_rules;
+} profile;
+
+typedef struct fsettings {
+	unsigned long long mask; /* which path sections matched */
+	file_settings s;
+	unsigned char *enabled;
+	signed char *severity;
+	char **accept;
+	struct fsettings *next;
+} fsettings;
+
+typedef struct rs_entry {
+	char *key;
+	jh_ruleset *rs;
+	struct rs_entry *next;
+} rs_entry;
+
+typedef struct dir_entry {
+	char *dir;
+	config *cfg; /* NULL: none here or above */
+	struct dir_entry *next;
+} dir_entry;
+
+struct cfg_ctx {
+	cfg_cli cli;
+	config *forced;        /* --config */
+	config **all;
+	size_t n_all;
+	dir_entry *dirs;
+	rs_entry *rulesets;
+	config none;           /* no config file */
+	int failed;
+};
+
+/* ---- small things ---- */
+
+static void *grow(void *p, size_t n, size_t elem)
+{
+	/* arrays grow by one; sizes here are tiny */
+	return xrealloc(p, (n + 1) * elem);
+}
+
+static char *trim(char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	size_t n = strlen(s);
+	while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+		s[--n] = '\0';
+	return s;
+}
+
+static void cfg_error(const char *file, unsigned line, const char *fmt, const char *a, const char *b)
+{
+	fprintf(stderr, "jinghua: %s", file);
+	if (line)
+		fprintf(stderr, ":%u", line);
+	fputs(": error: ", stderr);
+	fprintf(stderr, fmt, a ? a : "", b ? b : "");
+	fputc('\n', stderr);
+}
+
+void print_diag(const jh_diag *d, void *payload)
+{
+	int *errors = payload;
+	if (errors && d->severity == JH_ERROR)
+		(*errors)++;
+	fprintf(stderr, "jinghua: ");
+	if (d->file) {
+		fputs(d->file, stderr);
+		if (d->line)
+			fprintf(stderr, ":%u", d->line);
+		if (d->column)
+			fprintf(stderr, ":%u", d->column);
+		fputs(": ", stderr);
+	}
+	fprintf(stderr, "%s: ", d->severity == JH_ERROR ? "error" : "warning");
+	if (d->rule_id)
+		fprintf(stderr, "[%s] ", d->rule_id);
+	fprintf(stderr, "%s\n", d->message);
+}
+
+static int parse_bool(const char *v, int *out)
+{
+	if (!strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "on") || !strcmp(v, "1"))
+		*out = 1;
+	else if (!strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "off") || !strcmp(v, "0"))
+		*out = 0;
+	else
+		return -1;
+	return 0;
+}
+
+static int parse_fail_on(const char *v, int *out)
+{
+	jh_severity s;
+	if (!strcmp(v, "never"))
+		*out = FAIL_NEVER;
+	else if (jh_severity_parse(v, &s) == 0)
+		*out = (int)s;
+	else
+		return -1;
+	return 0;
+}
+
+static int parse_type(const char *v, doc_type *out)
+{
+	if (!strcmp(v, "auto"))
+		*out = TYPE_AUTO;
+	else if (!strcmp(v, "text") || !strcmp(v, "txt"))
+		*out = TYPE_TEXT;
+	else if (!strcmp(v, "markdown") || !strcmp(v, "md"))
+		*out = TYPE_MARKDOWN;
+	else
+		return -1;
+	return 0;
+}
+
+static int valid_variant(const char *v)
+{
+	return !strcmp(v, "auto") || !strcmp(v, "hans") || !strcmp(v, "hant");
+}
+
+/* Split a list value on commas, Chinese commas, 、 and line breaks. */
+static size_t split_list(const char *v, char ***out)
+{
+	size_t n = 0;
+	char **items = NULL;
+	const char *p = v;
+	while (*p) {
+		size_t len = 0;
+		const char *q = p;
+		while (*q && *q != ',' && *q != '\n' && strncmp(q, "，", 3) && strncmp(q, "、", 3))
+			q++;
+		len = (size_t)(q - p);
+		char *item = xstrndup(p, len);
+		char *t = trim(item);
+		if (*t) {
+			items = grow(items, n, sizeof *items);
+			items[n++] = xstrdup(t);
+		}
+		free(item);
+		if (!*q)
+			break;
+		p = q + (*q == ',' || *q == '\n' ? 1 : 3);
+	}
+	*out = items;
+	return n;
+}
+
+static void free_list(char **v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* ---- glob matching ---- */
+
+static int class_match(const char **pp, char c)
+{
+	const char *p = *pp + 1;
+	int neg = *p == '!' || *p == '^', hit = 0;
+	if (neg)
+		p++;
+	for (int first = 1; *p && (*p != ']' || first); first = 0) {
+		char lo = *p, hi = lo;
+		if (p[1] == '-' && p[2] && p[2] != ']') {
+			hi = p[2];
+			p += 3;
+		} else {
+			p++;
+		}
+		if (c >= lo && c <= hi)
+			hit = 1;
+	}
+	if (*p != ']')
+		return -1; /* not a class: match '[' literally */
+	*pp = p + 1;
+	return hit != neg;
+}
+
+static int gmatch(const char *p, const char *s)
+{
+	while (*p) {
+		if (p[0] == '*' && p[1] == '*') {
+			p += 2;
+			if (*p == '/') {
+				p++;
+				/* "**\/" matches zero or more whole folders */
+				if (gmatch(p, s))
+					return 1;
+				for (const char *q = s; *q; q++)
+					if (*q == '/' && gmatch(p, q + 1))
+						return 1;
+				return 0;
+			}
+			for (const char *q = s;; q++) {
+				if (gmatch(p, q))
+					return 1;
+				if (!*q)
+					return 0;
+			}
+		}
+		if (*p == '*') {
+			p++;
+			for (const char *q = s;; q++) {
+				if (gmatch(p, q))
+					return 1;
+				if (!*q || *q == '/')
+					return 0;
+			}
+		}
+		if (!*s)
+			return 0;
+		if (*p == '?') {
+			if (*s == '/')
+				return 0;
+			p++;
+			s++;
+			continue;
+		}
+		if (*p == '[') {
+			const char *q = p;
+			int r = class_match(&q, *s);
+			if (r >= 0) {
+				if (!r || *s == '/')
+					return 0;
+				p = q;
+				s++;
+				continue;
+			}
+		}
+		if (*p == '\\' && p[1])
+			p++;
+		if (*p != *s)
+			return 0;
+		p++;
+		s++;
+	}
+	return !*s;
+}
+
+int glob_match(const char *pattern, const char *path)
+{
+	if (pattern[0] == '/')
+		return gmatch(pattern + 1, path);
+	if (!strchr(pattern, '/')) {
+		const char *base = strrchr(path, '/');
+		return gmatch(pattern, base ? base + 1 : path);
+	}
+	if (pattern[0] == '.' && pattern[1] == '/')
+		pattern += 2;
+	size_t n = strlen(pattern);
+	if (n && pattern[n - 1] == '/') { /* "drafts/" = everything in it */
+		char *p = xmalloc(n + 3);
+		memcpy(p, pattern, n);
+		memcpy(p + n, "**", 3);
+		int r = gmatch(p, path);
+		free(p);
+		return r;
+	}
+	return gmatch(pattern, path);
+}
+
+/* ---- reading INI with line numbers (see src/rules.c: Debian's inih
+ * handler gets none) ---- */
+
+typedef struct {
+	const char *text;
+	size_t pos;
+	unsigned line;
+	int at_start;
+	int cont;
+	const char *file;
+	int errors;
+	char last_key[64];
+	char last_section[256];
+	void *target;   /* config or profile */
+	int is_profile;
+	section *cur_section;
+	rule_cfg *cur_rule;
+} ini_state;
+
+static char *cfg_reader(char *str, int num, void *stream)
+{
+	ini_state *st = stream;
+	if (!st->text[st->pos] || num < 2)
+		return NULL;
+	if (st->at_start) {
+		st->line++;
+		st->cont = st->text[st->pos] == ' ' || st->text[st->pos] == '\t';
+	}
+	int n = 0;
+	while (n < num - 1 && st->text[st->pos]) {
+		char c = st->text[st->pos++];
+		str[n++] = c;
+		if (c == '\n')
+			break;
+	}
+	str[n] = '\0';
+	st->at_start = str[n - 1] == '\n';
+	return str;
+}
+
+#define SERR(st, ...) \
+	do { \
+		(st)->errors++; \
+		char m_[512]; \
+		snprintf(m_, sizeof m_, __VA_ARGS__); \
+		cfg_error((st)->file, (st)->line, "%s%s", m_, NULL); \
+	} while (0)
+
+static void add_spec(spec **v, size_t *n, const char *value, unsigned line)
+{
+	*v = grow(*v, *n, sizeof **v);
+	(*v)[(*n)++] = (spec){xstrdup(value), line};
+}
+
+static rule_cfg *rule_section(rule_cfg **v, size_t *n, const char *id, unsigned line)
+{
+	for (size_t i = 0; i < *n; i++)
+		if (!strcmp((*v)[i].id, id))
+			return &(*v)[i];
+	*v = grow(*v, *n, sizeof **v);
+	rule_cfg *r = &(*v)[(*n)++];
+	memset(r, 0, sizeof *r);
+	r->id = xstrdup(id);
+	r->line = line;
+	r->severity = r->enabled = -1;
+	return r;
+}
+
+static void rule_key(ini_state *st, rule_cfg *r, const char *name, const char *value)
+{
+	if (!strcmp(name, "severity")) {
+		jh_severity s;
+		if (jh_severity_parse(value, &s))
+			SERR(st, "severity must be error, warning or info, not '%s'", value);
+		else {
+			r->severity = (int)s;
+			r->sev_line = st->line;
+		}
+		return;
+	}
+	if (!strcmp(name, "enabled")) {
+		int b;
+		if (parse_bool(value, &b))
+			SERR(st, "enabled must be true or false, not '%s'", value);
+		else {
+			r->enabled = b;
+			r->en_line = st->line;
+		}
+		return;
+	}
+	/* anything else is a parameter of the rule's check, validated when the
+	 * rule set is compiled */
+	if (st->cont && !strcmp(name, st->last_key) && r->n_params &&
+	    !strcmp(r->params[r->n_params - 1].key, name)) {
+		kv *p = &r->params[r->n_params - 1];
+		size_t a = strlen(p->value), b = strlen(value);
+		p->value = xrealloc(p->value, a + b + 2);
+		p->value[a] = '\n';
+		memcpy(p->value + a + 1, value, b + 1);
+		return;
+	}
+	r->params = grow(r->params, r->n_params, sizeof *r->params);
+	r->params[r->n_params++] = (kv){xstrdup(name), xstrdup(value), st->line};
+}
+
+static char *resolve_rel(const char *dir, const char *p)
+{
+	if (p[0] == '/')
+		return xstrdup(p);
+	return path_join(dir, p);
+}
+
+static void section_key(ini_state *st, config *c, section *s, const char *name, const char *value)
+{
+	int main_sec = s == &c->main;
+	if (!strcmp(name, "select"))
+		add_spec(&s->select, &s->n_select, value, st->line);
+	else if (!strcmp(name, "extend-select") || !strcmp(name, "enable"))
+		add_spec(&s->extend, &s->n_extend, value, st->line);
+	else if (!strcmp(name, "ignore") || !strcmp(name, "disable"))
+		add_spec(&s->ignore, &s->n_ignore, value, st->line);
+	else if (!strcmp(name, "severity"))
+		add_spec(&s->severity, &s->n_severity, value, st->line);
+	else if (!strcmp(name, "fail-on")) {
+		if (parse_fail_on(value, &s->fail_on))
+			SERR(st, "fail-on must be error, warning, info or never, not '%s'", value);
+	} else if (!strcmp(name, "type")) {
+		if (parse_type(value, &s->type))
+			SERR(st, "type must be auto, text or markdown, not '%s'", value);
+	} else if (!strcmp(name, "encoding")) {
+		free(s->encoding);
+		s->encoding = NULL;
+		if (strcmp(value, "auto")) {
+			iconv_t cd = iconv_open("UTF-8", value);
+			if (cd == (iconv_t)-1)
+				SERR(st, "encoding: unknown encoding '%s' (see iconv -l)", value);
+			else
+				iconv_close(cd);
+			s->encoding = xstrdup(value);
+		}
+	} else if (!strcmp(name, "variant")) {
+		if (!valid_variant(value))
+			SERR(st, "variant must be auto, hans or hant, not '%s'", value);
+		free(s->variant);
+		s->variant = xstrdup(value);
+	} else if (!strcmp(name, "words")) {
+		char **w;
+		size_t n = split_list(value, &w);
+		for (size_t i = 0; i < n; i++) {
+			s->words = grow(s->words, s->n_words, sizeof *s->words);
+			s->words[s->n_words++] = w[i];
+		}
+		free(w);
+	} else if (!strcmp(name, "words-file")) {
+		char *path = resolve_rel(c->dir, value);
+		FILE *f = fopen(path, "r");
+		if (!f) {
+			SERR(st, "cannot read words-file %s: %s", path, strerror(errno));
+		} else {
+			char *ln = NULL;
+			size_t cap = 0;
+			while (getline(&ln, &cap, f) > 0) {
+				char *t = trim(ln);
+				size_t tl = strlen(t);
+				if (tl && t[tl - 1] == '\n')
+					t[--tl] = '\0';
+				t = trim(t);
+				char *tab = strchr(t, '\t');
+				if (tab)
+					*tab = '\0';
+				if (!*t || *t == '#')
+					continue;
+				s->words = grow(s->words, s->n_words, sizeof *s->words);
+				s->words[s->n_words++] = xstrdup(t);
+			}
+			free(ln);
+			fclose(f);
+		}
+		free(path);
+	} else if (main_sec && !strcmp(name, "profile")) {
+		free(c->profile);
+		free(c->profile_from);
+		c->profile = xstrdup(value);
+		c->profile_line = st->line;
+		c->profile_from = xstrdup(c->path);
+	} else if (main_sec && !strcmp(name, "rules")) {
+		char **w;
+		size_t n = split_list(value, &w);
+		for (size_t i = 0; i < n; i++) {
+			char *d = resolve_rel(c->dir, w[i]);
+			struct stat sb;
+			if (stat(d, &sb) || !S_ISDIR(sb.st_mode))
+				SERR(st, "rules folder %s does not exist", d);
+			c->rule_dirs = grow(c->rule_dirs, c->n_rule_dirs, sizeof *c->rule_dirs);
+			c->rule_dirs[c->n_rule_dirs++] = d;
+		}
+		free_list(w, n);
+	} else if (main_sec && !strcmp(name, "exclude")) {
+		char **w;
+		size_t n = split_list(value, &w);
+		for (size_t i = 0; i < n; i++) {
+			c->exclude = grow(c->exclude, c->n_exclude, sizeof *c->exclude);
+			c->exclude[c->n_exclude++] = w[i];
+		}
+		free(w);
+	} else if (main_sec && !strcmp(name, "extend")) {
+		/* handled before parsing (see load_config) */
+	} else {
+		SERR(st, "unknown key '%s'%s", name,
+		     main_sec ? " (known: select, extend-select, ignore, severity, fail-on, profile, "
+		                "variant, rules, words, words-file, exclude, type, encoding, extend)"
+		              : " in a [path:GLOB] section");
+	}
+}
+
+static int looks_like_rule_id(const char *s)
+{
+	static const char *const fam[] = {"censor.", "script.", "punct.", "layout.", "typo.",
+	                                  "encoding.", NULL};
+	for (int i = 0; fam[i]; i++)
+		if (!strncmp(s, fam[i], strlen(fam[i])))
+			return 1;
+	return 0;
+}
+
+static int ini_cb(void *user, const char *sec, const char *name, const char *value)
+{
+	ini_state *st = user;
+	if (strcmp(sec, st->last_section)) {
+		snprintf(st->last_section, sizeof st->last_section, "%s", sec);
+		st->cur_section = NULL;
+		st->cur_rule = NULL;
+		if (st->is_profile) {
+			profile *p = st->target;
+			if (*sec) {
+				if (!strncmp(sec, "rule.", 5) && looks_like_rule_id(sec + 5))
+					sec += 5;
+				if (!looks_like_rule_id(sec))
+					SERR(st, "unknown section [%s] (a profile has [family.name] sections)", sec);
+				else
+					st->cur_rule = rule_section(&p->rules, &p->n_rules, sec, st->line);
+			}
+		} else {
+			config *c = st->target;
+			if (!*sec || !strcmp(sec, "jinghua")) {
+				st->cur_section = &c->main;
+			} else if (!strncmp(sec, "path:", 5) || !strncmp(sec, "path ", 5)) {
+				const char *g = sec + 5;
+				while (*g == ' ' || *g == '"')
+					g++;
+				char *glob = xstrdup(g);
+				size_t gl = strlen(glob);
+				while (gl && (glob[gl - 1] == '"' || glob[gl - 1] == ' '))
+					glob[--gl] = '\0';
+				if (!gl || c->n_paths >= 64) {
+					SERR(st, gl ? "too many [path:] sections (64 at most)"
+					            : "empty glob in [%s]", sec);
+					free(glob);
+				} else {
+					c->paths = grow(c->paths, c->n_paths, sizeof *c->paths);
+					section *s = &c->paths[c->n_paths++];
+					memset(s, 0, sizeof *s);
+					s->glob = glob;
+					s->line = st->line;
+					s->fail_on = -1;
+					st->cur_section = s;
+				}
+			} else {
+				const char *id = sec;
+				if (!strncmp(id, "rule.", 5) && looks_like_rule_id(id + 5))
+					id += 5;
+				if (!looks_like_rule_id(id))
+					SERR(st, "unknown section [%s] (use [jinghua], [family.name] or [path:GLOB])",
+					     sec);
+				else
+					st->cur_rule = rule_section(&c->rules, &c->n_rules, id, st->line);
+			}
+		}
+	}
+	if (st->is_profile && !*sec) {
+		profile *p = st->target;
+		if (!strcmp(name, "enable") || !strcmp(name, "select") || !strcmp(name, "extend-select"))
+			add_spec(&p->enable, &p->n_enable, value, st->line);
+		else if (!strcmp(name, "disable") || !strcmp(name, "ignore"))
+			add_spec(&p->disable, &p->n_disable, value, st->line);
+		else if (!strcmp(name, "severity"))
+			add_spec(&p->severity, &p->n_severity, value, st->line);
+		else
+			SERR(st, "unknown key '%s' in a profile (known: enable, disable, severity)", name);
+	} else if (st->cur_rule) {
+		rule_key(st, st->cur_rule, name, value);
+	} else if (st->cur_section) {
+		section_key(st, st->target, st->cur_section, name, value);
+	}
+	snprintf(st->last_key, sizeof st->last_key, "%s", name);
+	return 1;
+}
+
+static char *slurp(const char *path)
+{
+	file_data fd;
+	if (read_input(path, &fd))
+		return NULL;
+	if (strlen(fd.data) != fd.len) {
+		free(fd.data);
+		errno = EINVAL;
+		return NULL;
+	}
+	return fd.data;
+}
+
+static int parse_ini(const char *path, void *target, int is_profile)
+{
+	char *text = slurp(path);
+	if (!text) {
+		cfg_error(path, 0, "cannot read: %s", strerror(errno), NULL);
+		return 1;
+	}
+	if (jh_utf8_valid_prefix(text, strlen(text)) != strlen(text)) {
+		cfg_error(path, 0, "not valid UTF-8 text%s", "", NULL);
+		free(text);
+		return 1;
+	}
+	ini_state st = {text, 0, 0, 1, 0, path, 0, "", "\x01", target, is_profile, NULL, NULL};
+#if HAVE_DECL_INI_ALLOW_INLINE_COMMENTS
+	ini_allow_inline_comments = 0;
+#endif
+#if HAVE_DECL_INI_MAX_LINE
+	ini_use_stack = 0;
+	ini_max_line = 16384;
+#endif
+	int rc = ini_parse_stream(cfg_reader, &st, ini_cb, &st);
+	if (rc > 0) {
+		st.line = (unsigned)rc;
+		SERR(&st, "syntax error (expected [section], key = value, or a comment)");
+	} else if (rc < 0) {
+		SERR(&st, "cannot parse");
+	}
+	free(text);
+	return st.errors;
+}
+
+/* ---- configs ---- */
+
+static void section_free(section *s)
+{
+	spec *lists[] = {s->select, s->extend, s->ignore, s->severity};
+	size_t ns[] = {s->n_select, s->n_extend, s->n_ignore, s->n_severity};
+	for (int k = 0; k < 4; k++) {
+		for (size_t i = 0; i < ns[k]; i++)
+			free(lists[k][i].value);
+		free(lists[k]);
+	}
+	free(s->glob);
+	free(s->encoding);
+	free(s->variant);
+	free_list(s->words, s->n_words);
+}
+
+static void rules_free(rule_cfg *r, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(r[i].id);
+		for (size_t k = 0; k < r[i].n_params; k++) {
+			free(r[i].params[k].key);
+			free(r[i].params[k].value);
+		}
+		free(r[i].params);
+	}
+	free(r);
+}
+
+static void profile_free(profile *p)
+{
+	if (!p)
+		return;
+	spec *lists[] = {p->enable, p->disable, p->severity};
+	size_t ns[] = {p->n_enable, p->n_disable, p->n_severity};
+	for (int k = 0; k < 3; k++) {
+		for (size_t i = 0; i < ns[k]; i++)
+			free(lists[k][i].value);
+		free(lists[k]);
+	}
+	rules_free(p->rules, p->n_rules);
+	free(p->path);
+	free(p);
+}
+
+static void config_free(config *c)
+{
+	section_free(&c->main);
+	for (size_t i = 0; i < c->n_paths; i++)
+		section_free(&c->paths[i]);
+	free(c->paths);
+	rules_free(c->rules, c->n_rules);
+	free_list(c->rule_dirs, c->n_rule_dirs);
+	free_list(c->exclude, c->n_exclude);
+	free(c->profile);
+	free(c->profile_from);
+	profile_free(c->prof);
+	for (fsettings *f = c->cache, *next; f; f = next) {
+		next = f->next;
+		free(f->enabled);
+		free(f->severity);
+		free(f->accept);
+		free(f);
+	}
+	free(c->path);
+	free(c->dir);
+}
+
+/* `extend = FILE` names a config this one builds on: read it first. */
+static char *find_extend(const char *path)
+{
+	char *text = slurp(path);
+	if (!text)
+		return NULL;
+	char *res = NULL;
+	int in_main = 1;
+	for (char *ln = strtok(text, "\n"); ln; ln = strtok(NULL, "\n")) {
+		char *t = trim(ln);
+		if (*t == '[')
+			in_main = !strncmp(t, "[jinghua]", 9);
+		else if (in_main && !strncmp(t, "extend", 6)) {
+			char *eq = t + 6;
+			while (*eq == ' ' || *eq == '\t')
+				eq++;
+			if (*eq == '=') {
+				res = xstrdup(trim(eq + 1));
+				break;
+			}
+		}
+	}
+	free(text);
+	return res;
+}
+
+static int load_into(config *c, const char *path, int depth)
+{
+	if (depth > 8) {
+		cfg_error(path, 0, "extend: chain too long (a loop?)%s", "", NULL);
+		return 1;
+	}
+	int errors = 0;
+	char *ext = find_extend(path);
+	if (ext) {
+		char *dir = xstrdup(path);
+		char *slash = strrchr(dir, '/');
+		if (slash)
+			*slash = '\0';
+		char *base = resolve_rel(slash ? dir : ".", ext);
+		char *save_dir = c->dir;
+		char *bdir = xstrdup(base);
+		char *bs = strrchr(bdir, '/');
+		if (bs)
+			*bs = '\0';
+		c->dir = bdir;
+		errors += load_into(c, base, depth + 1);
+		c->dir = save_dir;
+		free(bdir);
+		free(base);
+		free(dir);
+		free(ext);
+	}
+	char *save = c->path;
+	c->path = xstrdup(path);
+	errors += parse_ini(path, c, 0);
+	free(c->path);
+	c->path = save;
+	return errors;
+}
+
+static config *load_config(cfg_ctx *x, const char *path)
+{
+	for (size_t i = 0; i < x->n_all; i++)
+		if (!strcmp(x->all[i]->path, path))
+			return x->all[i];
+	config *c = calloc(1, sizeof *c);
+	if (!c)
+		abort();
+	c->path = xstrdup(path);
+	c->dir = xstrdup(path);
+	char *slash = strrchr(c->dir, '/');
+	if (slash)
+		*slash = '\0';
+	else
+		strcpy(c->dir, ".");
+	c->main.fail_on = -1;
+	if (load_into(c, path, 0))
+		c->bad = 1;
+	x->all = grow(x->all, x->n_all, sizeof *x->all);
+	x->all[x->n_all++] = c;
+	if (c->bad)
+		x->failed = 1;
+	return c;
+}
+
+cfg_ctx *cfg_new(const cfg_cli *cli)
+{
+	cfg_ctx *x = calloc(1, sizeof *x);
+	if (!x)
+		abort();
+	x->cli = *cli;
+	x->none.path = xstrdup("(no config)");
+	x->none.dir = xstrdup(".");
+	x->none.main.fail_on = -1;
+	if (cli->config) {
+		char *abs = path_absolute(cli->config);
+		x->forced = load_config(x, abs);
+		free(abs);
+	}
+	return x;
+}
+
+void cfg_free(cfg_ctx *x)
+{
+	if (!x)
+		return;
+	for (size_t i = 0; i < x->n_all; i++) {
+		config_free(x->all[i]);
+		free(x->all[i]);
+	}
+	free(x->all);
+	config_free(&x->none);
+	for (dir_entry *d = x->dirs, *n; d; d = n) {
+		n = d->next;
+		free(d->dir);
+		free(d);
+	}
+	for (rs_entry *r = x->rulesets, *n; r; r = n) {
+		n = r->next;
+		free(r->key);
+		jh_ruleset_free(r->rs);
+		free(r);
+	}
+	free(x);
+}
+
+/* The nearest .jinghua.ini from dir upward. */
+static config *find_config(cfg_ctx *x, const char *dir)
+{
+	for (dir_entry *d = x->dirs; d; d = d->next)
+		if (!strcmp(d->dir, dir))
+			return d->cfg;
+	config *found = NULL;
+	char *probe = path_join(dir, ".jinghua.ini");
+	struct stat st;
+	if (stat(probe, &st) == 0 && S_ISREG(st.st_mode)) {
+		found = load_config(x, probe);
+	} else if (strcmp(dir, "/") != 0) {
+		char *parent = xstrdup(dir);
+		char *slash = strrchr(parent, '/');
+		if (slash == parent)
+			parent[1] = '\0';
+		else if (slash)
+			*slash = '\0';
+		found = find_config(x, parent);
+		free(parent);
+	}
+	free(probe);
+	dir_entry *e = calloc(1, sizeof *e);
+	if (!e)
+		abort();
+	e->dir = xstrdup(dir);
+	e->cfg = found;
+	e->next = x->dirs;
+	x->dirs = e;
+	return found;
+}
+
+static config *config_for(cfg_ctx *x, const char *path, char **abs_out)
+{
+	char *abs = path_absolute(path);
+	if (abs_out)
+		*abs_out = abs;
+	if (x->forced)
+		return x->forced;
+	if (x->cli.no_config)
+		return &x->none;
+	char *dir = xstrdup(abs);
+	char *slash = strrchr(dir, '/');
+	if (slash == dir)
+		dir[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	config *c = find_config(x, dir);
+	free(dir);
+	if (!abs_out)
+		free(abs);
+	return c ? c : &x->none;
+}
+
+/* ---- profiles ---- */
+
+static int is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The installed rules folder, or the one beside the binary in a build tree. */
+static const char *default_rules_dir(char *buf, size_t size)
+{
+	const char *env = getenv("JINGHUA_RULES");
+	if (env && *env)
+		return env;
+	ssize_t n = readlink("/proc/self/exe", buf, size - 16);
+	if (n > 0) {
+		buf[n] = '\0';
+		char *slash = strrchr(buf, '/');
+		if (slash) {
+			strcpy(slash, "/rules");
+			if (is_dir(buf) && strcmp(buf, JH_RULES_DIR) != 0) {
+				char probe[PATH_MAX + 64];
+				snprintf(probe, sizeof probe, "%s/../configure.ac", buf);
+				if (access(probe, F_OK) == 0) /* a source tree, not an install */
+					return buf;
+			}
+		}
+	}
+	return JH_RULES_DIR;
+}
+
+/* The folders a config's rule set is read from, in order. */
+static size_t rule_dirs_for(cfg_ctx *x, const config *c, char ***out)
+{
+	char **v = NULL;
+	size_t n = 0;
+	char buf[PATH_MAX + 32];
+	if (!x->cli.no_default_rules) {
+		v = grow(v, n, sizeof *v);
+		v[n++] = xstrdup(default_rules_dir(buf, sizeof buf));
+	}
+	for (size_t i = 0; i < c->n_rule_dirs; i++) {
+		v = grow(v, n, sizeof *v);
+		v[n++] = xstrdup(c->rule_dirs[i]);
+	}
+	for (size_t i = 0; i < x->cli.n_rule_dirs; i++) {
+		v = grow(v, n, sizeof *v);
+		v[n++] = xstrdup(x->cli.rule_dirs[i]);
+	}
+	*out = v;
+	return n;
+}
+
+/* Find and read the profile for c.  Returns 0 (with *out NULL if none). */
+static int load_profile(cfg_ctx *x, config *c, char **dirs, size_t n_dirs, profile **out)
+{
+	*out = NULL;
+	const char *name = x->cli.profile ? x->cli.profile : c->profile;
+	const char *from = x->cli.profile ? NULL : c->profile_from;
+	int implicit = !name;
+	if (implicit)
+		name = "novel"; /* the default profile, when the rules ship one */
+	char *path = NULL;
+	if (strchr(name, '/') || (strlen(name) > 8 && !strcmp(name + strlen(name) - 8, ".profile"))) {
+		char *base = from ? xstrdup(from) : xstrdup("./x");
+		char *slash = strrchr(base, '/');
+		*slash = '\0';
+		path = resolve_rel(base, name);
+		free(base);
+	} else {
+		for (size_t i = n_dirs; i-- > 0 && !path;) {
+			char *p = xmalloc(strlen(dirs[i]) + strlen(name) + 32);
+			sprintf(p, "%s/profiles/%s.profile", dirs[i], name);
+			if (access(p, F_OK) == 0)
+				path = p;
+			else
+				free(p);
+		}
+	}
+	if (!path || access(path, F_OK) != 0) {
+		free(path);
+		if (implicit)
+			return 0;
+		if (from)
+			cfg_error(from, c->profile_line, "no profile '%s' (looked in profiles/ of the rules folders)",
+			          name, NULL);
+		else
+			fprintf(stderr, "jinghua: --profile: no profile '%s' (looked in profiles/ of the rules folders)\n",
+			        name);
+		return 1;
+	}
+	profile *p = calloc(1, sizeof *p);
+	if (!p)
+		abort();
+	p->path = path;
+	if (parse_ini(path, p, 1)) {
+		profile_free(p);
+		return 1;
+	}
+	*out = p;
+	return 0;
+}
+
+/* ---- rule sets ---- */
+
+typedef struct {
+	const char *file;
+	unsigned line;
+	const char *rule, *key;
+} param_origin;
+
+typedef struct {
+	int errors;
+	param_origin *o;
+	size_t n;
+} compile_diag;
+
+/* Problems with parameters set from a config or profile are reported by
+ * the library with line 0 and the rule's file: say where they were set. */
+static void compile_diag_fn(const jh_diag *d, void *payload)
+{
+	compile_diag *cd = payload;
+	if (d->line == 0 && d->rule_id) {
+		const param_origin *best = NULL;
+		for (size_t i = 0; i < cd->n; i++)
+			if (!strcmp(cd->o[i].rule, d->rule_id) &&
+			    (!best || strstr(d->message, cd->o[i].key)))
+				best = &cd->o[i];
+		if (best) {
+			jh_diag m = *d;
+			m.file = best->file;
+			m.line = best->line;
+			print_diag(&m, &cd->errors);
+			return;
+		}
+	}
+	print_diag(d, &cd->errors);
+}
+
+static void add_origin(compile_diag *cd, const char *file, const rule_cfg *r, const kv *p)
+{
+	cd->o = grow(cd->o, cd->n, sizeof *cd->o);
+	cd->o[cd->n++] = (param_origin){file, p->line, r->id, p->key};
+}
+
+static int build_ruleset(cfg_ctx *x, config *c, const jh_ruleset **out)
+{
+	char **dirs;
+	size_t n_dirs = rule_dirs_for(x, c, &dirs);
+	int status = 0;
+	if (load_profile(x, c, dirs, n_dirs, &c->prof)) {
+		free_list(dirs, n_dirs);
+		return EXIT_USAGE;
+	}
+	/* the key: folders, then every parameter in the order it is applied */
+	size_t klen = 0;
+	char *key = NULL;
+	FILE *k = open_memstream(&key, &klen);
+	for (size_t i = 0; i < n_dirs; i++)
+		fprintf(k, "d%s%c", dirs[i], 0);
+	const profile *p = c->prof;
+	for (size_t i = 0; p && i < p->n_rules; i++)
+		for (size_t j = 0; j < p->rules[i].n_params; j++)
+			fprintf(k, "p%s%c%s%c%s%c", p->rules[i].id, 0, p->rules[i].params[j].key, 0,
+			        p->rules[i].params[j].value, 0);
+	for (size_t i = 0; i < c->n_rules; i++)
+		for (size_t j = 0; j < c->rules[i].n_params; j++)
+			fprintf(k, "p%s%c%s%c%s%c", c->rules[i].id, 0, c->rules[i].params[j].key, 0,
+			        c->rules[i].params[j].value, 0);
+	fclose(k);
+	/* keys hold NULs: stored as their length, then the bytes */
+	for (rs_entry *e = x->rulesets; e; e = e->next) {
+		if (!memcmp(e->key, &klen, sizeof klen) && !memcmp(e->key + sizeof klen, key, klen)) {
+			*out = e->rs;
+			free(key);
+			free_list(dirs, n_dirs);
+			return 0;
+		}
+	}
+	jh_ruleset *rs;
+	if (jh_ruleset_new(&rs)) {
+		free(key);
+		free_list(dirs, n_dirs);
+		return EXIT_IO;
+	}
+	int errors = 0;
+	for (size_t i = 0; i < n_dirs; i++)
+		jh_ruleset_load_dir(rs, dirs[i], print_diag, &errors);
+	compile_diag cd = {0};
+	for (int pass = 0; pass < 2; pass++) {
+		const rule_cfg *rv = pass ? c->rules : p ? p->rules : NULL;
+		size_t rn = pass ? c->n_rules : p ? p->n_rules : 0;
+		const char *file = pass ? c->path : p ? p->path : NULL;
+		for (size_t i = 0; i < rn; i++) {
+			const rule_cfg *r = &rv[i];
+			for (size_t j = 0; j < r->n_params; j++) {
+				int rc = jh_ruleset_set_param(rs, r->id, r->params[j].key, r->params[j].value);
+				if (rc == JH_ERR_ARG) {
+					cfg_error(file, r->line, "no rule '%s'", r->id, NULL);
+					errors++;
+					break;
+				}
+				add_origin(&cd, file, r, &r->params[j]);
+			}
+		}
+	}
+	int rc = jh_ruleset_compile(rs, compile_diag_fn, &cd);
+	errors += cd.errors;
+	free(cd.o);
+	if (rc == JH_ERR_NOMEM) {
+		fprintf(stderr, "jinghua: out of memory\n");
+		status = EXIT_IO;
+	} else if (errors) {
+		fprintf(stderr, "jinghua: %d error%s in rule files or configuration\n", errors,
+		        errors == 1 ? "" : "s");
+		status = EXIT_USAGE;
+	}
+	if (status) {
+		jh_ruleset_free(rs);
+		free(key);
+		free_list(dirs, n_dirs);
+		return status;
+	}
+	rs_entry *e = calloc(1, sizeof *e);
+	if (!e)
+		abort();
+	e->key = xmalloc(sizeof klen + klen);
+	memcpy(e->key, &klen, sizeof klen);
+	memcpy(e->key + sizeof klen, key, klen);
+	e->rs = rs;
+	e->next = x->rulesets;
+	x->rulesets = e;
+	free(key);
+	free_list(dirs, n_dirs);
+	*out = rs;
+	return 0;
+}
+
+/* ---- selection and severities ---- */
+
+static int apply_spec(const jh_ruleset *rs, unsigned char *en, const spec *s, int on,
+                      const char *file, const char *what)
+{
+	char bad[128];
+	if (jh_selection_apply(rs, en, s->value, on, bad, sizeof bad)) {
+		if (file)
+			cfg_error(file, s->line, "%s: no rule or family '%s'", what, bad);
+		else
+			fprintf(stderr, "jinghua: --%s: no rule or family '%s'\n", what, bad);
+		return 1;
+	}
+	return 0;
+}
+
+/* "censor.mask:info, typo:warning" */
+static int apply_severity(const jh_ruleset *rs, signed char *sev, const spec *s, const char *file)
+{
+	char **items;
+	size_t n = split_list(s->value, &items);
+	int errors = 0;
+	size_t nr = jh_ruleset_count(rs);
+	unsigned char *tmp = xmalloc(nr ? nr : 1);
+	for (size_t i = 0; i < n; i++) {
+		char *colon = strrchr(items[i], ':');
+		if (!colon) {
+			colon = strrchr(items[i], '=');
+		}
+		jh_severity sv;
+		if (!colon || jh_severity_parse(trim(colon + 1), &sv)) {
+			cfg_error(file, s->line, "severity: '%s' is not ID:error|warning|info", items[i], NULL);
+			errors++;
+			continue;
+		}
+		*colon = '\0';
+		char bad[128];
+		memset(tmp, 0, nr);
+		if (jh_selection_apply(rs, tmp, trim(items[i]), 1, bad, sizeof bad)) {
+			cfg_error(file, s->line, "severity: no rule or family '%s'", bad, NULL);
+			errors++;
+			continue;
+		}
+		for (size_t k = 0; k < nr; k++)
+			if (tmp[k])
+				sev[k] = (signed char)sv;
+	}
+	free(tmp);
+	free_list(items, n);
+	return errors;
+}
+
+static int apply_rule_cfgs(const jh_ruleset *rs, unsigned char *en, signed char *sev,
+                           const rule_cfg *r, size_t n, const char *file)
+{
+	int errors = 0;
+	for (size_t i = 0; i < n; i++) {
+		long idx = jh_ruleset_find(rs, r[i].id);
+		if (idx < 0) {
+			cfg_error(file, r[i].line, "no rule '%s'", r[i].id, NULL);
+			errors++;
+			continue;
+		}
+		if (r[i].severity >= 0)
+			sev[idx] = (signed char)r[i].severity;
+		if (r[i].enabled >= 0)
+			en[idx] = (unsigned char)r[i].enabled;
+	}
+	return errors;
+}
+
+static int apply_section(const jh_ruleset *rs, unsigned char *en, signed char *sev,
+                         const section *s, const char *file)
+{
+	int errors = 0;
+	size_t nr = jh_ruleset_count(rs);
+	for (size_t i = 0; i < s->n_select; i++) {
+		if (i == 0)
+			memset(en, 0, nr);
+		errors += apply_spec(rs, en, &s->select[i], 1, file, "select");
+	}
+	for (size_t i = 0; i < s->n_extend; i++)
+		errors += apply_spec(rs, en, &s->extend[i], 1, file, "extend-select");
+	for (size_t i = 0; i < s->n_ignore; i++)
+		errors += apply_spec(rs, en, &s->ignore[i], 0, file, "ignore");
+	for (size_t i = 0; i < s->n_severity; i++)
+		errors += apply_severity(rs, sev, &s->severity[i], file);
+	return errors;
+}
+
+static char *relative_to(const char *dir, const char *abs)
+{
+	size_t dl = strlen(dir);
+	if (!strcmp(dir, "/"))
+		return xstrdup(abs + 1);
+	if (!strncmp(abs, dir, dl) && abs[dl] == '/')
+		return xstrdup(abs + dl + 1);
+	return xstrdup(abs);
+}
+
+/* Resolve c: rule set, profile, and every section checked once. */
+static int resolve(cfg_ctx *x, config *c)
+{
+	if (c->resolved)
+		return c->bad ? EXIT_USAGE : 0;
+	c->resolved = 1;
+	if (c->bad)
+		return EXIT_USAGE;
+	int st = build_ruleset(x, c, &c->rs);
+	if (st) {
+		c->bad = 1;
+		return st;
+	}
+	/* validate every name now, so a wrong one fails before any output */
+	size_t nr = jh_ruleset_count(c->rs);
+	unsigned char *en = xmalloc(nr + 1);
+	signed char *sev = xmalloc(nr + 1);
+	int errors = 0;
+	const profile *p = c->prof;
+	jh_ruleset_default_selection(c->rs, en);
+	if (p) {
+		for (size_t i = 0; i < p->n_enable; i++)
+			errors += apply_spec(c->rs, en, &p->enable[i], 1, p->path, "enable");
+		for (size_t i = 0; i < p->n_disable; i++)
+			errors += apply_spec(c->rs, en, &p->disable[i], 0, p->path, "disable");
+		for (size_t i = 0; i < p->n_severity; i++)
+			errors += apply_severity(c->rs, sev, &p->severity[i], p->path);
+		errors += apply_rule_cfgs(c->rs, en, sev, p->rules, p->n_rules, p->path);
+	}
+	errors += apply_section(c->rs, en, sev, &c->main, c->path);
+	errors += apply_rule_cfgs(c->rs, en, sev, c->rules, c->n_rules, c->path);
+	for (size_t i = 0; i < c->n_paths; i++)
+		errors += apply_section(c->rs, en, sev, &c->paths[i], c->path);
+	free(en);
+	free(sev);
+	if (errors) {
+		c->bad = 1;
+		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+static fsettings *make_settings(cfg_ctx *x, config *c, unsigned long long mask)
+{
+	const jh_ruleset *rs = c->rs;
+	size_t nr = jh_ruleset_count(rs);
+	fsettings *f = calloc(1, sizeof *f);
+	if (!f)
+		abort();
+	f->mask = mask;
+	f->enabled = xmalloc(nr + 1);
+	f->severity = xmalloc(nr + 1);
+	memset(f->severity, -1, nr + 1);
+	jh_ruleset_default_selection(rs, f->enabled);
+	const profile *p = c->prof;
+	if (p) {
+		for (size_t i = 0; i < p->n_enable; i++)
+			apply_spec(rs, f->enabled, &p->enable[i], 1, p->path, "enable");
+		for (size_t i = 0; i < p->n_disable; i++)
+			apply_spec(rs, f->enabled, &p->disable[i], 0, p->path, "disable");
+		for (size_t i = 0; i < p->n_severity; i++)
+			apply_severity(rs, f->severity, &p->severity[i], p->path);
+		apply_rule_cfgs(rs, f->enabled, f->severity, p->rules, p->n_rules, p->path);
+	}
+	apply_section(rs, f->enabled, f->severity, &c->main, c->path);
+	apply_rule_cfgs(rs, f->enabled, f->severity, c->rules, c->n_rules, c->path);
+	file_settings *s = &f->s;
+	s->fail_on = c->main.fail_on;
+	s->type = c->main.type;
+	s->encoding = c->main.encoding;
+	s->variant = c->main.variant;
+	size_t nw = c->main.n_words;
+	for (size_t i = 0; i < c->n_paths; i++)
+		if (mask & (1ull << i)) {
+			const section *ps = &c->paths[i];
+			apply_section(rs, f->enabled, f->severity, ps, c->path);
+			if (ps->fail_on >= 0)
+				s->fail_on = ps->fail_on;
+			if (ps->type != TYPE_AUTO)
+				s->type = ps->type;
+			if (ps->encoding)
+				s->encoding = ps->encoding;
+			if (ps->variant)
+				s->variant = ps->variant;
+			nw += ps->n_words;
+		}
+	/* the command line last */
+	const cfg_cli *cli = &x->cli;
+	if (cli->select) {
+		memset(f->enabled, 0, nr);
+		spec sp = {(char *)cli->select, 0};
+		apply_spec(rs, f->enabled, &sp, 1, NULL, "select");
+	}
+	if (cli->extend_select) {
+		spec sp = {(char *)cli->extend_select, 0};
+		apply_spec(rs, f->enabled, &sp, 1, NULL, "extend-select");
+	}
+	if (cli->ignore) {
+		spec sp = {(char *)cli->ignore, 0};
+		apply_spec(rs, f->enabled, &sp, 0, NULL, "ignore");
+	}
+	if (cli->fail_on >= 0)
+		s->fail_on = cli->fail_on;
+	if (s->fail_on < 0)
+		s->fail_on = JH_WARNING;
+	if (cli->type != TYPE_AUTO)
+		s->type = cli->type;
+	if (cli->encoding)
+		s->encoding = cli->encoding;
+	if (cli->variant)
+		s->variant = cli->variant;
+	f->accept = xmalloc((nw + 1) * sizeof *f->accept);
+	size_t k = 0;
+	for (size_t i = 0; i < c->main.n_words; i++)
+		f->accept[k++] = c->main.words[i];
+	for (size_t i = 0; i < c->n_paths; i++)
+		if (mask & (1ull << i))
+			for (size_t j = 0; j < c->paths[i].n_words; j++)
+				f->accept[k++] = c->paths[i].words[j];
+	s->rs = rs;
+	s->enabled = f->enabled;
+	s->severity = f->severity;
+	s->accept = (const char *const *)f->accept;
+	s->n_accept = k;
+	f->next = c->cache;
+	c->cache = f;
+	return f;
+}
+
+/* Check the command line's rule names once against the base rule set. */
+static int check_cli_names(cfg_ctx *x, const jh_ruleset *rs)
+{
+	size_t nr = jh_ruleset_count(rs);
+	unsigned char *en = xmalloc(nr + 1);
+	int errors = 0;
+	const char *v[] = {x->cli.select, x->cli.extend_select, x->cli.ignore};
+	const char *names[] = {"select", "extend-select", "ignore"};
+	for (int i = 0; i < 3; i++)
+		if (v[i]) {
+			spec sp = {(char *)v[i], 0};
+			errors += apply_spec(rs, en, &sp, 1, NULL, names[i]);
+		}
+	free(en);
+	return errors ? EXIT_USAGE : 0;
+}
+
+int cfg_settings(cfg_ctx *x, const char *path, const file_settings **out)
+{
+	char *abs = NULL;
+	config *c = config_for(x, path, &abs);
+	int st = resolve(x, c);
+	if (st) {
+		free(abs);
+		return st;
+	}
+	static int cli_checked; /* main thread only: settings are resolved before workers start */
+	if (!cli_checked) {
+		cli_checked = 1;
+		if ((st = check_cli_names(x, c->rs))) {
+			c->bad = 1;
+			free(abs);
+			return st;
+		}
+	}
+	unsigned long long mask = 0;
+	if (c->n_paths) {
+		char *rel = relative_to(c->dir, abs);
+		for (size_t i = 0; i < c->n_paths; i++)
+			if (glob_match(c->paths[i].glob, rel))
+				mask |= 1ull << i;
+		free(rel);
+	}
+	free(abs);
+	for (fsettings *f = c->cache; f; f = f->next)
+		if (f->mask == mask) {
+			*out = &f->s;
+			return 0;
+		}
+	*out = &make_settings(x, c, mask)->s;
+	return 0;
+}
+
+int cfg_excluded(cfg_ctx *x, const char *path)
+{
+	char *abs = NULL;
+	config *c = config_for(x, path, &abs);
+	int hit = 0;
+	if (c->n_exclude) {
+		char *rel = relative_to(c->dir, abs);
+		for (size_t i = 0; i < c->n_exclude && !hit; i++)
+			hit = glob_match(c->exclude[i], rel);
+		free(rel);
+	}
+	free(abs);
+	return hit;
+}
+
+int cfg_base_ruleset(cfg_ctx *x, const jh_ruleset **out)
+{
+	config *c = x->forced ? x->forced : x->cli.no_config ? &x->none : NULL;
+	if (!c) {
+		char *abs = NULL;
+		c = config_for(x, "./.", &abs);
+		free(abs);
+	}
+	int st = resolve(x, c);
+	if (st)
+		return st;
+	*out = c->rs;
+	return 0;
+}
+
+int cfg_failed(const cfg_ctx *x)
+{
+	return x->failed;
+}

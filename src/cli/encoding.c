@@ -1,0 +1,474 @@
+/* encoding.c — a file's bytes → UTF-8 text for the rules, and back.
+ *
+ * Order of decisions: a BOM; strict UTF-8; a forced --encoding; UTF-16
+ * without BOM (its ASCII characters leave NUL bytes on one side); uchardet.
+ * Text is decoded with iconv in chunks of whole characters; every chunk
+ * start is remembered (u8 offset, file offset), so a position in the text is
+ * turned back into one in the file by walking at most one chunk.  A byte that
+ * cannot be decoded becomes the byte 0xFF in the text (never valid UTF-8, so
+ * the engine reports it and the fixer never touches it) and is kept aside:
+ * encoding the text again puts each original byte back in its place. */
+#include <errno.h>
+#include <iconv.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <uchardet.h>
+#include "cli.h"
+
+#define MARKER 0xFF
+#define CHUNK_CHARS 256
+
+void decoded_free(decoded *d)
+{
+	if (!d->utf8)
+		free(d->text);
+	free(d->marks);
+	free(d->bad);
+	memset(d, 0, sizeof *d);
+}
+
+/* ---- the length of one character in the file's encoding ---- */
+
+typedef enum { FAM_GENERIC, FAM_GB18030, FAM_DBCS, FAM_SJIS, FAM_EUCJP, FAM_EUCTW, FAM_UTF16LE,
+	       FAM_UTF16BE, FAM_UTF32, FAM_SINGLE } family;
+
+static family family_of(const char *name)
+{
+	if (!strcasecmp(name, "GB18030"))
+		return FAM_GB18030;
+	if (!strncasecmp(name, "BIG5", 4) || !strcasecmp(name, "CP950") || !strcasecmp(name, "GBK") ||
+	    !strcasecmp(name, "CP936") || !strcasecmp(name, "EUC-KR") || !strcasecmp(name, "CP949") ||
+	    !strcasecmp(name, "UHC"))
+		return FAM_DBCS;
+	if (!strcasecmp(name, "SHIFT_JIS") || !strcasecmp(name, "CP932"))
+		return FAM_SJIS;
+	if (!strcasecmp(name, "EUC-JP"))
+		return FAM_EUCJP;
+	if (!strcasecmp(name, "EUC-TW"))
+		return FAM_EUCTW;
+	if (!strcasecmp(name, "UTF-16LE"))
+		return FAM_UTF16LE;
+	if (!strcasecmp(name, "UTF-16BE"))
+		return FAM_UTF16BE;
+	if (!strncasecmp(name, "UTF-32", 6))
+		return FAM_UTF32;
+	if (!strncasecmp(name, "ISO-8859", 8) || !strncasecmp(name, "WINDOWS-125", 11) ||
+	    !strncasecmp(name, "KOI8", 4) || !strncasecmp(name, "CP125", 5) || !strcasecmp(name, "TIS-620"))
+		return FAM_SINGLE;
+	return FAM_GENERIC;
+}
+
+/* Try 1..4 bytes with iconv: how many make one character (0 = none). */
+static size_t probe_len(iconv_t cd, const unsigned char *s, size_t left)
+{
+	for (size_t k = 1; k <= 4 && k <= left; k++) {
+		char out[32], *op = out, *ip = (char *)s;
+		size_t il = k, ol = sizeof out;
+		iconv(cd, NULL, NULL, NULL, NULL);
+		if (iconv(cd, &ip, &il, &op, &ol) != (size_t)-1 && il == 0)
+			return k;
+		if (errno == EILSEQ)
+			return 0;
+	}
+	return 0;
+}
+
+static size_t char_len(family fam, iconv_t cd, const unsigned char *s, size_t left)
+{
+	size_t n;
+	switch (fam) {
+	case FAM_GB18030:
+		n = s[0] < 0x80 ? 1 : (left > 1 && s[1] >= 0x30 && s[1] <= 0x39) ? 4 : 2;
+		break;
+	case FAM_DBCS:
+		n = s[0] <= 0x80 || s[0] == 0xFF ? 1 : 2;
+		break;
+	case FAM_SJIS: /* half-width kana 0xA1-0xDF are single bytes */
+		n = (s[0] >= 0x81 && s[0] <= 0x9F) || (s[0] >= 0xE0 && s[0] <= 0xFC) ? 2 : 1;
+		break;
+	case FAM_EUCJP:
+		n = s[0] < 0x80 ? 1 : s[0] == 0x8F ? 3 : 2;
+		break;
+	case FAM_EUCTW:
+		n = s[0] < 0x80 ? 1 : s[0] == 0x8E ? 4 : 2;
+		break;
+	case FAM_UTF16LE:
+		n = left >= 2 && (s[1] & 0xFC) == 0xD8 ? 4 : 2;
+		break;
+	case FAM_UTF16BE:
+		n = left >= 2 && (s[0] & 0xFC) == 0xD8 ? 4 : 2;
+		break;
+	case FAM_UTF32:
+		n = 4;
+		break;
+	case FAM_SINGLE:
+		n = 1;
+		break;
+	default:
+		n = probe_len(cd, s, left);
+		if (!n)
+			n = 1;
+	}
+	return n > left ? left : n;
+}
+
+/* ---- detection ---- */
+
+static const char *bom_encoding(const unsigned char *s, size_t len)
+{
+	if (len >= 4 && s[0] == 0xFF && s[1] == 0xFE && s[2] == 0 && s[3] == 0)
+		return "UTF-32LE";
+	if (len >= 4 && s[0] == 0 && s[1] == 0 && s[2] == 0xFE && s[3] == 0xFF)
+		return "UTF-32BE";
+	if (len >= 2 && s[0] == 0xFF && s[1] == 0xFE)
+		return "UTF-16LE";
+	if (len >= 2 && s[0] == 0xFE && s[1] == 0xFF)
+		return "UTF-16BE";
+	return NULL;
+}
+
+/* UTF-16 without a BOM: the NUL bytes of ASCII characters (line breaks,
+ * digits) all fall on odd offsets (LE) or all on even ones (BE). */
+static const char *utf16_guess(const unsigned char *s, size_t len)
+{
+	if (len < 4 || len % 2)
+		return NULL;
+	size_t n = len < 65536 ? len : 65536, even = 0, odd = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!s[i])
+			*(i % 2 ? &odd : &even) += 1;
+	if (odd + even < 2)
+		return NULL;
+	if (odd >= 2 && even * 20 <= odd)
+		return "UTF-16LE";
+	if (even >= 2 && odd * 20 <= even)
+		return "UTF-16BE";
+	return NULL;
+}
+
+static void canonical_name(const char *in, char *out, size_t size)
+{
+	/* GBK and GB2312 are subsets of GB18030: decoding as GB18030 reads them
+	 * all, and writing back gives the same bytes. */
+	if (!strcasecmp(in, "GB2312") || !strcasecmp(in, "GBK") || !strcasecmp(in, "CP936") ||
+	    !strcasecmp(in, "EUC-CN") || !strcasecmp(in, "HZ-GB-2312-no"))
+		in = "GB18030";
+	else if (!strcasecmp(in, "BIG5") || !strcasecmp(in, "BIG-5") || !strcasecmp(in, "BIG5-TW"))
+		in = "BIG5";
+	snprintf(out, size, "%s", in);
+	for (char *p = out; *p; p++)
+		if (*p >= 'a' && *p <= 'z')
+			*p = (char)(*p - 'a' + 'A');
+}
+
+static const char *detect(const char *data, size_t len, char *buf, size_t size)
+{
+	uchardet_t u = uchardet_new();
+	if (!u)
+		return NULL;
+	/* The first megabyte tells as much as the whole file. */
+	uchardet_handle_data(u, data, len < (1u << 20) ? len : (1u << 20));
+	uchardet_data_end(u);
+	const char *cs = uchardet_get_charset(u);
+	const char *res = NULL;
+	if (cs && *cs && strcasecmp(cs, "ASCII") && strcasecmp(cs, "UTF-8")) {
+		canonical_name(cs, buf, size);
+		res = buf;
+	}
+	uchardet_delete(u);
+	return res;
+}
+
+/* ---- decoding ---- */
+
+typedef struct {
+	char *p;
+	size_t len, cap;
+} obuf;
+
+static int ob_reserve(obuf *b, size_t extra)
+{
+	if (b->len + extra <= b->cap)
+		return 0;
+	size_t nc = b->cap ? b->cap : 4096;
+	while (nc < b->len + extra)
+		nc *= 2;
+	char *np = realloc(b->p, nc);
+	if (!np)
+		return -1;
+	b->p = np;
+	b->cap = nc;
+	return 0;
+}
+
+static int add_bad(decoded *d, unsigned char byte, size_t *cap)
+{
+	if (d->n_bad == *cap) {
+		size_t nc = *cap ? *cap * 2 : 16;
+		unsigned char *nb = realloc(d->bad, nc);
+		if (!nb)
+			return -1;
+		d->bad = nb;
+		*cap = nc;
+	}
+	d->bad[d->n_bad++] = byte;
+	return 0;
+}
+
+static int decode_with(const char *data, size_t len, const char *name, decoded *d)
+{
+	iconv_t cd = iconv_open("UTF-8", name);
+	if (cd == (iconv_t)-1)
+		return -1;
+	family fam = family_of(name);
+	obuf ob = {0};
+	size_t cap_marks = 0, cap_bad = 0;
+	const unsigned char *s = (const unsigned char *)data;
+	size_t pos = 0; /* a BOM is decoded too: it becomes U+FEFF and is written back */
+	int rc = 0;
+	while (pos < len && rc == 0) {
+		/* one chunk of whole characters */
+		size_t end = pos;
+		for (int k = 0; k < CHUNK_CHARS && end < len; k++)
+			end += char_len(fam, cd, s + end, len - end);
+		if (d->n_marks == cap_marks) {
+			cap_marks = cap_marks ? cap_marks * 2 : 256;
+			enc_mark *nm = realloc(d->marks, cap_marks * sizeof *nm);
+			if (!nm) {
+				rc = -1;
+				break;
+			}
+			d->marks = nm;
+		}
+		d->marks[d->n_marks++] = (enc_mark){ob.len, pos};
+		char *ip = (char *)s + pos;
+		size_t il = end - pos;
+		iconv(cd, NULL, NULL, NULL, NULL);
+		while (il > 0) {
+			if (ob_reserve(&ob, il * 4 + 16)) {
+				rc = -1;
+				break;
+			}
+			char *op = ob.p + ob.len;
+			size_t ol = ob.cap - ob.len;
+			size_t r = iconv(cd, &ip, &il, &op, &ol);
+			ob.len = (size_t)(op - ob.p);
+			if (r != (size_t)-1)
+				break;
+			if (errno == E2BIG)
+				continue;
+			/* EILSEQ or EINVAL: one undecodable byte */
+			if (ob_reserve(&ob, 1) || add_bad(d, (unsigned char)*ip, &cap_bad)) {
+				rc = -1;
+				break;
+			}
+			ob.p[ob.len++] = (char)MARKER;
+			ip++;
+			il--;
+			iconv(cd, NULL, NULL, NULL, NULL);
+		}
+		pos = end;
+	}
+	iconv_close(cd);
+	if (rc || ob_reserve(&ob, 1)) {
+		free(ob.p);
+		return -2;
+	}
+	ob.p[ob.len] = '\0';
+	d->text = ob.p;
+	d->len = ob.len;
+	return 0;
+}
+
+int decode_text(const char *data, size_t len, const char *want, decoded *out, char *err,
+                size_t errsize)
+{
+	memset(out, 0, sizeof *out);
+	out->src = data;
+	out->src_len = len;
+	const unsigned char *s = (const unsigned char *)data;
+	char name[64] = "";
+	const char *enc = bom_encoding(s, len);
+	if (enc) {
+		snprintf(name, sizeof name, "%s", enc);
+	} else if (len >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF) {
+		/* UTF-8 with BOM: as it is */
+	} else if (want && *want && strcasecmp(want, "auto")) {
+		canonical_name(want, name, sizeof name);
+		if (!strcasecmp(name, "UTF-8") || !strcasecmp(name, "UTF8"))
+			name[0] = '\0';
+	} else if (jh_utf8_valid_prefix(data, len) != len) {
+		const char *g = utf16_guess(s, len);
+		if (!g)
+			g = detect(data, len, name, sizeof name);
+		if (g && g != name)
+			snprintf(name, sizeof name, "%s", g);
+		else if (!g)
+			name[0] = '\0';
+	}
+	if (!name[0]) {
+		strcpy(out->name, "UTF-8");
+		out->utf8 = 1;
+		out->lossless = 1;
+		out->text = (char *)data;
+		out->len = len;
+		return 0;
+	}
+	snprintf(out->name, sizeof out->name, "%s", name);
+	int rc = decode_with(data, len, name, out);
+	if (rc == -1) {
+		snprintf(err, errsize, "unknown encoding '%s'", name);
+		decoded_free(out);
+		return -1;
+	}
+	if (rc == -2) {
+		snprintf(err, errsize, "out of memory decoding %s", name);
+		decoded_free(out);
+		return -1;
+	}
+	/* Writing back must give the same bytes where nothing was fixed. */
+	char *back = NULL, e2[8];
+	size_t blen = 0;
+	out->lossless = encode_text(out, out->text, out->len, &back, &blen, e2, sizeof e2) == 0 &&
+	                blen == len && memcmp(back, data, len) == 0;
+	free(back);
+	return 0;
+}
+
+/* Length in UTF-8 of the one character at s in the file's encoding. */
+static size_t decoded_char_u8(iconv_t cd, const unsigned char *s, size_t n)
+{
+	char out[64], *op = out, *ip = (char *)s;
+	size_t il = n, ol = sizeof out;
+	iconv(cd, NULL, NULL, NULL, NULL);
+	if (iconv(cd, &ip, &il, &op, &ol) == (size_t)-1)
+		return 0;
+	return (size_t)(op - out);
+}
+
+size_t decoded_orig_offset(const decoded *d, size_t pos)
+{
+	if (d->utf8 || !d->n_marks)
+		return pos;
+	if (pos >= d->len)
+		return d->src_len;
+	size_t lo = 0, hi = d->n_marks;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (d->marks[mid].u8 <= pos)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	size_t u = d->marks[lo].u8, o = d->marks[lo].orig;
+	if (u == pos)
+		return o;
+	iconv_t cd = iconv_open("UTF-8", d->name);
+	if (cd == (iconv_t)-1)
+		return o;
+	family fam = family_of(d->name);
+	const unsigned char *s = (const unsigned char *)d->src;
+	while (u < pos && o < d->src_len) {
+		if ((unsigned char)d->text[u] == MARKER) {
+			u++;
+			o++;
+			continue;
+		}
+		size_t l = char_len(fam, cd, s + o, d->src_len - o);
+		size_t m = decoded_char_u8(cd, s + o, l);
+		if (!m) { /* cannot happen for text we decoded; stay safe */
+			m = 1;
+		}
+		if (u + m > pos)
+			break;
+		u += m;
+		o += l;
+	}
+	iconv_close(cd);
+	return o;
+}
+
+int encode_text(const decoded *d, const char *text, size_t len, char **out, size_t *out_len,
+                char *err, size_t errsize)
+{
+	if (d->utf8) {
+		*out = xstrndup(text, len);
+		*out_len = len;
+		return 0;
+	}
+	iconv_t cd = iconv_open(d->name, "UTF-8");
+	if (cd == (iconv_t)-1) {
+		snprintf(err, errsize, "cannot encode in %s", d->name);
+		return -1;
+	}
+	obuf ob = {0};
+	size_t bad = 0, pos = 0;
+	int rc = 0;
+	while (pos < len && rc == 0) {
+		const char *m = memchr(text + pos, MARKER, len - pos);
+		size_t end = m ? (size_t)(m - text) : len;
+		char *ip = (char *)text + pos;
+		size_t il = end - pos;
+		while (il > 0) {
+			if (ob_reserve(&ob, il * 2 + 16)) {
+				rc = -1;
+				snprintf(err, errsize, "out of memory");
+				break;
+			}
+			char *op = ob.p + ob.len;
+			size_t ol = ob.cap - ob.len;
+			size_t r = iconv(cd, &ip, &il, &op, &ol);
+			ob.len = (size_t)(op - ob.p);
+			if (r != (size_t)-1)
+				break;
+			if (errno == E2BIG)
+				continue;
+			/* a character the encoding has no bytes for */
+			size_t at = (size_t)(ip - text);
+			int32_t cp = -1;
+			const unsigned char *c = (const unsigned char *)ip;
+			if (c[0] >= 0xE0 && c[0] < 0xF0 && il >= 3)
+				cp = ((c[0] & 0x0F) << 12) | ((c[1] & 0x3F) << 6) | (c[2] & 0x3F);
+			else if (c[0] >= 0xC0 && c[0] < 0xE0 && il >= 2)
+				cp = ((c[0] & 0x1F) << 6) | (c[1] & 0x3F);
+			else if (c[0] >= 0xF0 && il >= 4)
+				cp = ((c[0] & 0x07) << 18) | ((c[1] & 0x3F) << 12) | ((c[2] & 0x3F) << 6) | (c[3] & 0x3F);
+			snprintf(err, errsize, "U+%04X (byte %zu of the fixed text) cannot be written in %s",
+			         (unsigned)cp, at, d->name);
+			rc = -1;
+			break;
+		}
+		if (rc == 0 && m) {
+			if (bad >= d->n_bad || ob_reserve(&ob, 1)) {
+				snprintf(err, errsize, "undecodable bytes were lost while fixing");
+				rc = -1;
+			} else {
+				ob.p[ob.len++] = (char)d->bad[bad++];
+			}
+			end++;
+		}
+		pos = end;
+	}
+	/* flush any shift state */
+	if (rc == 0 && ob_reserve(&ob, 16) == 0) {
+		char *op = ob.p + ob.len;
+		size_t ol = ob.cap - ob.len;
+		iconv(cd, NULL, NULL, &op, &ol);
+		ob.len = (size_t)(op - ob.p);
+	}
+	iconv_close(cd);
+	if (rc == 0 && bad != d->n_bad) {
+		snprintf(err, errsize, "undecodable bytes were lost while fixing");
+		rc = -1;
+	}
+	if (rc) {
+		free(ob.p);
+		return -1;
+	}
+	if (!ob.p)
+		ob.p = xstrndup("", 0);
+	*out = ob.p;
+	*out_len = ob.len;
+	return 0;
+}
