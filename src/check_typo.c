@@ -1,4 +1,5 @@
 /* check_typo.c — builtin checks of the typo family. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,11 +11,26 @@
 
 typedef struct {
 	jh_strset chars;   /* characters checked; empty = every Han character */
+	jh_strset skip;    /* characters left to another rule (skip-chars) */
 	jh_strset allow;   /* words in which a doubled character is right */
 	int allow_aabb;    /* 高高兴兴, 实实在在 */
 } doubled_cfg;
 
-static const char *const doubled_params[] = {"chars", "allow", "allow-aabb", NULL};
+static const char *const doubled_params[] = {"chars", "skip-chars", "allow", "allow-aabb", NULL};
+
+/* Add each character of a parameter value (spaces ignored) to a set. */
+static int add_chars(jh_strset *set, const char *v)
+{
+	int rc = JH_OK;
+	for (const char *p = v; p && *p && rc == JH_OK;) {
+		int32_t cp;
+		size_t n = jh_utf8_decode((const unsigned char *)p, strlen(p), &cp);
+		if (cp >= 0 && cp != ' ')
+			rc = jh_strset_add(set, p, n);
+		p += n;
+	}
+	return rc;
+}
 
 static void doubled_free(void *p)
 {
@@ -22,6 +38,7 @@ static void doubled_free(void *p)
 	if (!c)
 		return;
 	jh_strset_free(&c->chars);
+	jh_strset_free(&c->skip);
 	jh_strset_free(&c->allow);
 	free(c);
 }
@@ -31,15 +48,9 @@ static int doubled_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, voi
 	doubled_cfg *c = calloc(1, sizeof *c);
 	if (!c)
 		return JH_ERR_NOMEM;
-	int rc = JH_OK;
-	const char *chars = jh_rule_param(r, "chars", NULL);
-	for (const char *p = chars; p && *p && rc == JH_OK;) {
-		int32_t cp;
-		size_t n = jh_utf8_decode((const unsigned char *)p, strlen(p), &cp);
-		if (cp >= 0 && cp != ' ')
-			rc = jh_strset_add(&c->chars, p, n);
-		p += n;
-	}
+	int rc = add_chars(&c->chars, jh_rule_param(r, "chars", NULL));
+	if (rc == JH_OK)
+		rc = add_chars(&c->skip, jh_rule_param(r, "skip-chars", NULL));
 	unsigned line = r->line;
 	const char *allow = jh_rule_param(r, "allow", &line);
 	if (rc == JH_OK && allow)
@@ -127,6 +138,8 @@ static void doubled_flush(jh_brun *run)
 	size_t a = run->run_start, c = run->run_end, clen = (c - a) / 2, b = a + clen;
 	if (cfg->chars.count && !jh_strset_has(&cfg->chars, run->text + a, clen))
 		return;
+	if (cfg->skip.count && jh_strset_has(&cfg->skip, run->text + a, clen))
+		return;
 	if (cfg->allow.count && doubled_allowed(cfg, run->text, run->len, a, c))
 		return;
 	if (cfg->allow_aabb && doubled_aabb(run->text, run->len, a, c, clen))
@@ -152,7 +165,116 @@ static void doubled_step(jh_brun *run, const jh_char *c)
 
 static void doubled_finish(jh_brun *run) { doubled_flush(run); }
 
+/* ---- doubled words (我们我们) ---- */
+
+/* A word of two or three characters typed twice in a row is found by
+ * comparing the bytes just before each Han character with the bytes that
+ * end at it, so the cost per character is two short walks back and two
+ * memcmp: no per-document state and no allocation. */
+typedef struct {
+	jh_strset words;   /* words that never reduplicate (function words) */
+	jh_strset allow;   /* longer strings in which the doubling is right */
+} dword_cfg;
+
+static const char *const dword_params[] = {"words", "allow", NULL};
+
+static void dword_free(void *p)
+{
+	dword_cfg *c = p;
+	if (!c)
+		return;
+	jh_strset_free(&c->words);
+	jh_strset_free(&c->allow);
+	free(c);
+}
+
+static int dword_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *payload)
+{
+	dword_cfg *c = calloc(1, sizeof *c);
+	if (!c)
+		return JH_ERR_NOMEM;
+	int rc = JH_OK;
+	unsigned line = r->line;
+	const char *words = jh_rule_param(r, "words", &line);
+	if (!words) {
+		jh_report(diag_fn, payload, JH_ERROR, r->file, r->line, 0, r->id,
+		          "check 'doubled-word' needs a 'words' list");
+		rc = JH_ERR_RULES;
+	} else {
+		rc = jh_load_words(&c->words, r->data_dir, words, r, line, diag_fn, payload);
+	}
+	line = r->line;
+	const char *allow = jh_rule_param(r, "allow", &line);
+	if (rc == JH_OK && allow)
+		rc = jh_load_words(&c->allow, r->data_dir, allow, r, line, diag_fn, payload);
+	if (rc) {
+		dword_free(c);
+		return rc;
+	}
+	*out = c;
+	return JH_OK;
+}
+
+/* Start of the k-th character before end (k >= 1), or SIZE_MAX. */
+static size_t back_chars(const char *text, size_t end, int k)
+{
+	size_t p = end;
+	while (k-- > 0) {
+		if (p == 0)
+			return SIZE_MAX;
+		p = char_before(text, p);
+	}
+	return p;
+}
+
+/* Is the doubled word at [s1, e) inside an allowed string: the pair alone,
+ * or with one character before and/or after it? */
+static int dword_allowed(const dword_cfg *cfg, const char *t, size_t len, size_t s1, size_t e)
+{
+	size_t a = back_chars(t, s1, 1), b = e;
+	if (b < len) {
+		int32_t cp;
+		b += jh_utf8_decode((const unsigned char *)t + b, len - b, &cp);
+	}
+	size_t starts[2] = {s1, a == SIZE_MAX ? s1 : a}, ends[2] = {e, b};
+	for (int i = 0; i < 2; i++)
+		for (int j = 0; j < 2; j++) {
+			size_t n = ends[j] - starts[i];
+			if (n <= cfg->allow.max_len && jh_strset_has(&cfg->allow, t + starts[i], n))
+				return 1;
+		}
+	return 0;
+}
+
+static void dword_step(jh_brun *run, const jh_char *c)
+{
+	const dword_cfg *cfg = run->cfg;
+	const char *t = run->text;
+	size_t e = c->pos + c->len;
+	for (int k = 2; k <= 3; k++) {
+		size_t s2 = back_chars(t, e, k);
+		if (s2 == SIZE_MAX)
+			return;
+		size_t ul = e - s2;
+		if (s2 < ul || memcmp(t + s2 - ul, t + s2, ul) != 0)
+			continue;
+		size_t s1 = s2 - ul;
+		if (ul > cfg->words.max_len || !jh_strset_has(&cfg->words, t + s2, ul))
+			continue;
+		/* Exactly twice: three times is a chant or a stutter. */
+		if ((s1 >= ul && memcmp(t + s1 - ul, t + s2, ul) == 0) ||
+		    (e + ul <= run->len && memcmp(t + e, t + s2, ul) == 0))
+			continue;
+		if (cfg->allow.count && dword_allowed(cfg, t, run->len, s1, e))
+			continue;
+		size_t g[2] = {s2, e};
+		jh_brun_emit(run, s1, e, g, 1, NULL);
+		return;
+	}
+}
+
 const jh_builtin_def jh_checks_typo[] = {
 	{"doubled", JH_C_HAN, doubled_params, doubled_compile, doubled_free, doubled_step, doubled_finish},
+	{"doubled-word", JH_C_HAN, dword_params, dword_compile, dword_free, dword_step, NULL},
 	{NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };
