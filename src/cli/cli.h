@@ -84,6 +84,8 @@ typedef struct {
 int decode_text(const char *data, size_t len, const char *want, decoded *out, char *err,
                 size_t errsize);
 void decoded_free(decoded *d);
+/* "UTF-16LE" or "UTF-16BE" if data reads as UTF-16 text without a BOM. */
+const char *utf16_guess(const char *data, size_t len);
 /* Offset in the file of UTF-8 offset pos. */
 size_t decoded_orig_offset(const decoded *d, size_t pos);
 /* Encode UTF-8 text back into the file's encoding (markers become the

@@ -366,6 +366,7 @@ typedef struct {
 	char last_section[256];
 	void *target;   /* config or profile */
 	int is_profile;
+	unsigned section_line; /* line of the last [section] header */
 	section *cur_section;
 	rule_cfg *cur_rule;
 } ini_state;
@@ -387,6 +388,11 @@ static char *cfg_reader(char *str, int num, void *stream)
 			break;
 	}
 	str[n] = '\0';
+	if (st->at_start) {
+		const char *p = str + strspn(str, " \t");
+		if (*p == '[')
+			st->section_line = st->line;
+	}
 	st->at_start = str[n - 1] == '\n';
 	return str;
 }
@@ -580,6 +586,9 @@ static int ini_cb(void *user, const char *sec, const char *name, const char *val
 {
 	ini_state *st = user;
 	if (strcmp(sec, st->last_section)) {
+		unsigned key_line = st->line;
+		if (*sec && st->section_line)
+			st->line = st->section_line; /* say where the section starts */
 		snprintf(st->last_section, sizeof st->last_section, "%s", sec);
 		st->cur_section = NULL;
 		st->cur_rule = NULL;
@@ -629,6 +638,7 @@ static int ini_cb(void *user, const char *sec, const char *name, const char *val
 					st->cur_rule = rule_section(&c->rules, &c->n_rules, id, st->line);
 			}
 		}
+		st->line = key_line;
 	}
 	if (st->is_profile && !*sec) {
 		profile *p = st->target;
@@ -674,7 +684,7 @@ static int parse_ini(const char *path, void *target, int is_profile)
 		free(text);
 		return 1;
 	}
-	ini_state st = {text, 0, 0, 1, 0, path, 0, "", "\x01", target, is_profile, NULL, NULL};
+	ini_state st = {text, 0, 0, 1, 0, path, 0, "", "\x01", target, is_profile, 0, NULL, NULL};
 #if HAVE_DECL_INI_ALLOW_INLINE_COMMENTS
 	ini_allow_inline_comments = 0;
 #endif
@@ -1132,6 +1142,15 @@ static int build_ruleset(cfg_ctx *x, config *c, const jh_ruleset **out)
 	for (size_t i = 0; i < n_dirs; i++)
 		jh_ruleset_load_dir(rs, dirs[i], print_diag, &errors);
 	compile_diag cd = {0};
+	for (int pass = 0; pass < 2; pass++) { /* every [rule.id] must name a rule */
+		const rule_cfg *rv = pass ? c->rules : p ? p->rules : NULL;
+		size_t rn = pass ? c->n_rules : p ? p->n_rules : 0;
+		for (size_t i = 0; i < rn; i++)
+			if (jh_ruleset_find(rs, rv[i].id) < 0) {
+				cfg_error(pass ? c->path : p->path, rv[i].line, "no rule '%s'", rv[i].id, NULL);
+				errors++;
+			}
+	}
 	for (int pass = 0; pass < 2; pass++) {
 		const rule_cfg *rv = pass ? c->rules : p ? p->rules : NULL;
 		size_t rn = pass ? c->n_rules : p ? p->n_rules : 0;
@@ -1140,11 +1159,8 @@ static int build_ruleset(cfg_ctx *x, config *c, const jh_ruleset **out)
 			const rule_cfg *r = &rv[i];
 			for (size_t j = 0; j < r->n_params; j++) {
 				int rc = jh_ruleset_set_param(rs, r->id, r->params[j].key, r->params[j].value);
-				if (rc == JH_ERR_ARG) {
-					cfg_error(file, r->line, "no rule '%s'", r->id, NULL);
-					errors++;
-					break;
-				}
+				if (rc == JH_ERR_ARG)
+					break; /* reported above */
 				add_origin(&cd, file, r, &r->params[j]);
 			}
 		}
@@ -1156,8 +1172,6 @@ static int build_ruleset(cfg_ctx *x, config *c, const jh_ruleset **out)
 		fprintf(stderr, "jinghua: out of memory\n");
 		status = EXIT_IO;
 	} else if (errors) {
-		fprintf(stderr, "jinghua: %d error%s in rule files or configuration\n", errors,
-		        errors == 1 ? "" : "s");
 		status = EXIT_USAGE;
 	}
 	if (status) {
@@ -1287,8 +1301,7 @@ static int resolve(cfg_ctx *x, config *c)
 	if (c->resolved)
 		return c->bad ? EXIT_USAGE : 0;
 	c->resolved = 1;
-	if (c->bad)
-		return EXIT_USAGE;
+	/* go on after syntax errors: every mistake is reported in one run */
 	int st = build_ruleset(x, c, &c->rs);
 	if (st) {
 		c->bad = 1;
@@ -1316,7 +1329,7 @@ static int resolve(cfg_ctx *x, config *c)
 		errors += apply_section(c->rs, en, sev, &c->paths[i], c->path);
 	free(en);
 	free(sev);
-	if (errors) {
+	if (errors || c->bad) {
 		c->bad = 1;
 		return EXIT_USAGE;
 	}

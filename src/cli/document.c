@@ -193,7 +193,8 @@ static void find_switches(const char *text, size_t len, const md_prose *md, cons
 	for (size_t i = 0; i < n_open; i++)
 		skip_add(out, open[i].start, len + 1, open[i].mask);
 	free(open);
-	qsort(out->v, out->n, sizeof *out->v, cmp_skip);
+	if (out->n > 1) /* v is NULL when empty: not for qsort */
+		qsort(out->v, out->n, sizeof *out->v, cmp_skip);
 }
 
 /* ---- one analysis: text → findings in text offsets ---- */
@@ -356,7 +357,7 @@ static int analyze(const analysis *a, const char *text, size_t len, jh_findings 
 	size_t first = out->count;
 	int rc = jh_check(fs->rs, ctext, clen, &co, out);
 	skips_free(&sk);
-	if (rc == JH_OK && is_md) {
+	if (rc == JH_OK && is_md && out->count > first) { /* items may be NULL when none */
 		jh_findings tail = {out->items + first, out->count - first, out->count - first};
 		map_markdown(&md, &tail);
 		out->count = first + tail.count;

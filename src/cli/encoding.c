@@ -128,22 +128,32 @@ static const char *bom_encoding(const unsigned char *s, size_t len)
 	return NULL;
 }
 
-/* UTF-16 without a BOM: the NUL bytes of ASCII characters (line breaks,
- * digits) all fall on odd offsets (LE) or all on even ones (BE). */
-static const char *utf16_guess(const unsigned char *s, size_t len)
+/* UTF-16 without a BOM: nearly every code unit is a character prose uses
+ * (CJK, ASCII, punctuation) and a line break or space shows as 0A 00 /
+ * 00 0A.  Random binary data fails the first test at once. */
+static int plausible_unit(unsigned u)
 {
+	return u == 0x09 || u == 0x0A || u == 0x0D || (u >= 0x20 && u < 0x7F) ||
+	       (u >= 0xA0 && u < 0x2000) || (u >= 0x2000 && u < 0x2070) || (u >= 0x2E80 && u < 0xD800) ||
+	       (u >= 0xF900 && u < 0xFFF0) || (u >= 0xD800 && u < 0xE000);
+}
+
+const char *utf16_guess(const char *data, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)data;
 	if (len < 4 || len % 2)
 		return NULL;
-	size_t n = len < 65536 ? len : 65536, even = 0, odd = 0;
-	for (size_t i = 0; i < n; i++)
-		if (!s[i])
-			*(i % 2 ? &odd : &even) += 1;
-	if (odd + even < 2)
-		return NULL;
-	if (odd >= 2 && even * 20 <= odd)
-		return "UTF-16LE";
-	if (even >= 2 && odd * 20 <= even)
-		return "UTF-16BE";
+	size_t n = len < 65536 ? len : 65536;
+	for (int le = 1; le >= 0; le--) {
+		size_t good = 0, units = n / 2, breaks = 0;
+		for (size_t i = 0; i + 1 < n; i += 2) {
+			unsigned u = le ? (unsigned)(s[i] | s[i + 1] << 8) : (unsigned)(s[i] << 8 | s[i + 1]);
+			good += plausible_unit(u);
+			breaks += u == 0x0A || u == 0x20;
+		}
+		if (breaks && good * 100 >= units * 98)
+			return le ? "UTF-16LE" : "UTF-16BE";
+	}
 	return NULL;
 }
 
@@ -299,7 +309,7 @@ int decode_text(const char *data, size_t len, const char *want, decoded *out, ch
 		if (!strcasecmp(name, "UTF-8") || !strcasecmp(name, "UTF8"))
 			name[0] = '\0';
 	} else if (jh_utf8_valid_prefix(data, len) != len) {
-		const char *g = utf16_guess(s, len);
+		const char *g = memchr(data, 0, len) ? utf16_guess(data, len) : NULL;
 		if (!g)
 			g = detect(data, len, name, sizeof name);
 		if (g && g != name)

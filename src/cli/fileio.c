@@ -92,21 +92,7 @@ int looks_binary(const char *data, size_t len)
 	size_t probe = len < 8192 ? len : 8192;
 	if (!memchr(data, '\0', probe))
 		return 0;
-	size_t even = 0, odd = 0;
-	for (size_t i = 0; i < probe; i++)
-		if (!data[i])
-			*(i % 2 ? &odd : &even) += 1;
-	/* BOM-less UTF-16: the NULs of ASCII characters all on one side */
-	if (len % 2 == 0 && ((odd >= 2 && even * 20 <= odd) || (even >= 2 && odd * 20 <= even))) {
-		/* and no control characters other than line breaks and tabs */
-		for (size_t i = 0; i < probe; i++) {
-			unsigned char c = (unsigned char)data[i];
-			if (c && c < 0x20 && c != '\n' && c != '\r' && c != '\t')
-				return 1;
-		}
-		return 0;
-	}
-	return 1;
+	return utf16_guess(data, len) == NULL;
 }
 
 int write_atomic(const char *path, const char *data, size_t len, mode_t mode)

@@ -134,6 +134,12 @@ int git_staged(const char *const *pathspecs, size_t n, staged_file **out, size_t
 		return -1;
 	}
 	cdup[strcspn(cdup, "\n")] = '\0';
+	char *prefix = NULL;
+	char *a2[] = {"git", "rev-parse", "--show-prefix", NULL};
+	if (run_capture(a2, NULL, 0, &prefix, NULL, 1) != 0)
+		prefix[0] = '\0';
+	prefix[strcspn(prefix, "\n")] = '\0';
+	size_t plen = strlen(prefix);
 	char **argv = xmalloc((n + 10) * sizeof *argv);
 	size_t k = 0;
 	argv[k++] = "git";
@@ -155,6 +161,7 @@ int git_staged(const char *const *pathspecs, size_t n, staged_file **out, size_t
 		fprintf(stderr, "jinghua: --staged: git diff --cached failed\n");
 		free(names);
 		free(cdup);
+		free(prefix);
 		return -1;
 	}
 	size_t count = 0;
@@ -163,6 +170,7 @@ int git_staged(const char *const *pathspecs, size_t n, staged_file **out, size_t
 	if (!count) {
 		free(names);
 		free(cdup);
+		free(prefix);
 		return 0;
 	}
 	/* one git process serves every file's staged content */
@@ -173,6 +181,7 @@ int git_staged(const char *const *pathspecs, size_t n, staged_file **out, size_t
 		fprintf(stderr, "jinghua: --staged: cannot run git cat-file: %s\n", strerror(errno));
 		free(names);
 		free(cdup);
+		free(prefix);
 		return -1;
 	}
 	FILE *w = fdopen(ifd, "w"), *r = fdopen(ofd, "r");
@@ -209,7 +218,8 @@ int git_staged(const char *const *pathspecs, size_t n, staged_file **out, size_t
 			free(data);
 			continue;
 		}
-		v[got].name = path_join(cdup, p);
+		/* shown relative to the current folder, as git status does */
+		v[got].name = plen && !strncmp(p, prefix, plen) ? xstrdup(p + plen) : path_join(cdup, p);
 		v[got].data = data;
 		v[got].len = (size_t)size;
 		got++;
@@ -219,6 +229,7 @@ int git_staged(const char *const *pathspecs, size_t n, staged_file **out, size_t
 	wait_status(pid);
 	free(names);
 	free(cdup);
+	free(prefix);
 	if (bad) {
 		fprintf(stderr, "jinghua: --staged: reading the index failed\n");
 		for (size_t i = 0; i < got; i++) {

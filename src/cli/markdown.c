@@ -46,6 +46,18 @@ int is_markdown_name(const char *name)
 	       !strcasecmp(dot, ".mkd") || !strcasecmp(dot, ".mdx");
 }
 
+/* Code is context only (spacing around `code` matters), never checked:
+ * its ASCII punctuation would look like prose to the rules (`*.txt` is no
+ * censorship mask), so it reads as letters. */
+static void neutralise(char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c < 0x80 && c != ' ' && !(c >= '0' && c <= '9') && !((c | 0x20) >= 'a' && (c | 0x20) <= 'z'))
+			s[i] = 'x';
+	}
+}
+
 static int add_seg(mdctx *x, const char *s, size_t n, size_t t, seg_kind kind)
 {
 	md_prose *m = x->m;
@@ -57,6 +69,8 @@ static int add_seg(mdctx *x, const char *s, size_t n, size_t t, seg_kind kind)
 	m->text = nt;
 	memcpy(m->text + m->len, s, n);
 	m->text[m->len + n] = '\0';
+	if (kind == SEG_CODE)
+		neutralise(m->text + m->len, n);
 	md_seg *last = m->n_segs ? &m->segs[m->n_segs - 1] : NULL;
 	if (last && last->kind == kind && kind != SEG_SYNTH && last->c + last->len == m->len &&
 	    last->t + last->len == t) {
@@ -152,8 +166,10 @@ static int cb_leave_span(MD_SPANTYPE type, void *detail, void *ud)
 			                 (!strncmp(h, "mailto:", 7) || !strncmp(h, "http://", 7)));
 			if (auto_link)
 				for (size_t i = x->link_seg; i < m->n_segs; i++)
-					if (m->segs[i].kind == SEG_PROSE)
+					if (m->segs[i].kind == SEG_PROSE) {
 						m->segs[i].kind = SEG_CODE;
+						neutralise(m->text + m->segs[i].c, m->segs[i].len);
+					}
 		}
 		free(x->href);
 		x->href = NULL;
