@@ -31,6 +31,13 @@ typedef struct jh_brun {
 	size_t run_start, run_end, run_len;
 	size_t open_start, open_end;
 	int open;
+	/* A check's own per-document state, for what the fields above cannot
+	 * hold (a stack of marks): NULL at the start, allocated by the check
+	 * when it first needs it, freed by its finish(). */
+	void *state;
+	/* jh_check_options.variant ("auto", "hans", "hant" or NULL), for the
+	 * script checks. */
+	const char *variant;
 } jh_brun;
 
 typedef struct {
