@@ -1,4 +1,9 @@
-/* check_layout.c — builtin checks of the layout family. */
+/* check_layout.c — builtin checks of the layout family: what the document
+ * does with its lines (line endings, indentation, blank lines, paragraphs
+ * run together).  Each needs to know the document's own habit first (the
+ * dominant line ending, indent and paragraph separator), so they count
+ * during the scan or in one pass over the lines at finish(): memchr over
+ * '\n' costs far less than waking a check on every character. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +11,388 @@
 #include "charclass.h"
 #include "utf8.h"
 
+#define IDSP "\xE3\x80\x80" /* U+3000 IDEOGRAPHIC SPACE, the paragraph indent */
+
+static void emit_fix(jh_brun *run, size_t start, size_t end, const char *msg, const char *fix,
+                     jh_safety safety)
+{
+	if (run->err)
+		return;
+	const jh_rule *r = run->rule;
+	if (!r->has_fix)
+		fix = NULL;
+	if (r->safety == JH_UNSAFE)
+		safety = JH_UNSAFE;
+	int rc = jh_findings_add(run->out, r->id, run->rule_index, r->severity, start, end, msg, fix,
+	                         fix ? strlen(fix) : 0, safety);
+	if (rc)
+		run->err = rc;
+}
+
+/* One line of the text: [start, end) without its line break; next is where
+ * the following line starts.  crlf: the break is \r\n. */
+typedef struct {
+	size_t start, end, next;
+	int crlf, last;
+} line_t;
+
+static int next_line(const char *text, size_t len, size_t pos, line_t *l)
+{
+	if (pos >= len)
+		return 0;
+	const char *nl = memchr(text + pos, '\n', len - pos);
+	l->start = pos;
+	if (!nl) {
+		l->end = l->next = len;
+		l->crlf = 0;
+		l->last = 1;
+		return 1;
+	}
+	size_t e = (size_t)(nl - text);
+	l->crlf = e > pos && text[e - 1] == '\r';
+	l->end = l->crlf ? e - 1 : e;
+	l->next = e + 1;
+	l->last = 0;
+	return 1;
+}
+
+/* Length in bytes of the blanks (space, tab, U+3000) at s. */
+static size_t blank_prefix(const char *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n) {
+		if (s[i] == ' ' || s[i] == '\t')
+			i++;
+		else if (n - i >= 3 && !memcmp(s + i, IDSP, 3))
+			i += 3;
+		else
+			break;
+	}
+	return i;
+}
+
+static int line_blank(const char *text, const line_t *l)
+{
+	return blank_prefix(text + l->start, l->end - l->start) == l->end - l->start;
+}
+
+/* ---- mixed line endings ---- */
+
+static void eol_finish(jh_brun *run)
+{
+	size_t crlf = 0, lf = 0;
+	line_t l;
+	for (size_t p = 0; next_line(run->text, run->len, p, &l); p = l.next)
+		if (!l.last)
+			*(l.crlf ? &crlf : &lf) += 1;
+	if (!crlf || !lf)
+		return;
+	int want_crlf = crlf > lf;
+	const char *msg = want_crlf ? "换行符不统一：全文用 CRLF，这一行用了 LF"
+	                            : "换行符不统一：全文用 LF，这一行用了 CRLF";
+	for (size_t p = 0; next_line(run->text, run->len, p, &l); p = l.next) {
+		if (l.last || l.crlf == want_crlf)
+			continue;
+		if (want_crlf)
+			emit_fix(run, l.end, l.next, msg, "\r\n", JH_SAFE);
+		else
+			emit_fix(run, l.end, l.next, msg, "\n", JH_SAFE);
+	}
+}
+
+/* ---- indentation ---- */
+
+/* What a line is indented with. */
+enum { IND_NONE, IND_IDSP, IND_SPACES, IND_TAB, IND_MIXED };
+
+typedef struct {
+	int kind;
+	size_t n;      /* characters of indentation */
+	size_t bytes;  /* its length in bytes */
+} indent_t;
+
+static indent_t indent_of(const char *text, const line_t *l)
+{
+	indent_t in = {IND_NONE, 0, 0};
+	const char *s = text + l->start;
+	size_t n = l->end - l->start;
+	in.bytes = blank_prefix(s, n);
+	for (size_t i = 0; i < in.bytes;) {
+		int k = s[i] == ' ' ? IND_SPACES : s[i] == '\t' ? IND_TAB : IND_IDSP;
+		i += k == IND_IDSP ? 3 : 1;
+		in.n++;
+		in.kind = in.kind == IND_NONE || in.kind == k ? k : IND_MIXED;
+	}
+	return in;
+}
+
+/* Does this line look like a heading, not a paragraph: short, and not
+ * ending in sentence punctuation (第一章 出征, 楔子, ***)? */
+static int looks_like_heading(const char *text, const line_t *l)
+{
+	size_t chars = 0;
+	int32_t last = 0;
+	for (size_t p = l->start; p < l->end;) {
+		int32_t cp;
+		p += jh_utf8_decode((const unsigned char *)text + p, l->end - p, &cp);
+		if (cp != ' ' && cp != '\t' && cp != 0x3000)
+			last = cp;
+		chars++;
+	}
+	int sentence_end = last == 0x3002 || last == 0xFF01 || last == 0xFF1F || last == 0x201D ||
+	                   last == 0x300D || last == 0x300F || last == 0x2026 || last == 0xFF0C ||
+	                   last == 0x2019 || last == 0xFF09 || last == 0x2014;
+	return chars <= 30 && !sentence_end;
+}
+
+/* Does this line end as a paragraph does (。！？…” etc.)?  A line that ends
+ * in ，or a Han character is continued on the next one. */
+static int ends_paragraph(const char *text, const line_t *l)
+{
+	size_t e = l->end;
+	while (e > l->start) {
+		size_t p = e;
+		do
+			p--;
+		while (p > l->start && ((unsigned char)text[p] & 0xC0) == 0x80);
+		int32_t cp;
+		jh_utf8_decode((const unsigned char *)text + p, e - p, &cp);
+		if (cp == ' ' || cp == '\t' || cp == 0x3000) {
+			e = p;
+			continue;
+		}
+		return !(cp == 0xFF0C || cp == 0x3001 || (jh_class_of(cp) & JH_C_HAN));
+	}
+	return 1;
+}
+
+typedef struct {
+	size_t lines;                  /* non-blank lines */
+	size_t none, idsp2;
+	size_t by_kind[IND_MIXED + 1];
+	indent_t dominant;             /* the indent most lines use, kind NONE if none */
+	char dom_text[64];
+} indent_stats;
+
+static void indent_survey(const jh_brun *run, indent_stats *s)
+{
+	memset(s, 0, sizeof *s);
+	/* counts of each exact indent: (kind, n) for n up to 8 */
+	size_t exact[IND_MIXED + 1][9] = {{0}};
+	line_t l;
+	for (size_t p = 0; next_line(run->text, run->len, p, &l); p = l.next) {
+		if (line_blank(run->text, &l))
+			continue;
+		indent_t in = indent_of(run->text, &l);
+		s->lines++;
+		s->by_kind[in.kind]++;
+		if (in.kind != IND_NONE && in.kind != IND_MIXED && in.n <= 8)
+			exact[in.kind][in.n]++;
+	}
+	size_t best = 0;
+	for (int k = IND_IDSP; k <= IND_TAB; k++)
+		for (size_t n = 1; n <= 8; n++)
+			if (exact[k][n] > best) {
+				best = exact[k][n];
+				s->dominant = (indent_t){k, n, 0};
+			}
+	/* A document is indented when more than half of its non-blank lines
+	 * are, with one form (　　 or four spaces) for most of those. */
+	size_t indented = s->lines - s->by_kind[IND_NONE];
+	if (best < 3 || indented * 2 <= s->lines || best * 2 < indented) {
+		s->dominant.kind = IND_NONE;
+		return;
+	}
+	const char *unit = s->dominant.kind == IND_IDSP ? IDSP : s->dominant.kind == IND_TAB ? "\t" : " ";
+	for (size_t i = 0; i < s->dominant.n; i++)
+		strcat(s->dom_text, unit);
+	s->dominant.bytes = strlen(s->dom_text);
+}
+
+/* Lines indented otherwise than the document's dominant indent. */
+static void indent_form_finish(jh_brun *run)
+{
+	indent_stats s;
+	indent_survey(run, &s);
+	if (s.dominant.kind == IND_NONE)
+		return;
+	char msg[160];
+	snprintf(msg, sizeof msg, "缩进不统一：全文段首用%s，这一行不同",
+	         s.dominant.kind == IND_IDSP ? (s.dominant.n == 2 ? "两个全角空格" : "全角空格")
+	         : s.dominant.kind == IND_TAB ? "制表符"
+	                                      : "半角空格");
+	line_t l;
+	for (size_t p = 0; next_line(run->text, run->len, p, &l); p = l.next) {
+		if (line_blank(run->text, &l))
+			continue;
+		indent_t in = indent_of(run->text, &l);
+		if (in.kind == IND_NONE ||
+		    (in.kind == s.dominant.kind && in.n == s.dominant.n))
+			continue;
+		/* Spaces or tabs for the document's 　　 are a typing habit: safe.
+		 * Another number of 　 may be meant (a letter, a poem): unsafe. */
+		jh_safety safety = in.kind == s.dominant.kind ? JH_UNSAFE : JH_SAFE;
+		emit_fix(run, l.start, l.start + in.bytes, msg, s.dom_text, safety);
+	}
+}
+
+/* Paragraphs without indent in an indented document. */
+static void indent_missing_finish(jh_brun *run)
+{
+	indent_stats s;
+	indent_survey(run, &s);
+	if (s.dominant.kind == IND_NONE)
+		return;
+	const char *msg = "段首缺少缩进（全文其他段落都有缩进）";
+	line_t l, prev = {0, 0, 0, 0, 0};
+	int have_prev = 0;
+	for (size_t p = 0; next_line(run->text, run->len, p, &l); p = l.next) {
+		if (line_blank(run->text, &l))
+			continue;
+		indent_t in = indent_of(run->text, &l);
+		/* the continuation of a paragraph split in two is
+		 * layout.paragraph-split's to join, not to indent */
+		int continues = have_prev && !ends_paragraph(run->text, &prev);
+		if (in.kind == IND_NONE && !continues && !looks_like_heading(run->text, &l))
+			emit_fix(run, l.start, l.start, msg, s.dom_text, JH_UNSAFE);
+		prev = l;
+		have_prev = 1;
+	}
+}
+
+/* ---- runs of blank lines ---- */
+
+static const char *const blank_params[] = {"max", NULL};
+
+static int blank_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *payload)
+{
+	unsigned long *max = malloc(sizeof *max);
+	if (!max)
+		return JH_ERR_NOMEM;
+	int rc = jh_param_uint(r, "max", 1, 1000, max, diag_fn, payload);
+	if (rc) {
+		free(max);
+		return rc;
+	}
+	*out = max;
+	return JH_OK;
+}
+
+static void blank_finish(jh_brun *run)
+{
+	unsigned long max = *(const unsigned long *)run->cfg;
+	/* The document's own separator wins over max: a text that puts two
+	 * blank lines between all its paragraphs is consistent, not wrong. */
+	size_t runs[5] = {0}, blanks = 0, total = 0;
+	line_t l;
+	for (size_t p = 0; next_line(run->text, run->len, p, &l); p = l.next) {
+		if (line_blank(run->text, &l) && !l.last) {
+			blanks++;
+			continue;
+		}
+		if (blanks) {
+			runs[blanks < 4 ? blanks : 4]++;
+			total++;
+		}
+		blanks = 0;
+	}
+	for (unsigned long k = max + 1; k < 4 && total >= 3; k++)
+		if (runs[k] * 2 > total)
+			max = k;
+	char msg[160];
+	snprintf(msg, sizeof msg, "连续空行太多（最多 %lu 行）", max);
+	size_t first_extra = 0;
+	blanks = 0;
+	for (size_t p = 0; next_line(run->text, run->len, p, &l); p = l.next) {
+		if (line_blank(run->text, &l) && !l.last) {
+			if (++blanks == max + 1)
+				first_extra = l.start;
+			continue;
+		}
+		if (blanks > max)
+			emit_fix(run, first_extra, l.start, msg, "", JH_SAFE);
+		blanks = 0;
+	}
+}
+
+/* ---- two paragraphs run together at a mid-line indent ---- */
+
+/* Candidates are noted during the scan (woken by U+3000); the fix needs the
+ * document's paragraph separator, known only at the end. */
+typedef struct {
+	size_t *pos;   /* start of the 　　 run, and its end, in pairs */
+	size_t n, cap;
+} merged_state;
+
+static void merged_step(jh_brun *run, const jh_char *c)
+{
+	if (c->cp != 0x3000 || c->prev_cp == 0x3000)
+		return;
+	/* after the end of a sentence (。！？…” 」』）——), not at a line start */
+	int32_t p = c->prev_cp;
+	if (!(p == 0x3002 || p == 0xFF01 || p == 0xFF1F || p == 0x2026 || p == 0x201D ||
+	      p == 0x300D || p == 0x300F || p == 0xFF09 || p == 0x2014))
+		return;
+	size_t e = c->pos + c->len, n = 1;
+	while (e + 3 <= run->len && !memcmp(run->text + e, IDSP, 3)) {
+		e += 3;
+		n++;
+	}
+	if (n < 2 || e >= run->len)
+		return;
+	unsigned char next = (unsigned char)run->text[e];
+	if (next == '\n' || next == '\r' || next == ' ' || next == '\t')
+		return; /* trailing blanks: layout.trailing-space */
+	merged_state *st = run->state;
+	if (!st && !(st = run->state = calloc(1, sizeof *st))) {
+		run->err = JH_ERR_NOMEM;
+		return;
+	}
+	if (jh_grow((void **)&st->pos, &st->cap, st->n + 2, sizeof *st->pos)) {
+		run->err = JH_ERR_NOMEM;
+		return;
+	}
+	st->pos[st->n++] = c->pos;
+	st->pos[st->n++] = e;
+}
+
+static void merged_finish(jh_brun *run)
+{
+	merged_state *st = run->state;
+	if (!st)
+		return;
+	/* Paragraphs separated by a blank line, or not: as most of them are. */
+	size_t with_blank = 0, without = 0;
+	int prev_blank = 0, have_text = 0;
+	line_t l;
+	for (size_t p = 0; next_line(run->text, run->len, p, &l); p = l.next) {
+		int blank = line_blank(run->text, &l);
+		if (!blank && have_text)
+			*(prev_blank ? &with_blank : &without) += 1;
+		if (!blank)
+			have_text = 1;
+		prev_blank = blank;
+	}
+	const char *sep = with_blank > without ? "\n\n" : "\n";
+	const char *msg = "行中间出现段首缩进，疑似两段被合并成了一行，应在此处分段";
+	for (size_t i = 0; i < st->n; i += 2) {
+		char fix[64];
+		size_t n = st->pos[i + 1] - st->pos[i];
+		if (n > sizeof fix - 4)
+			n = sizeof fix - 4;
+		snprintf(fix, sizeof fix, "%s%.*s", sep, (int)n, run->text + st->pos[i]);
+		emit_fix(run, st->pos[i], st->pos[i + 1], msg, fix, JH_UNSAFE);
+	}
+	free(st->pos);
+	free(st);
+	run->state = NULL;
+}
+
 const jh_builtin_def jh_checks_layout[] = {
+	{"line-endings", 0, NULL, NULL, NULL, NULL, eol_finish},
+	{"indent-form", 0, NULL, NULL, NULL, NULL, indent_form_finish},
+	{"indent-missing", 0, NULL, NULL, NULL, NULL, indent_missing_finish},
+	{"blank-lines", 0, blank_params, blank_compile, free, NULL, blank_finish},
+	{"merged-paragraph", JH_C_SPACE, NULL, NULL, NULL, merged_step, merged_finish},
 	{NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };
