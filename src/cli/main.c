@@ -181,6 +181,7 @@ typedef struct {
 	int status, io_error;
 	/* progress */
 	int progress, shown;
+	double delay;
 	struct timespec start, last;
 	size_t done, bytes;
 } run_ctx;
@@ -203,7 +204,9 @@ static void progress_clear(run_ctx *x)
 static void tick(void *ctx)
 {
 	run_ctx *x = ctx;
-	if (!x->progress || since(&x->start) < 1.0 || since(&x->last) < 0.25)
+	/* shown only for runs long enough to need it (JINGHUA_PROGRESS_DELAY
+	 * seconds, default 1) */
+	if (!x->progress || since(&x->start) < x->delay || since(&x->last) < 0.25)
 		return;
 	clock_gettime(CLOCK_MONOTONIC, &x->last);
 	double secs = since(&x->start), mb = (double)x->bytes / 1e6;
@@ -338,10 +341,13 @@ static int run_files(const options *o, cfg_ctx *cfg, int argc, char **argv)
 	}
 	if (!status) {
 		x.progress = o->progress > 0 || (o->progress < 0 && !o->quiet && isatty(STDERR_FILENO));
+		const char *pd = getenv("JINGHUA_PROGRESS_DELAY");
+		x.delay = pd && *pd ? atof(pd) : 1.0;
 		clock_gettime(CLOCK_MONOTONIC, &x.start);
 		x.last = x.start;
+		x.last.tv_sec -= 1;
 		/* remaining findings of fix --stdout/--diff go to stderr: stdout has the text */
-		if (o->cmd == CMD_FIX && (o->to_stdout || o->diff)) {
+		if (o->to_stdout || o->diff) {
 			rep.out = stderr;
 			rep.color = rep.color && isatty(STDERR_FILENO);
 		}
