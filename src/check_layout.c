@@ -252,7 +252,8 @@ static void indent_missing_finish(jh_brun *run)
 		indent_t in = indent_of(run->text, &l);
 		/* the continuation of a paragraph split in two is
 		 * layout.paragraph-split's to join, not to indent */
-		int continues = have_prev && !ends_paragraph(run->text, &prev);
+		int continues = have_prev && !ends_paragraph(run->text, &prev) &&
+		                !looks_like_heading(run->text, &prev);
 		if (in.kind == IND_NONE && !continues && !looks_like_heading(run->text, &l))
 			emit_fix(run, l.start, l.start, msg, s.dom_text, JH_UNSAFE);
 		prev = l;

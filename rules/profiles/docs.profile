@@ -8,7 +8,8 @@
 # paragraphs run together at a 　　 indent, and run-on stretches.
 
 enable = layout.space-cjk-latin, layout.space-cjk-digit
-disable = layout.indent, layout.indent-missing, layout.merged-paragraph, punct.run-on
+disable = layout.indent, layout.indent-missing, layout.merged-paragraph, punct.run-on,
+  punct.dash-single
 severity = layout.space-cjk-latin:warning, layout.space-cjk-digit:warning
 
 [punct.mark-run]
