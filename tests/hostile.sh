@@ -36,17 +36,49 @@ note() { echo "hostile: $*"; }
 # A paragraph with something to fix (separators) and something not to.
 SAMPLE='他说：“我们走吧。”子丨弹丨膛已经压满，ＡＢＣ再接再励，远处传来的的枪声。'
 
+# Every input is made here, in one python run (its start-up is slow on some
+# machines).
+python3 - "$TMP" "$SAMPLE" "${HOSTILE_QUICK:-}" <<'PY'
+import os, sys
+tmp, sample, quick = sys.argv[1], sys.argv[2], sys.argv[3]
+def put(name, data):
+    with open(os.path.join(tmp, name), 'wb') as f:
+        f.write(data if isinstance(data, bytes) else data.encode())
+bad, good = '子丨弹'.encode(), '子弹'.encode()
+if not quick:
+    # 1. a 64 MB line, and what fixing it must give
+    unit = '他们沿着河岸走了很久，谁也没有说话。'.encode()   # 57 bytes
+    n = (64 << 20) // len(unit) // 3
+    body = b''.join([unit * n, bad, unit * n, bad, unit * n, bad, '。'.encode()])
+    put('line.txt', body)
+    put('line.fixed', body.replace(bad, good))
+    del body
+    # 2. 100,000 tiny files, every 1000th with a separator
+    os.mkdir(os.path.join(tmp, 'many'))
+    for i in range(100000):
+        put('many/f%06d.txt' % i, '第%d章。子丨弹。\n' % i if i % 1000 == 0 else '第%d章。\n' % i)
+# 3. a bad sequence at every position: a stray byte, a lone continuation, an
+# overlong form, a surrogate, above U+10FFFF, a truncated sequence
+os.mkdir(os.path.join(tmp, 'inv'))
+s = sample.encode()
+seqs = [b'\xff', b'\x80', b'\xc0\xaf', b'\xed\xa0\x80', b'\xf4\x90\x80\x80', b'\xe5\xad', b'\xfe']
+for p in range(len(s) + 1):
+    put('inv/p%03d.txt' % p, s[:p] + seqs[p % len(seqs)] + s[p:] + b'\n')
+# 4. a character cut at the end after 1, 2, 3 of its 4 bytes
+for cut in (1, 2, 3):
+    put('cut%d.txt' % cut, '子丨弹。结尾'.encode() + '𠮷'.encode()[:cut])
+# 5. NUL bytes after the first 8 KB
+put('nul.txt', '平静的一行字。\n'.encode() * 600 + b'\0\0' + '子丨弹。\x00尾巴\n'.encode())
+# 6. a line that makes (a+)+$ backtrack, between two lines with findings
+put('bt.txt', '第一段：子丨弹丨膛，都在这里。\n' + 'a' * 5000 + '!\n' + '第三段：又一个子丨弹，在后面。\n')
+# 8. ~440 KB and ~700 KB of fixable text; 9. ~220 KB
+put('wf.txt', (sample + '\n') * 4000)
+put('full.src', (sample + '\n') * 6400)
+put('two.txt', (sample + '\n') * 2000)
+PY
+
 # ---- 1. a 64 MB file on one line: bounded memory, every finding found -------
 if [ -z "${HOSTILE_QUICK:-}" ]; then
-	python3 - "$TMP/line.txt" "$TMP/line.fixed" <<'PY'
-import sys
-unit = '他们沿着河岸走了很久，谁也没有说话。'.encode()   # 57 bytes
-n = (64 << 20) // len(unit) // 3
-bad, good = '子丨弹'.encode(), '子弹'.encode()
-body = [unit * n, bad, unit * n, bad, unit * n, bad, '。'.encode()]
-open(sys.argv[1], 'wb').write(b''.join(body))
-open(sys.argv[2], 'wb').write(b''.join(body).replace(bad, good))
-PY
 	size_kb=$(($(stat -c %s "$TMP/line.txt") / 1024))
 	t0=$(date +%s)
 	peak_rss "$TMP/rss" -- $J check --format json "$TMP/line.txt" >"$TMP/out" 2>"$TMP/err"
@@ -78,14 +110,6 @@ fi
 
 # ---- 2. 100,000 tiny files in one folder ------------------------------------
 if [ -z "${HOSTILE_QUICK:-}" ]; then
-	python3 - "$TMP/many" <<'PY'
-import os, sys
-d = sys.argv[1]
-os.mkdir(d)
-for i in range(100000):
-    with open(os.path.join(d, 'f%06d.txt' % i), 'w', encoding='utf-8') as f:
-        f.write('第%d章。子丨弹。\n' % i if i % 1000 == 0 else '第%d章。\n' % i)
-PY
 	t0=$(date +%s)
 	$J check --format json "$TMP/many" >"$TMP/out" 2>"$TMP/err"
 	rc=$?
@@ -112,14 +136,6 @@ fi
 # byte, a lone continuation, an overlong form, a surrogate, a code point above
 # U+10FFFF, a truncated sequence.  Every invalid byte must be reported (and
 # nothing valid), and fix must keep every invalid byte, in order.
-mkdir "$TMP/inv"
-python3 - "$TMP/inv" "$SAMPLE" <<'PY'
-import sys
-d, sample = sys.argv[1], sys.argv[2].encode()
-bad = [b'\xff', b'\x80', b'\xc0\xaf', b'\xed\xa0\x80', b'\xf4\x90\x80\x80', b'\xe5\xad', b'\xfe']
-for p in range(len(sample) + 1):
-    open('%s/p%03d.txt' % (d, p), 'wb').write(sample[:p] + bad[p % len(bad)] + sample[p:] + b'\n')
-PY
 cp -r "$TMP/inv" "$TMP/inv.orig"
 $J check --format json "$TMP/inv" >"$TMP/inv.json" 2>"$TMP/err"
 rc=$?
@@ -170,10 +186,6 @@ PY
 
 # ---- 4. a multibyte character cut at the end of the file -------------------
 for cut in 1 2 3; do
-	python3 - "$TMP/cut$cut.txt" "$cut" <<'PY'
-import sys
-open(sys.argv[1], 'wb').write('子丨弹。结尾'.encode() + '𠮷'.encode()[:int(sys.argv[2])])
-PY
 	len=$(stat -c %s "$TMP/cut$cut.txt")
 	$J check --format json "$TMP/cut$cut.txt" >"$TMP/out" 2>"$TMP/err"
 	expect_grep "\"byte_start\":$((len - cut)),\"byte_end\":$len" "$TMP/out" "$cut byte(s) of a character cut at the end reported"
@@ -187,11 +199,6 @@ done
 # ---- 5. NUL bytes ------------------------------------------------------------
 # Past the first 8 KB a NUL does not make a file binary: the text after it is
 # still checked, and fix keeps it (nothing is cut at the NUL).
-python3 - "$TMP/nul.txt" <<'PY'
-import sys
-head = '平静的一行字。\n'.encode() * 600             # 13 KB
-open(sys.argv[1], 'wb').write(head + b'\0\0' + '子丨弹。\x00尾巴\n'.encode())
-PY
 $J check --format json "$TMP/nul.txt" >"$TMP/out" 2>"$TMP/err"
 rc=$?
 if [ $rc -eq 1 ] && grep -q '"censor.separator"' "$TMP/out"; then pass; else fail "NUL bytes: exit $rc, separator after the NUL not found"; fi
@@ -215,11 +222,6 @@ pattern  = (a+)+$
 bad      = aa
 good     = b
 EOF
-{
-	echo '第一段：子丨弹丨膛，都在这里。'
-	python3 -c "print('a' * 5000 + '!')"
-	echo '第三段：又一个子丨弹，在后面。'
-} >"$TMP/bt.txt"
 t0=$(date +%s)
 timeout $((60 * SLOW)) $J check --format json --rules "$TMP/bt-rules" "$TMP/bt.txt" >"$TMP/out" 2>"$TMP/err"
 rc=$?
@@ -249,10 +251,6 @@ chmod 644 "$TMP/ro.txt"
 # ---- 8. a write that fails midway -------------------------------------------
 # (a) the file size limit (RLIMIT_FSIZE, SIGXFSZ ignored): write() fails with
 # EFBIG after 64 KB of the temporary file.
-python3 - "$TMP/wf.txt" "$SAMPLE" <<'PY'
-import sys
-open(sys.argv[1], 'w', encoding='utf-8').write((sys.argv[2] + '\n') * 4000)   # ~440 KB
-PY
 cp "$TMP/wf.txt" "$TMP/wf.orig"
 (
 	trap '' XFSZ
@@ -270,10 +268,7 @@ no_temp_left "$TMP" "failed write (file size limit)"
 mkdir "$TMP/mnt"
 if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=1m jinghua-test "$TMP/mnt" 2>/dev/null; then
 	MNT="$TMP/mnt"
-	python3 - "$MNT/full.txt" "$SAMPLE" <<'PY'
-import sys
-open(sys.argv[1], 'w', encoding='utf-8').write((sys.argv[2] + '\n') * 6400)   # ~700 KB
-PY
+	cp "$TMP/full.src" "$MNT/full.txt"
 	cp "$MNT/full.txt" "$TMP/full.orig"
 	$J fix "$MNT/full.txt" >"$TMP/out" 2>"$TMP/err"
 	rc=$?
@@ -288,14 +283,10 @@ else
 fi
 
 # ---- 9. two fix runs on the same file at once --------------------------------
-python3 - "$TMP/two.txt" "$SAMPLE" <<'PY'
-import sys
-open(sys.argv[1], 'w', encoding='utf-8').write((sys.argv[2] + '\n') * 20000)   # ~2 MB
-PY
 cp "$TMP/two.txt" "$TMP/two.orig"
 $J fix --stdout "$TMP/two.orig" >"$TMP/two.want" 2>/dev/null
 ok=1
-for round in 1 2 3 4 5; do
+for round in 1 2 3; do
 	cp "$TMP/two.orig" "$TMP/two.txt"
 	$J fix -q "$TMP/two.txt" >/dev/null 2>"$TMP/err1" &
 	p1=$!
@@ -428,6 +419,7 @@ if $CC -shared -fPIC -o "$TMP/shim.so" "$TMP/shim.c" -ldl 2>"$TMP/err"; then
 		$J check "$TMP/chg.txt" >"$TMP/out" 2>"$TMP/err"
 	rc=$?
 	if [ $rc -eq 1 ] && [ -e "$TMP/chg.mark" ]; then pass; else fail "check of a file changed while read: exit $rc"; fi
+	expect_grep 'changed while being read' "$TMP/err" "check warns of a file changed while read"
 else
 	note "skipped the changing-file cases: no C compiler ($CC) for the LD_PRELOAD shim"
 fi

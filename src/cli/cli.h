@@ -13,6 +13,7 @@
 #define JH_CLI_H
 
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include "jinghua.h"
 
@@ -48,6 +49,9 @@ typedef struct {
 	size_t len;
 	mode_t mode;
 	int is_stdin;
+	int is_regular;   /* a regular file: fix writes only those in place */
+	int changed;      /* its size or times changed while it was being read */
+	struct stat st;   /* as it was when reading ended (st_ino 0: unknown) */
 } file_data;
 
 /* Read a whole file ("-" = stdin).  Returns 0, or -1 with errno set. */
@@ -56,6 +60,15 @@ void file_data_free(file_data *f);
 /* Replace path's content atomically: temp file in the same folder, fsync,
  * rename, original mode kept.  Returns 0 or -1 with errno set. */
 int write_atomic(const char *path, const char *data, size_t len, mode_t mode);
+/* Give the file that read_input read as orig the content data: through a
+ * symlink to its target (the link stays a link), atomically as write_atomic,
+ * mode and owner kept.  Refused, the file left as it is, when it is not a
+ * regular file, is read-only (no write permission bit, even for root), or
+ * changed while it was read or since (unless it already holds data, as when
+ * two fixes run at once).  Returns 0, or -1 with errno set and *why a
+ * message (NULL: use strerror). */
+int replace_file(const char *path, const file_data *orig, const char *data, size_t len,
+                 const char **why);
 /* Does data look binary (a NUL byte in the first 8 KB, not UTF-16/32)? */
 int looks_binary(const char *data, size_t len);
 

@@ -512,6 +512,8 @@ void process_input(const file_settings *fs, const run_opts *ro, const char *name
 		}
 	}
 	res->bytes = fd.len;
+	if (fd.changed && ro->mode != MODE_FIX) /* fix refuses such a file when it writes */
+		fprintf(err, "jinghua: %s: warning: changed while being read\n", name);
 	if (looks_binary(fd.data, fd.len)) {
 		fprintf(err, "jinghua: %s: binary file, skipped\n", name);
 		goto done;
@@ -616,8 +618,9 @@ void process_input(const file_settings *fs, const run_opts *ro, const char *name
 			fclose(t);
 		}
 	} else if (changed) {
-		if (write_atomic(path, bytes, bytes_len, fd.mode ? fd.mode : 0644) != 0) {
-			fprintf(err, "jinghua: %s: cannot write: %s\n", name, strerror(errno));
+		const char *why;
+		if (replace_file(path, &fd, bytes, bytes_len, &why) != 0) {
+			fprintf(err, "jinghua: %s: %s\n", name, why ? why : strerror(errno));
 			res->io_error = 1;
 		}
 	}

@@ -50,6 +50,14 @@ static int read_all(int fd, size_t hint, file_data *out)
 	return 0;
 }
 
+/* Same file, same size, same modification and change times. */
+static int same_version(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec &&
+	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
+}
+
 int read_input(const char *path, file_data *out)
 {
 	memset(out, 0, sizeof *out);
@@ -68,9 +76,21 @@ int read_input(const char *path, file_data *out)
 			return -1;
 		}
 		out->mode = st.st_mode & 07777;
+		out->is_regular = S_ISREG(st.st_mode);
 	}
 	int rc = read_all(fd, S_ISREG(st.st_mode) ? (size_t)st.st_size : 0, out);
 	int e = errno;
+	if (!rc && !out->is_stdin) {
+		/* A file written to while we read it may have been read half old,
+		 * half new: fix must not write that back. */
+		struct stat after;
+		if (fstat(fd, &after) != 0)
+			out->changed = 1;
+		else {
+			out->changed = out->is_regular && !same_version(&st, &after);
+			out->st = after;
+		}
+	}
 	if (fd)
 		close(fd);
 	if (rc) {
@@ -95,7 +115,21 @@ int looks_binary(const char *data, size_t len)
 	return utf16_guess(data, len) == NULL;
 }
 
-int write_atomic(const char *path, const char *data, size_t len, mode_t mode)
+/* Does the file at path hold exactly data? */
+static int holds(const char *path, const char *data, size_t len)
+{
+	file_data now;
+	if (read_input(path, &now) != 0)
+		return 0;
+	int same = now.len == len && memcmp(now.data, data, len) == 0;
+	file_data_free(&now);
+	return same;
+}
+
+/* write_atomic, with a last look before the rename when orig is given: if
+ * the file is no longer the version that was read, it is not replaced. */
+static int atomic_write(const char *path, const char *data, size_t len, mode_t mode,
+                        const file_data *orig, const char **why)
 {
 	size_t pl = strlen(path);
 	char *tmp = malloc(pl + 32);
@@ -123,19 +157,78 @@ int write_atomic(const char *path, const char *data, size_t len, mode_t mode)
 			left -= (size_t)n;
 		}
 	}
-	ok = ok && fchmod(fd, mode) == 0 && fsync(fd) == 0;
-	int e = errno;
+	int e = ok ? 0 : errno ? errno : EIO;
+	/* Keep the owner too; only root can give a file away, so EPERM is not
+	 * an error. */
+	if (ok && orig && orig->st.st_ino &&
+	    fchown(fd, orig->st.st_uid, orig->st.st_gid) != 0 && errno != EPERM)
+		ok = 0, e = errno;
+	if (ok && (fchmod(fd, mode) != 0 || fsync(fd) != 0))
+		ok = 0, e = errno;
 	if (close(fd) != 0 && ok) {
 		ok = 0;
 		e = errno;
 	}
-	if (ok && rename(tmp, path) != 0) {
+	int keep = 0; /* the file already holds data: no rename needed */
+	if (ok && orig && orig->st.st_ino) {
+		struct stat now;
+		if (stat(path, &now) != 0 || !same_version(&orig->st, &now)) {
+			if (holds(path, data, len)) {
+				keep = 1;
+			} else {
+				ok = 0;
+				e = EAGAIN;
+				*why = "changed while being fixed; not written";
+			}
+		}
+	}
+	if (ok && !keep && rename(tmp, path) != 0) {
 		ok = 0;
 		e = errno;
 	}
-	if (!ok)
+	if (!ok || keep)
 		unlink(tmp);
 	free(tmp);
 	errno = e;
 	return ok ? 0 : -1;
+}
+
+int write_atomic(const char *path, const char *data, size_t len, mode_t mode)
+{
+	return atomic_write(path, data, len, mode, NULL, NULL);
+}
+
+int replace_file(const char *path, const file_data *orig, const char *data, size_t len,
+                 const char **why)
+{
+	*why = NULL;
+	if (orig->st.st_ino && !orig->is_regular) {
+		errno = EINVAL;
+		*why = "not a regular file; not fixed (use --stdout)";
+		return -1;
+	}
+	if (orig->changed) {
+		errno = EAGAIN;
+		*why = "changed while being read; not fixed";
+		return -1;
+	}
+	/* Write through a symlink: the target gets the text, the link stays. */
+	char *target = realpath(path, NULL);
+	if (!target)
+		return -1;
+	struct stat st;
+	int rc = -1;
+	if (stat(target, &st) != 0)
+		goto done;
+	if (!(st.st_mode & 0222) || access(target, W_OK) != 0) {
+		errno = EACCES;
+		*why = "read-only file; not fixed";
+		goto done;
+	}
+	rc = atomic_write(target, data, len, orig->mode, orig, why);
+done:;
+	int e = errno;
+	free(target);
+	errno = e;
+	return rc;
 }
