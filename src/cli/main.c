@@ -549,7 +549,7 @@ int main(int argc, char **argv)
 		{"progress", no_argument, 0, O_PROGRESS},
 		{"quiet", no_argument, 0, 'q'},          {"help", no_argument, 0, 'h'},
 		{"version", no_argument, 0, 'V'},        {0, 0, 0, 0}};
-	const char **dirs = xmalloc((size_t)argc * sizeof *dirs);
+	const char *dirs[argc > 0 ? argc : 1]; /* --rules folders: at most one per argument */
 	o.cfg.rule_dirs = dirs;
 	optind = argi;
 	int c;
@@ -689,6 +689,5 @@ int main(int argc, char **argv)
 		status = run_files(&o, cfg, argc - optind, argv + optind);
 	}
 	cfg_free(cfg);
-	free(dirs);
 	return status;
 }
