@@ -1,11 +1,961 @@
-/* check_script.c — builtin checks of the script family. */
+/* check_script.c — builtin checks of the script family: simplified and
+ * traditional characters mixed in one text, conversion errors inside
+ * traditional text, look-alike letters from another alphabet, invisible
+ * and control characters, half-width katakana.
+ *
+ * The variant checks hold their own tables (rules/data/script-*.tsv, made
+ * by rules/tools/gen-script-tables.py from OpenCC and jieba): which variant
+ * a text is in is known only at its end, so they cannot be lexicon rules.
+ * In the scan they only count, one table lookup per Han character; the
+ * paragraphs that hold something to report are decoded a second time in
+ * finish(). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
+#include <utf8proc.h>
 #include "builtins.h"
 #include "charclass.h"
 #include "utf8.h"
 
+/* ---- small helpers ---- */
+
+/* Read a whole data file of the rule's folder into a NUL-terminated buffer. */
+static int read_data(const jh_rule *r, const char *file, unsigned line, char **out, size_t *out_len,
+                     jh_diag_fn diag_fn, void *payload)
+{
+	jh_buf path = {0};
+	if (jh_buf_puts(&path, r->data_dir) || jh_buf_putc(&path, '/') || jh_buf_puts(&path, file) ||
+	    jh_buf_terminate(&path)) {
+		jh_buf_free(&path);
+		return JH_ERR_NOMEM;
+	}
+	FILE *f = fopen(path.data, "rb");
+	int rc = JH_OK;
+	jh_buf b = {0};
+	if (!f) {
+		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id, "cannot read %s", path.data);
+		rc = JH_ERR_RULES;
+		goto done;
+	}
+	char chunk[65536];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		if (jh_buf_append(&b, chunk, n)) {
+			rc = JH_ERR_NOMEM;
+			goto done;
+		}
+	if (jh_buf_terminate(&b)) {
+		rc = JH_ERR_NOMEM;
+		goto done;
+	}
+	if (jh_utf8_valid_prefix(b.data, b.len) != b.len) {
+		jh_report(diag_fn, payload, JH_ERROR, path.data, 0, 0, r->id, "not valid UTF-8");
+		rc = JH_ERR_RULES;
+		goto done;
+	}
+	*out = b.data;
+	*out_len = b.len;
+	b.data = NULL;
+done:
+	if (f)
+		fclose(f);
+	jh_buf_free(&b);
+	jh_buf_free(&path);
+	return rc;
+}
+
+/* Split the line at *p into at most max tab-separated fields, in place;
+ * returns the number found and moves *p to the next line. */
+static int split_line(char **p, char **fields, int max)
+{
+	char *s = *p, *nl = strchr(s, '\n');
+	if (nl)
+		*nl = 0;
+	*p = nl ? nl + 1 : s + strlen(s);
+	size_t l = strlen(s);
+	if (l && s[l - 1] == '\r')
+		s[l - 1] = 0;
+	if (!*s || *s == '#')
+		return 0;
+	int n = 0;
+	while (n < max) {
+		fields[n++] = s;
+		char *t = strchr(s, '\t');
+		if (!t)
+			break;
+		*t = 0;
+		s = t + 1;
+	}
+	for (int i = n; i < max; i++)
+		fields[i] = NULL;
+	return n;
+}
+
+static int32_t decode_at(const char *text, size_t len, size_t pos, size_t *n)
+{
+	int32_t cp;
+	*n = jh_utf8_decode((const unsigned char *)text + pos, len - pos, &cp);
+	return cp;
+}
+
+/* Start of the character before pos (pos > 0). */
+static size_t char_before(const char *text, size_t pos)
+{
+	do
+		pos--;
+	while (pos > 0 && ((unsigned char)text[pos] & 0xC0) == 0x80);
+	return pos;
+}
+
+static int cp_in(int32_t cp, const char *set)
+{
+	for (const char *p = set; *p;) {
+		int32_t x;
+		p += jh_utf8_decode((const unsigned char *)p, strlen(p), &x);
+		if (x == cp)
+			return 1;
+	}
+	return 0;
+}
+
+/* ==== simplified / traditional ========================================= */
+
+enum { F_HANS = 1, F_HANT = 2, F_SUSPECT = 4 };
+enum { V_NONE = 0, V_HANS = 1, V_HANT = 2 };
+enum { MODE_CHARS, MODE_PHRASES };
+
+typedef struct {
+	int32_t cp;
+	uint8_t flags;
+	const char *forms;   /* the character in the other variant: "發|髮" */
+} char_ent;
+
+typedef struct {
+	const char *wrong, *right, *prev_not, *next_not;
+	size_t wrong_len;
+} phrase_ent;
+
+typedef struct {
+	int mode;
+	int variant;             /* V_NONE = auto */
+	unsigned long para_min;  /* evidence for a paragraph to keep its own variant */
+	char *chars_text, *phrases_text;
+	uint8_t *bmp;            /* flags of every BMP code point */
+	char_ent *ents;          /* sorted by code point */
+	size_t n_ents;
+	phrase_ent *ph;
+	size_t n_ph;
+	uint32_t *index;         /* open addressing, entry + 1, 0 = empty */
+	size_t index_mask;
+	size_t max_phrase;       /* longest phrase, in bytes */
+} variant_cfg;
+
+static const char *const variant_params[] = {"variant", "chars", "phrases", "paragraph-min", NULL};
+
+static void variant_free(void *p)
+{
+	variant_cfg *c = p;
+	if (!c)
+		return;
+	free(c->chars_text);
+	free(c->phrases_text);
+	free(c->bmp);
+	free(c->ents);
+	free(c->ph);
+	free(c->index);
+	free(c);
+}
+
+static int cmp_ent(const void *a, const void *b)
+{
+	const char_ent *x = a, *y = b;
+	return (x->cp > y->cp) - (x->cp < y->cp);
+}
+
+static const char_ent *find_ent(const variant_cfg *c, int32_t cp)
+{
+	char_ent key = {cp, 0, NULL};
+	return bsearch(&key, c->ents, c->n_ents, sizeof key, cmp_ent);
+}
+
+static inline uint8_t char_flags(const variant_cfg *c, int32_t cp)
+{
+	if (cp < 0x10000)
+		return c->bmp[cp];
+	const char_ent *e = cp >= 0x20000 ? find_ent(c, cp) : NULL;
+	return e ? e->flags : 0;
+}
+
+static int parse_variant(const char *v)
+{
+	if (!v || !strcmp(v, "auto"))
+		return V_NONE;
+	if (!strcmp(v, "hans"))
+		return V_HANS;
+	if (!strcmp(v, "hant"))
+		return V_HANT;
+	return -1;
+}
+
+static int load_chars(variant_cfg *c, const jh_rule *r, jh_diag_fn diag_fn, void *payload)
+{
+	unsigned line = r->line;
+	const char *file = jh_rule_param(r, "chars", &line);
+	size_t len, cap = 0;
+	int rc = read_data(r, file ? file : "script-chars.tsv", line, &c->chars_text, &len, diag_fn,
+	                   payload);
+	if (rc)
+		return rc;
+	if (!(c->bmp = calloc(0x10000, 1)))
+		return JH_ERR_NOMEM;
+	for (char *p = c->chars_text; *p;) {
+		char *f[3];
+		if (split_line(&p, f, 3) < 3)
+			continue;
+		int32_t cp;
+		size_t n = jh_utf8_decode((const unsigned char *)f[0], strlen(f[0]), &cp);
+		if (cp < 0 || f[0][n])
+			continue;
+		uint8_t fl = !strcmp(f[1], "hans") ? F_HANS : !strcmp(f[1], "hant") ? F_HANT : 0;
+		if (!fl)
+			continue;
+		if (jh_grow((void **)&c->ents, &cap, c->n_ents + 1, sizeof *c->ents))
+			return JH_ERR_NOMEM;
+		c->ents[c->n_ents++] = (char_ent){cp, fl, f[2]};
+		if (cp < 0x10000)
+			c->bmp[cp] |= fl;
+	}
+	qsort(c->ents, c->n_ents, sizeof *c->ents, cmp_ent);
+	return JH_OK;
+}
+
+static const phrase_ent *find_phrase(const variant_cfg *c, const char *s, size_t n)
+{
+	if (!c->index || n > c->max_phrase)
+		return NULL;
+	for (size_t h = jh_hash(s, n) & c->index_mask;; h = (h + 1) & c->index_mask) {
+		uint32_t e = c->index[h];
+		if (!e)
+			return NULL;
+		const phrase_ent *p = &c->ph[e - 1];
+		if (p->wrong_len == n && !memcmp(p->wrong, s, n))
+			return p;
+	}
+}
+
+/* Characters that stand where a conversion put the wrong one (髮 in 髮起):
+ * only they send the phrase check looking around them. */
+static void mark_suspects(variant_cfg *c, const phrase_ent *p)
+{
+	const char *w = p->wrong, *r = p->right;
+	size_t wl = p->wrong_len, rl = strcspn(r, "|");
+	size_t i = 0, j = 0;
+	while (i < wl && j < rl) {
+		int32_t a, b;
+		size_t na = jh_utf8_decode((const unsigned char *)w + i, wl - i, &a);
+		size_t nb = jh_utf8_decode((const unsigned char *)r + j, rl - j, &b);
+		if (a != b && a >= 0 && a < 0x10000)
+			c->bmp[a] |= F_SUSPECT;
+		i += na;
+		j += nb;
+	}
+}
+
+static int load_phrases(variant_cfg *c, const jh_rule *r, jh_diag_fn diag_fn, void *payload)
+{
+	unsigned line = r->line;
+	const char *file = jh_rule_param(r, "phrases", &line);
+	size_t len, cap = 0;
+	int rc = read_data(r, file ? file : "script-phrases.tsv", line, &c->phrases_text, &len,
+	                   diag_fn, payload);
+	if (rc)
+		return rc;
+	for (char *p = c->phrases_text; *p;) {
+		char *f[4];
+		if (split_line(&p, f, 4) < 2 || !*f[0] || !*f[1])
+			continue;
+		if (jh_grow((void **)&c->ph, &cap, c->n_ph + 1, sizeof *c->ph))
+			return JH_ERR_NOMEM;
+		size_t wl = strlen(f[0]);
+		c->ph[c->n_ph++] = (phrase_ent){f[0], f[1], f[2] ? f[2] : "", f[3] ? f[3] : "", wl};
+		if (wl > c->max_phrase)
+			c->max_phrase = wl;
+	}
+	size_t size = 16;
+	while (size < 2 * c->n_ph)
+		size *= 2;
+	if (!(c->index = calloc(size, sizeof *c->index)))
+		return JH_ERR_NOMEM;
+	c->index_mask = size - 1;
+	for (size_t i = 0; i < c->n_ph; i++) {
+		size_t h = jh_hash(c->ph[i].wrong, c->ph[i].wrong_len) & c->index_mask;
+		while (c->index[h])
+			h = (h + 1) & c->index_mask;
+		c->index[h] = (uint32_t)i + 1;
+		mark_suspects(c, &c->ph[i]);
+	}
+	/* 150余騎兵, 20裡: checked by numeral_fix(), not by the table */
+	c->bmp[0x4F59] |= F_SUSPECT; /* 余 */
+	c->bmp[0x88E1] |= F_SUSPECT; /* 裡 */
+	c->bmp[0x88CF] |= F_SUSPECT; /* 裏 */
+	return JH_OK;
+}
+
+static int variant_compile_mode(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *payload,
+                                int mode)
+{
+	variant_cfg *c = calloc(1, sizeof *c);
+	if (!c)
+		return JH_ERR_NOMEM;
+	c->mode = mode;
+	unsigned line = r->line;
+	const char *v = jh_rule_param(r, "variant", &line);
+	int rc = JH_OK;
+	if ((c->variant = parse_variant(v)) < 0) {
+		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id,
+		          "variant must be auto, hans or hant, not '%s'", v);
+		rc = JH_ERR_RULES;
+	}
+	if (rc == JH_OK)
+		rc = jh_param_uint(r, "paragraph-min", 20, 1000000, &c->para_min, diag_fn, payload);
+	if (rc == JH_OK)
+		rc = load_chars(c, r, diag_fn, payload);
+	if (rc == JH_OK && mode == MODE_PHRASES)
+		rc = load_phrases(c, r, diag_fn, payload);
+	else if (rc == JH_OK && jh_rule_param(r, "phrases", &line)) {
+		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id,
+		          "phrases is a parameter of the conversion check only");
+		rc = JH_ERR_RULES;
+	}
+	if (rc) {
+		variant_free(c);
+		return rc;
+	}
+	*out = c;
+	return JH_OK;
+}
+
+static int chars_compile(const jh_rule *r, void **out, jh_diag_fn fn, void *pl)
+{
+	return variant_compile_mode(r, out, fn, pl, MODE_CHARS);
+}
+
+static int phrases_compile(const jh_rule *r, void **out, jh_diag_fn fn, void *pl)
+{
+	return variant_compile_mode(r, out, fn, pl, MODE_PHRASES);
+}
+
+/* Per document: the paragraphs that hold anything worth a second look. */
+typedef struct {
+	size_t start, end;
+	uint32_t hans, hant, suspects;
+} para;
+
+typedef struct {
+	para *v;
+	size_t n, cap;
+	para cur;
+} variant_state;
+
+static void para_close(jh_brun *run, variant_state *s, size_t end)
+{
+	s->cur.end = end;
+	if (s->cur.hans || s->cur.hant || s->cur.suspects) {
+		if (jh_grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v))
+			run->err = JH_ERR_NOMEM;
+		else
+			s->v[s->n++] = s->cur;
+	}
+	s->cur = (para){end, end, 0, 0, 0};
+}
+
+static void variant_step(jh_brun *run, const jh_char *c)
+{
+	const variant_cfg *cfg = run->cfg;
+	variant_state *s = run->state;
+	if (c->cls & JH_C_NEWLINE) {
+		if (s && c->cp != '\r')
+			para_close(run, s, c->pos + c->len);
+		else if (!s)
+			run->run_start = c->pos + c->len; /* start of the paragraph, until state exists */
+		return;
+	}
+	uint8_t f = char_flags(cfg, c->cp);
+	if (cfg->mode == MODE_CHARS)
+		f &= F_HANS | F_HANT;
+	if (!f)
+		return;
+	if (!s) {
+		if (!(s = run->state = calloc(1, sizeof *s))) {
+			run->err = JH_ERR_NOMEM;
+			return;
+		}
+		s->cur.start = run->run_start;
+	}
+	s->cur.hans += !!(f & F_HANS);
+	s->cur.hant += !!(f & F_HANT);
+	s->cur.suspects += !!(f & F_SUSPECT);
+}
+
+/* The variant each paragraph is held to: the one asked for, else its own
+ * when it has enough evidence of it (a long file with chapters in both),
+ * else the document's majority. */
+static int para_variant(const variant_cfg *cfg, int forced, int doc, const para *p)
+{
+	if (forced)
+		return forced;
+	if (p->hans + p->hant >= cfg->para_min) {
+		if (p->hans >= 4 * p->hant)
+			return V_HANS;
+		if (p->hant >= 4 * p->hans)
+			return V_HANT;
+	}
+	return doc;
+}
+
+/* A run of minority characters [a, b): one finding, converted character by
+ * character; safe only if each has a single form in the other variant. */
+static void emit_chars(jh_brun *run, size_t a, size_t b, int v)
+{
+	const variant_cfg *cfg = run->cfg;
+	jh_buf fix = {0}, note = {0}, alts = {0};
+	int single = 1, rc = 0;
+	rc |= jh_buf_puts(&note, v == V_HANT ? "繁体文本中夹杂简体字" : "简体文本中夹杂繁体字");
+	for (size_t p = a; p < b && !rc;) {
+		size_t n;
+		int32_t cp = decode_at(run->text, b, p, &n);
+		const char_ent *e = find_ent(cfg, cp);
+		const char *forms = e ? e->forms : "";
+		size_t first = strcspn(forms, "|");
+		if (first)
+			rc |= jh_buf_append(&fix, forms, first);
+		else
+			rc |= jh_buf_append(&fix, run->text + p, n);
+		if (forms[first] == '|') {
+			single = 0;
+			rc |= jh_buf_puts(&alts, alts.len ? "；" : "");
+			rc |= jh_buf_append(&alts, run->text + p, n);
+			rc |= jh_buf_puts(&alts, "可作");
+			for (const char *q = forms; *q; q++)
+				rc |= *q == '|' ? jh_buf_puts(&alts, "、") : jh_buf_putc(&alts, *q);
+		}
+		p += n;
+	}
+	if (alts.len)
+		rc |= jh_buf_puts(&note, "（") || jh_buf_append(&note, alts.data, alts.len) ||
+		      jh_buf_puts(&note, "，须按词义选择）");
+	rc |= jh_buf_terminate(&fix) || jh_buf_terminate(&note);
+	if (rc) {
+		run->err = JH_ERR_NOMEM;
+	} else {
+		const jh_rule *r = run->rule;
+		jh_hit h = {r, run->rule_index, a, b, r->has_fix ? fix.data : NULL, fix.len,
+		            single ? r->safety : JH_UNSAFE, note.data};
+		if ((rc = jh_findings_add_hit(run->out, run->text, &h)))
+			run->err = rc;
+	}
+	jh_buf_free(&fix);
+	jh_buf_free(&note);
+	jh_buf_free(&alts);
+}
+
+static void chars_in_para(jh_brun *run, const para *p, int v)
+{
+	const variant_cfg *cfg = run->cfg;
+	uint8_t want = v == V_HANT ? F_HANS : F_HANT;
+	size_t a = 0, b = 0;
+	int open = 0;
+	for (size_t i = p->start; i < p->end && !run->err;) {
+		size_t n;
+		int32_t cp = decode_at(run->text, p->end, i, &n);
+		if (cp >= 0 && (char_flags(cfg, cp) & want)) {
+			if (!open)
+				a = i;
+			open = 1;
+			b = i + n;
+		} else if (open) {
+			emit_chars(run, a, b, v);
+			open = 0;
+		}
+		i += n;
+	}
+	if (open)
+		emit_chars(run, a, b, v);
+}
+
+static int is_numeral(int32_t cp)
+{
+	return (cp >= '0' && cp <= '9') || (cp >= 0xFF10 && cp <= 0xFF19) ||
+	       cp_in(cp, "〇一二三四五六七八九十百千萬万兩两幾几");
+}
+
+static void emit_fix(jh_brun *run, size_t a, size_t b, const char *right, size_t rlen, int unsafe,
+                     const char *note)
+{
+	const jh_rule *r = run->rule;
+	jh_buf fix = {0};
+	if (jh_buf_append(&fix, right, rlen) || jh_buf_terminate(&fix)) {
+		run->err = JH_ERR_NOMEM;
+		jh_buf_free(&fix);
+		return;
+	}
+	jh_hit h = {r, run->rule_index, a, b, r->has_fix ? fix.data : NULL, fix.len,
+	            unsafe ? JH_UNSAFE : r->safety, note};
+	int rc = jh_findings_add_hit(run->out, run->text, &h);
+	if (rc)
+		run->err = rc;
+	jh_buf_free(&fix);
+}
+
+/* 150余騎兵 → 150餘騎兵, 20裡 → 20里: after a numeral 余 is "more than"
+ * and 裡 the unit of length (but 十裡面, 百裡挑一 are left alone). */
+static int numeral_fix(jh_brun *run, size_t a, size_t b, int32_t cp)
+{
+	if (a == 0)
+		return 0;
+	size_t pb = char_before(run->text, a), n;
+	if (!is_numeral(decode_at(run->text, run->len, pb, &n)))
+		return 0;
+	while (pb > 0 && run->text[pb] >= '0' && run->text[pb] <= '9')
+		pb--; /* template1裡: the digit ends a name, it is no number */
+	if (isalpha((unsigned char)run->text[pb]) || run->text[pb] == '_')
+		return 0;
+	if (cp == 0x4F59) {
+		emit_fix(run, a, b, "餘", strlen("餘"), 0, "数词后的“余”在繁体中作“餘”");
+		return 1;
+	}
+	int32_t next = b < run->len ? decode_at(run->text, run->len, b, &n) : -1;
+	if (next >= 0 && cp_in(next, "面頭头邊边挑"))
+		return 0;
+	emit_fix(run, a, b, "里", strlen("里"), 0, "表示距离的“里”在繁体中不作“裡/裏”");
+	return 1;
+}
+
+/* Look for a phrase of the table around the suspect character [a, b) of a
+ * traditional paragraph; the longest wins, then the leftmost.  Returns the
+ * end of what was reported, or 0. */
+static size_t phrase_at(jh_brun *run, const para *pp, size_t a, size_t b, size_t done)
+{
+	const variant_cfg *cfg = run->cfg;
+	enum { K = 3 };
+	size_t bounds[2 * K + 2];
+	int nb = 0, na = 0;
+	size_t before[K], after[K];
+	for (size_t p = a; nb < K && p > pp->start && p > done;) {
+		size_t q = char_before(run->text, p), n;
+		int32_t cp = decode_at(run->text, run->len, q, &n);
+		if (cp < 0 || !(jh_class_of(cp) & JH_C_HAN))
+			break;
+		before[nb++] = p = q;
+	}
+	for (size_t p = b; na < K && p < pp->end;) {
+		size_t n;
+		int32_t cp = decode_at(run->text, run->len, p, &n);
+		if (cp < 0 || !(jh_class_of(cp) & JH_C_HAN))
+			break;
+		after[na++] = p += n;
+	}
+	int m = 0;
+	for (int i = nb - 1; i >= 0; i--)
+		bounds[m++] = before[i];
+	int self = m;
+	bounds[m++] = a;
+	bounds[m++] = b;
+	for (int i = 0; i < na; i++)
+		bounds[m++] = after[i];
+	/* bounds[0..m) are character starts and the last end; the suspect is
+	 * the character from bounds[self] to bounds[self+1] */
+	for (int l = 4; l >= 2; l--)
+		for (int s = self - l + 1; s <= self; s++) {
+			if (s < 0 || s + l > m - 1)
+				continue;
+			size_t ws = bounds[s], we = bounds[s + l];
+			const phrase_ent *e = find_phrase(cfg, run->text + ws, we - ws);
+			if (!e)
+				continue;
+			size_t n;
+			if (ws > 0 && *e->prev_not &&
+			    cp_in(decode_at(run->text, run->len, char_before(run->text, ws), &n), e->prev_not))
+				continue;
+			if (we < run->len && *e->next_not &&
+			    cp_in(decode_at(run->text, run->len, we, &n), e->next_not))
+				continue;
+			size_t rl = strcspn(e->right, "|");
+			emit_fix(run, ws, we, e->right, rl, e->right[rl] == '|', NULL);
+			return we;
+		}
+	return 0;
+}
+
+static void phrases_in_para(jh_brun *run, const para *p)
+{
+	const variant_cfg *cfg = run->cfg;
+	size_t done = p->start;
+	for (size_t i = p->start; i < p->end && !run->err;) {
+		size_t n;
+		int32_t cp = decode_at(run->text, p->end, i, &n);
+		if (i >= done && cp >= 0 && cp < 0x10000 && (cfg->bmp[cp] & F_SUSPECT)) {
+			size_t end = phrase_at(run, p, i, i + n, done);
+			if (!end && (cp == 0x4F59 || cp == 0x88E1 || cp == 0x88CF) &&
+			    numeral_fix(run, i, i + n, cp))
+				end = i + n;
+			if (end)
+				done = end;
+		}
+		i += n;
+	}
+}
+
+static void variant_finish(jh_brun *run)
+{
+	const variant_cfg *cfg = run->cfg;
+	variant_state *s = run->state;
+	if (!s)
+		return;
+	para_close(run, s, run->len);
+	int forced = parse_variant(run->variant);
+	if (forced <= 0)
+		forced = cfg->variant;
+	unsigned long hans = 0, hant = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		hans += s->v[i].hans;
+		hant += s->v[i].hant;
+	}
+	/* the document's variant needs a clear majority: a glossary that is
+	 * half and half has none, and only its paragraphs decide */
+	int doc = hant >= 2 * hans && hant ? V_HANT : hans >= 2 * hant && hans ? V_HANS : V_NONE;
+	for (size_t i = 0; i < s->n && !run->err; i++) {
+		const para *p = &s->v[i];
+		int v = para_variant(cfg, forced, doc, p);
+		if (cfg->mode == MODE_CHARS && ((v == V_HANT && p->hans) || (v == V_HANS && p->hant)))
+			chars_in_para(run, p, v);
+		else if (cfg->mode == MODE_PHRASES && v == V_HANT && p->suspects)
+			phrases_in_para(run, p);
+	}
+	free(s->v);
+	free(s);
+	run->state = NULL;
+}
+
+/* ==== look-alike letters =============================================== */
+
+/* Cyrillic and Greek letters drawn like Latin ones, and back.  Hand-written
+ * because neither utf8proc nor Debian's unicode-data carries Unicode's
+ * confusables.txt; these are its single-letter pairs between the three
+ * alphabets that look the same in common fonts. */
+static const struct {
+	int32_t other, latin;
+} confusables[] = {
+	{0x0410, 'A'}, {0x0412, 'B'}, {0x0415, 'E'}, {0x041A, 'K'}, {0x041C, 'M'}, {0x041D, 'H'},
+	{0x041E, 'O'}, {0x0420, 'P'}, {0x0421, 'C'}, {0x0422, 'T'}, {0x0425, 'X'}, {0x0405, 'S'},
+	{0x0406, 'I'}, {0x0408, 'J'}, {0x0430, 'a'}, {0x0435, 'e'}, {0x043E, 'o'}, {0x0440, 'p'},
+	{0x0441, 'c'}, {0x0443, 'y'}, {0x0445, 'x'}, {0x0455, 's'}, {0x0456, 'i'}, {0x0458, 'j'},
+	{0x04BB, 'h'}, {0x0501, 'd'}, {0x051B, 'q'}, {0x051D, 'w'},
+	{0x0391, 'A'}, {0x0392, 'B'}, {0x0395, 'E'}, {0x0396, 'Z'}, {0x0397, 'H'}, {0x0399, 'I'},
+	{0x039A, 'K'}, {0x039C, 'M'}, {0x039D, 'N'}, {0x039F, 'O'}, {0x03A1, 'P'}, {0x03A4, 'T'},
+	{0x03A5, 'Y'}, {0x03A7, 'X'}, {0x03BF, 'o'}, {0x03BD, 'v'},
+};
+
+enum { S_NONE, S_LATIN, S_CYRL, S_GREEK, S_DIGIT };
+
+static int script_of(int32_t cp)
+{
+	if ((cp >= 'a' && cp <= 'z') || (cp >= 'A' && cp <= 'Z'))
+		return S_LATIN;
+	if (cp >= '0' && cp <= '9')
+		return S_DIGIT;
+	if ((cp >= 0xC0 && cp <= 0x24F && cp != 0xD7 && cp != 0xF7))
+		return S_LATIN;
+	if (cp >= 0x0370 && cp <= 0x03FF && cp != 0x037E && cp != 0x0387)
+		return S_GREEK;
+	if (cp >= 0x0400 && cp <= 0x052F)
+		return S_CYRL;
+	return S_NONE;
+}
+
+/* The look-alike of cp in script `to`, or -1. */
+static int32_t lookalike(int32_t cp, int from, int to)
+{
+	for (size_t i = 0; i < sizeof confusables / sizeof *confusables; i++) {
+		int32_t o = confusables[i].other;
+		int os = o < 0x400 ? S_GREEK : S_CYRL;
+		if (from == S_LATIN && to == os && confusables[i].latin == cp)
+			return o;
+		if (to == S_LATIN && from == os && o == cp)
+			return confusables[i].latin;
+	}
+	return -1;
+}
+
+typedef struct {
+	int digits;   /* find 0/1 in letter words instead of other alphabets */
+} lookalike_cfg;
+
+static const char *const lookalike_params[] = {"find", NULL};
+
+static int lookalike_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *payload)
+{
+	unsigned line = r->line;
+	const char *v = jh_rule_param(r, "find", &line);
+	if (v && strcmp(v, "letters") && strcmp(v, "digits")) {
+		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id,
+		          "find must be letters or digits, not '%s'", v);
+		return JH_ERR_RULES;
+	}
+	lookalike_cfg *c = calloc(1, sizeof *c);
+	if (!c)
+		return JH_ERR_NOMEM;
+	c->digits = v && !strcmp(v, "digits");
+	*out = c;
+	return JH_OK;
+}
+
+static void word_letters(jh_brun *run, size_t a, size_t b)
+{
+	int count[5] = {0}, plain[5] = {0};
+	for (size_t p = a, n; p < b; p += n) {
+		int32_t cp = decode_at(run->text, b, p, &n);
+		int s = script_of(cp);
+		count[s]++;
+		if (s == S_LATIN ? lookalike(cp, S_LATIN, S_CYRL) < 0 && lookalike(cp, S_LATIN, S_GREEK) < 0
+		                 : lookalike(cp, s, S_LATIN) < 0)
+			plain[s]++;
+	}
+	int other = count[S_CYRL] ? S_CYRL : S_GREEK;
+	if (!count[S_LATIN] || !count[other] || (count[S_CYRL] && count[S_GREEK]))
+		return;
+	/* the word's alphabet: the one most of its letters are in; a tie
+	 * (ΔE, ОК) says nothing */
+	if (count[S_LATIN] == count[other])
+		return;
+	int major = count[S_LATIN] > count[other] ? S_LATIN : other;
+	int minor = major == S_LATIN ? other : S_LATIN;
+	jh_buf fix = {0};
+	int rc = 0, all = 1;
+	for (size_t p = a, n; p < b && !rc; p += n) {
+		int32_t cp = decode_at(run->text, b, p, &n);
+		int32_t to = script_of(cp) == minor ? lookalike(cp, minor, major) : -1;
+		if (script_of(cp) == minor && to < 0)
+			all = 0;
+		if (to >= 0) {
+			char u[4];
+			size_t k = jh_utf8_encode(to, u);
+			rc = jh_buf_append(&fix, u, k);
+		} else {
+			rc = jh_buf_append(&fix, run->text + p, n);
+		}
+	}
+	if (!all) { /* ΔE, μm: a letter of the other alphabet meant as itself */
+		jh_buf_free(&fix);
+		return;
+	}
+	const char *note = minor == S_LATIN ? (other == S_CYRL ? "西里尔文单词中夹着拉丁字母"
+	                                                     : "希腊文单词中夹着拉丁字母")
+	                   : other == S_CYRL ? "拉丁文单词中夹着形似的西里尔字母"
+	                                     : "拉丁文单词中夹着形似的希腊字母";
+	if (rc || jh_buf_terminate(&fix)) {
+		run->err = JH_ERR_NOMEM;
+	} else {
+		const jh_rule *r = run->rule;
+		/* safe when the rest of the word settles the alphabet: twice as
+		 * many letters, one of them drawn only that way */
+		int safe = plain[major] > 0 && count[major] >= 2 * count[minor];
+		jh_hit h = {r, run->rule_index, a, b, r->has_fix ? fix.data : NULL, fix.len,
+		            safe ? r->safety : JH_UNSAFE, note};
+		if ((rc = jh_findings_add_hit(run->out, run->text, &h)))
+			run->err = rc;
+	}
+	jh_buf_free(&fix);
+}
+
+/* Micr0soft, goog1e: 0 or 1 between lower-case letters in a word of
+ * letters only.  Product names (Win10, H1N1, a11y, l10n) have other digits,
+ * capitals round the digit, or too few letters. */
+static void word_digits(jh_brun *run, size_t a, size_t b)
+{
+	const char *t = run->text;
+	int letters = 0, bad = 0, found = 0;
+	for (size_t p = a; p < b; p++) {
+		unsigned char ch = (unsigned char)t[p];
+		if ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'z')
+			letters++;
+		else if (ch == '0' || ch == '1') {
+			size_t q = p;
+			while (q < b && (t[q] == '0' || t[q] == '1'))
+				q++;
+			if (p > a && q < b && t[p - 1] >= 'a' && t[p - 1] <= 'z' && t[q] >= 'a' && t[q] <= 'z' &&
+			    q - p <= 2)
+				found = 1;
+			else
+				bad = 1;
+			p = q - 1;
+		} else
+			bad = 1; /* another digit, or not ASCII */
+	}
+	if (!found || bad || letters < 4)
+		return;
+	jh_buf fix = {0};
+	for (size_t p = a; p < b; p++)
+		if (jh_buf_putc(&fix, t[p] == '0' ? 'o' : t[p] == '1' ? 'l' : t[p])) {
+			run->err = JH_ERR_NOMEM;
+			jh_buf_free(&fix);
+			return;
+		}
+	emit_fix(run, a, b, fix.data, fix.len, 1, "英文单词中的数字0/1疑为字母o/l");
+	jh_buf_free(&fix);
+}
+
+static void lookalike_flush(jh_brun *run)
+{
+	const lookalike_cfg *cfg = run->cfg;
+	if (!run->run_len)
+		return;
+	if (cfg->digits)
+		word_digits(run, run->run_start, run->run_end);
+	else
+		word_letters(run, run->run_start, run->run_end);
+	run->run_len = 0;
+}
+
+static void lookalike_step(jh_brun *run, const jh_char *c)
+{
+	if (script_of(c->cp) == S_NONE) {
+		lookalike_flush(run);
+		return;
+	}
+	if (run->run_len && c->pos == run->run_end) {
+		run->run_end += c->len;
+		run->run_len++;
+		return;
+	}
+	lookalike_flush(run);
+	run->run_start = c->pos;
+	run->run_end = c->pos + c->len;
+	run->run_len = 1;
+}
+
+static void lookalike_finish(jh_brun *run) { lookalike_flush(run); }
+
+/* ==== invisible and control characters ================================= */
+
+static int is_rtl(int32_t cp)
+{
+	return (cp >= 0x0590 && cp <= 0x08FF) || (cp >= 0xFB1D && cp <= 0xFDFF) ||
+	       (cp >= 0xFE70 && cp <= 0xFEFC);
+}
+
+/* Is cp at [pos, pos+len) one to remove?  Zero-width spaces and joiners and
+ * a BOM after the start are censor.zero-width's; variation selectors are
+ * part of emoji and of ideographic variation sequences. */
+static int unwanted(const char *text, size_t len, int32_t cp, size_t pos, size_t n)
+{
+	if ((cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) ||
+	    (cp >= 0x2061 && cp <= 0x2064))
+		return 1;
+	if (cp < 0x20)
+		return cp != '\t' && cp != '\n' && cp != '\r';
+	if (cp == 0x7F || (cp >= 0x80 && cp <= 0x9F && cp != 0x85))
+		return 1;
+	if (cp == 0x200E || cp == 0x200F || cp == 0x061C || cp == 0x00AD) {
+		size_t k;
+		int32_t prev = pos ? decode_at(text, len, char_before(text, pos), &k) : -1;
+		int32_t next = pos + n < len ? decode_at(text, len, pos + n, &k) : -1;
+		if (cp == 0x00AD) /* a soft hyphen is at home inside a Latin word */
+			return !(script_of(prev) == S_LATIN && script_of(next) == S_LATIN);
+		return !is_rtl(prev) && !is_rtl(next); /* marks belong next to Arabic, Hebrew */
+	}
+	return 0;
+}
+
+static void invisible_flush(jh_brun *run)
+{
+	if (!run->run_len)
+		return;
+	char note[128];
+	size_t n;
+	int32_t cp = decode_at(run->text, run->len, run->run_start, &n);
+	const char *what = (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069)
+	                       ? "双向文字控制符"
+	                   : cp == 0x200E || cp == 0x200F || cp == 0x061C ? "方向标记"
+	                   : cp == 0x00AD                                 ? "软连字符"
+	                   : cp >= 0x2061                                 ? "不可见运算符"
+	                                                                  : "控制字符";
+	snprintf(note, sizeof note, "%sU+%04X%s", what, (unsigned)cp,
+	         run->run_len > 1 ? "等不可见字符" : "");
+	emit_fix(run, run->run_start, run->run_end, "", 0, 0, note);
+	run->run_len = 0;
+}
+
+static void invisible_step(jh_brun *run, const jh_char *c)
+{
+	if (c->cp < 0 || !unwanted(run->text, run->len, c->cp, c->pos, c->len)) {
+		invisible_flush(run);
+		return;
+	}
+	if (run->run_len && c->pos == run->run_end) {
+		run->run_end += c->len;
+		run->run_len++;
+		return;
+	}
+	invisible_flush(run);
+	run->run_start = c->pos;
+	run->run_end = c->pos + c->len;
+	run->run_len = 1;
+}
+
+static void invisible_finish(jh_brun *run) { invisible_flush(run); }
+
+/* ==== half-width katakana ============================================== */
+
+/* ｶﾀｶﾅ → カタカナ: NFKC (utf8proc) joins a sound mark to its letter.  A
+ * run needs three characters, two of them letters, so the arms and eyes of
+ * kaomoji ((ﾟ∀ﾟ), ヽ(ﾟ∀ﾟ)ﾉ) are left alone. */
+static void kana_flush(jh_brun *run)
+{
+	if (run->run_len >= 3 && run->open >= 2) {
+		utf8proc_uint8_t *out = NULL;
+		utf8proc_ssize_t n = utf8proc_map(
+			(const utf8proc_uint8_t *)run->text + run->run_start,
+			(utf8proc_ssize_t)(run->run_end - run->run_start), &out,
+			UTF8PROC_STABLE | UTF8PROC_COMPOSE | UTF8PROC_COMPAT);
+		if (n < 0)
+			run->err = n == UTF8PROC_ERROR_NOMEM ? JH_ERR_NOMEM : run->err;
+		else
+			emit_fix(run, run->run_start, run->run_end, (const char *)out, (size_t)n, 0, NULL);
+		free(out);
+	}
+	run->run_len = 0;
+	run->open = 0;
+}
+
+static void kana_step(jh_brun *run, const jh_char *c)
+{
+	int half = c->cp >= 0xFF66 && c->cp <= 0xFF9F;
+	if (!half) {
+		kana_flush(run);
+		return;
+	}
+	if (!(run->run_len && c->pos == run->run_end)) {
+		kana_flush(run);
+		run->run_start = c->pos;
+		run->run_end = c->pos;
+	}
+	run->run_end += c->len;
+	run->run_len++;
+	run->open += c->cp <= 0xFF9D; /* letters, not sound marks */
+}
+
+static void kana_finish(jh_brun *run) { kana_flush(run); }
+
 const jh_builtin_def jh_checks_script[] = {
+	{"variant", JH_C_HAN | JH_C_NEWLINE, variant_params, chars_compile, variant_free, variant_step,
+	 variant_finish},
+	{"conversion", JH_C_HAN | JH_C_NEWLINE, variant_params, phrases_compile, variant_free,
+	 variant_step, variant_finish},
+	{"lookalike", JH_C_LATIN | JH_C_DIGIT | JH_C_OTHER, lookalike_params, lookalike_compile, free,
+	 lookalike_step, lookalike_finish},
+	{"invisible", JH_C_INVISIBLE | JH_C_OTHER, NULL, NULL, NULL, invisible_step, invisible_finish},
+	{"halfwidth-kana", JH_C_KANA, NULL, NULL, NULL, kana_step, kana_finish},
 	{NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };

@@ -246,7 +246,7 @@ int jh_check(const jh_ruleset *rs, const char *text, size_t len, const jh_check_
 		if (!enabled[idx])
 			continue;
 		runs[k] = (jh_brun){.text = text, .len = len, .rule = rs->rules[idx], .rule_index = idx,
-		                    .cfg = bi->v[k].cfg, .out = out};
+		                    .cfg = bi->v[k].cfg, .out = out, .variant = opts->variant};
 	}
 	if (rc == JH_OK)
 		rc = jh_scan(rs, text, len, enabled, runs, &res);
@@ -254,12 +254,17 @@ int jh_check(const jh_ruleset *rs, const char *text, size_t len, const jh_check_
 		rc = lexicon_findings(rs, text, len, &res, out);
 	if (rc == JH_OK && rs->regexes->n)
 		rc = jh_rx_scratch_init(&scratch, rs->regexes);
+	jh_trigger_lists lists = {0};
+	if (rc == JH_OK && res.n_events)
+		rc = jh_trigger_lists_build(&lists, res.events, res.n_events);
 	for (size_t k = 0; rc == JH_OK && k < rs->regexes->n; k++) {
 		long idx = rs->regexes->v[k].rule_index;
+		unsigned bit = rs->regexes->v[k].bit;
 		if (enabled[idx])
-			rc = jh_regex_run(rs->regexes, k, rs->rules[idx], text, len, res.events, res.n_events,
-			                  &scratch, opts->file, opts->diag_fn, opts->payload, out);
+			rc = jh_regex_run(rs->regexes, k, rs->rules[idx], text, len, lists.pos[bit],
+			                  lists.n[bit], &scratch, opts->file, opts->diag_fn, opts->payload, out);
 	}
+	jh_trigger_lists_free(&lists);
 	if (rc == JH_OK && (opts->n_skip || opts->n_accept))
 		rc = drop_findings(out, first, text, len, opts);
 	if (rc == JH_OK) {

@@ -251,13 +251,38 @@ static size_t next_char(const char *text, size_t len, size_t pos)
 	return pos < len ? pos + jh_utf8_decode((const unsigned char *)text + pos, len - pos, &cp) : len + 1;
 }
 
+int jh_trigger_lists_build(jh_trigger_lists *l, const jh_trigger_event *events, size_t n_events)
+{
+	size_t count[64] = {0};
+	for (size_t i = 0; i < n_events; i++)
+		for (uint64_t m = events[i].mask; m; m &= m - 1)
+			count[__builtin_ctzll(m)]++;
+	for (int b = 0; b < 64; b++)
+		if (count[b] && !(l->pos[b] = malloc(count[b] * sizeof *l->pos[b]))) {
+			jh_trigger_lists_free(l);
+			return JH_ERR_NOMEM;
+		}
+	for (size_t i = 0; i < n_events; i++)
+		for (uint64_t m = events[i].mask; m; m &= m - 1) {
+			int b = __builtin_ctzll(m);
+			l->pos[b][l->n[b]++] = events[i].pos;
+		}
+	return JH_OK;
+}
+
+void jh_trigger_lists_free(jh_trigger_lists *l)
+{
+	for (int b = 0; b < 64; b++)
+		free(l->pos[b]);
+	memset(l, 0, sizeof *l);
+}
+
 int jh_regex_run(const jh_regexes *rx, size_t slot, const jh_rule *rule, const char *text,
-                 size_t len, const jh_trigger_event *events, size_t n_events,
+                 size_t len, const size_t *positions, size_t n_positions,
                  jh_rx_scratch *scratch, const char *file, jh_diag_fn diag_fn, void *payload,
                  jh_findings *out)
 {
 	const jh_rx *x = &rx->v[slot];
-	uint64_t bit = (uint64_t)1 << x->bit;
 	size_t resume = 0;     /* matches never overlap: the next starts here */
 	size_t ev = 0;
 	int limit_errors = 0;
@@ -268,11 +293,11 @@ int jh_regex_run(const jh_regexes *rx, size_t slot, const jh_rule *rule, const c
 	for (;;) {
 		size_t start = resume, t = 0;
 		if (x->triggered) {
-			while (ev < n_events && (!(events[ev].mask & bit) || events[ev].pos < resume))
+			while (ev < n_positions && positions[ev] < resume)
 				ev++;
-			if (ev == n_events)
+			if (ev == n_positions)
 				break;
-			t = events[ev++].pos;
+			t = positions[ev++];
 			start = back_chars(text, t, x->lead, resume);
 			pcre2_set_offset_limit(scratch->mctx, t);
 		}

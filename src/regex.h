@@ -68,8 +68,19 @@ void jh_rx_scratch_free(jh_rx_scratch *s);
 
 /* Run regex slot over text, adding findings to out.  Limit errors go to
  * diag_fn and the rule is skipped where they happen. */
+/* Trigger positions split by bit, so each rule walks only its own. */
+typedef struct {
+	size_t *pos[64];
+	size_t n[64];
+} jh_trigger_lists;
+
+int jh_trigger_lists_build(jh_trigger_lists *l, const jh_trigger_event *events, size_t n_events);
+void jh_trigger_lists_free(jh_trigger_lists *l);
+
+/* positions: the rule's trigger positions in ascending order (ignored for
+ * a rule without a trigger). */
 int jh_regex_run(const jh_regexes *rx, size_t slot, const jh_rule *rule, const char *text,
-                 size_t len, const jh_trigger_event *events, size_t n_events,
+                 size_t len, const size_t *positions, size_t n_positions,
                  jh_rx_scratch *scratch, const char *file, jh_diag_fn diag_fn, void *payload,
                  jh_findings *out);
 

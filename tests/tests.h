@@ -22,6 +22,7 @@ Suite *findings_suite(void);
 Suite *fixer_suite(void);
 Suite *examples_suite(void);
 Suite *punct_suite(void);
+Suite *script_suite(void);
 
 /* A diagnostic copied out of its callback: jh_diag records are valid only
  * during the call. */

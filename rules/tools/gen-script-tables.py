@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""Write the tables of the script.* variant checks (src/check_script.c):
+
+  rules/data/script-chars.tsv    characters that exist only in simplified
+                                 (hans) or only in traditional (hant)
+                                 Chinese, with what each converts to;
+  rules/data/script-phrases.tsv  conversion errors and leftovers inside
+                                 traditional text: words whose characters
+                                 are each valid traditional but which a
+                                 phrase-level conversion writes otherwise
+                                 (髮起 for 發起, 公裡 for 公里, 隻管 for 只管,
+                                 剩余 for 剩餘), with context guards from
+                                 word frequencies.
+  rules/data/script-regional.tsv character pairs that differ only between
+                                 the regional standards (裏/裡, 爲/為, 着/著).
+
+Sources (see ../../NOTICE):
+  OpenCC 1.1.6 dictionaries (Apache-2.0): STCharacters, STPhrases,
+    TSCharacters, TWVariants, HKVariants, dumped from Debian's
+    libopencc-data with opencc_dict; s2tw conversion with the opencc command.
+  jieba 0.42.1 dict.txt (MIT), Debian python3-jieba: word list and
+    frequencies, standing in for word segmentation.
+
+    apt-get install -y opencc libopencc-data python3-jieba
+    python3 rules/tools/gen-script-tables.py rules/data
+
+Why the phrase table is built this way: a naive character converter picks
+one traditional form per simplified character (发→發 everywhere, so 头发
+becomes 頭發), a phrase converter with a bad segmentation picks the wrong
+phrase (果断发起 → 果斷髮起 via 斷髮), and a half-converted text keeps a
+simplified character that is also a traditional one (剩余, 关系 → 關系).  For
+every frequent word containing a character with several traditional forms we
+take its correct form (OpenCC s2tw) and write each single-position
+alternative that is not itself a correct word.  A window of text that
+crosses a word boundary (那只|能) must not count: the guards list the
+characters that, before or after the entry, form a more frequent word with
+its first or last character.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+OCD = "/usr/share/opencc"
+JIEBA = "/usr/lib/python3/dist-packages/jieba/dict.txt"
+MIN_FREQ = 100        # jieba frequency of words taken into the phrase table
+GUARD_FREQ = 50       # a competing word must be at least this frequent to matter
+EXCLUDE = {"数里"}    # 数里 "a few li" is mostly 引數裡, 參數裡 (in the argument)
+CROSS_FREQ = 30       # the same for a word in which the character is right
+NAME_TAGS = {"nr", "nrt", "nrfg", "ns", "nt", "nz"}  # jieba tags of names: 马里, 里德
+# Pairs (written, standard) that Taiwan's dictionaries accept both ways, so
+# neither is a conversion error: 發布/發佈, 了解/瞭解, 平台/平臺, 匯報/彙報.
+# The reverse (迴到 for 回到) is still one.
+TOLERATED = {"布佈", "了瞭", "台臺", "匯彙", "盡儘", "周週", "占佔", "嘆歎", "抵牴", "毀燬",
+             "折摺", "鑒鑑", "才纔", "念唸", "注註", "回迴", "吊弔", "雇僱", "熏燻", "閑閒",
+             "凶兇", "姦奸", "托託", "游遊", "欲慾", "蹟跡", "采彩"}
+MAX_LEN = 4           # longest phrase (the checker looks at windows up to this)
+NUMERALS = "0123456789〇一二三四五六七八九十百千萬万兩两幾几"
+TRANSLITERATION = "马玛哈卡亚巴加萨特德尔拉利克斯"  # 马里 is Mali, not 馬裡
+HAN = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+$")
+
+
+def version(pkg):
+    try:
+        return subprocess.run(["dpkg-query", "-W", "-f=${Version}", pkg], capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+
+
+def dump(name):
+    with tempfile.NamedTemporaryFile(suffix=".txt") as tmp:
+        subprocess.run(["opencc_dict", "-i", f"{OCD}/{name}.ocd2", "-o", tmp.name, "-f", "ocd2",
+                        "-t", "text"], check=True)
+        out = {}
+        with open(tmp.name, encoding="utf-8") as f:
+            for line in f:
+                k, _, v = line.rstrip("\n").partition("\t")
+                if k:
+                    out[k] = v.split(" ")
+        return out
+
+
+def convert(config, words):
+    out = subprocess.run(["opencc", "-c", config], input="\n".join(words) + "\n",
+                         capture_output=True, text=True, check=True).stdout.split("\n")
+    assert len(out) >= len(words)
+    return out[:len(words)]
+
+
+def main():
+    outdir = sys.argv[1] if len(sys.argv) > 1 else "rules/data"
+    st, ts = dump("STCharacters"), dump("TSCharacters")
+    stp = dump("STPhrases")
+    tw = {k: v[0] for k, v in dump("TWVariants").items()}
+    hk = {k: v[0] for k, v in dump("HKVariants").items()}
+    src = f"OpenCC {version('libopencc-data')} (Apache-2.0), jieba dict.txt {version('python3-jieba')} (MIT)"
+
+    # ---- characters ----
+    # Taiwan and Hong Kong forms (群, 峰, 秘) are traditional too
+    valid_t = set(ts) | {c for v in st.values() for c in v} | set(tw.values()) | set(hk.values())
+    valid_s = set(st) | {c for v in ts.values() for c in v}
+    twf = lambda c: tw.get(c, c)
+    rows = []
+    for c, v in sorted(st.items()):
+        if len(c) == 1 and c not in valid_t:
+            cands = []
+            for t in v:  # Taiwan forms first: most traditional web text uses them
+                for x in (twf(t), t):
+                    if x not in cands and x != c:
+                        cands.append(x)
+            # a regional pair (爲/為) is one choice, not two
+            uniq = [x for x in cands if not (x in tw and tw[x] in cands)]
+            rows.append((c, "hans", "|".join(uniq)))
+    for c, v in sorted(ts.items()):
+        if len(c) == 1 and c not in valid_s:
+            rows.append((c, "hant", "|".join(x for x in v if x != c)))
+    with open(os.path.join(outdir, "script-chars.tsv"), "w", encoding="utf-8") as f:
+        f.write(f"# generated by rules/tools/gen-script-tables.py from {src}\n")
+        f.write("# char\thans|hant (the only variant it belongs to)\tits forms in the other variant (first = default)\n")
+        for r in rows:
+            f.write("\t".join(r) + "\n")
+
+    # ---- regional pairs (裏/裡) ----
+    with open(os.path.join(outdir, "script-regional.tsv"), "w", encoding="utf-8") as f:
+        f.write(f"# generated by rules/tools/gen-script-tables.py from {src}\n")
+        f.write("# OpenCC standard form\tTaiwan form\tHong Kong form\n")
+        for c in sorted(set(tw) | set(hk)):
+            if len(c) == 1 and c in valid_t:
+                f.write(f"{c}\t{tw.get(c, c)}\t{hk.get(c, c)}\n")
+
+    # ---- phrases ----
+    freq, names = {}, set()
+    with open(JIEBA, encoding="utf-8") as f:
+        for line in f:
+            p = line.split()
+            if len(p) >= 2 and HAN.match(p[0]):
+                freq[p[0]] = int(p[1])
+                if len(p) > 2 and p[2] in NAME_TAGS:
+                    names.add(p[0])
+    amb = {c: v for c, v in st.items() if len(c) == 1 and (len(v) > 1 or v[0] == c)}
+    words = sorted(w for w, n in freq.items()
+                   if 2 <= len(w) <= MAX_LEN and n >= MIN_FREQ and any(c in amb for c in w)
+                   and w not in names and w not in EXCLUDE)
+    # (STPhrases entries that jieba does not know are mostly names and rare
+    # phrases, 国梁 → 國樑: taking them in flags 劉國梁.)
+    t_tw = convert("s2tw.json", words)
+    t_std = convert("s2t.json", words)
+    # every correct traditional form of every word we know, in any standard
+    alltw = sorted(w for w in freq if len(w) <= MAX_LEN)
+    alltw_t = convert("s2tw.json", alltw)
+    correct = set(t_tw) | set(t_std) | set(alltw_t) | set(convert("s2t.json", alltw))
+    # where a character is right in a word that crosses the entry's edge:
+    # 控制檯|上 (not 檯上 for 臺上), 那|只能, 列出|侷限 (not 出侷 for 出局)
+    ends, starts = {}, {}
+    for u, ut in zip(alltw, alltw_t):
+        if len(u) >= 2 and len(ut) == len(u) and (freq[u] >= CROSS_FREQ or u in names):
+            # (not the idiom 文身断发, but the name 沙烏地|里亞爾)
+            ends.setdefault(ut[-1], set()).update((ut[-2], u[-2]))
+            starts.setdefault(ut[0], set()).update((ut[1], u[1]))
+    correct |= {w for w in stp.values() for w in w}
+    # words by their first and last character, for the guards: 列出|局限
+    # gives 列 before 出局, 控制台|上 gives 制 before 台上
+    first, last = {}, {}
+    for w, n in freq.items():
+        if len(w) >= 2:
+            first.setdefault(w[0], []).append((w[1], n))
+            last.setdefault(w[-1], []).append((w[-2], n))
+
+    def forms(c):
+        """c and its traditional forms, so a guard holds in a half-converted text."""
+        out = [c]
+        for t in st.get(c, []):
+            for x in (t, twf(t)):
+                if x not in out:
+                    out.append(x)
+        return out
+
+    def two_words(w):
+        """Is w two correct words side by side?  OpenCC's own segmentation
+        slips on longer words (十几分钟 → 十幾分鍾), so a 3- or 4-character
+        form made of correct parts is not called wrong."""
+        for k in range(1, len(w)):
+            a, b = w[:k], w[k:]
+            if (a in correct or len(a) == 1) and (b in correct or len(b) == 1) and \
+                    max(len(a), len(b)) >= 2:
+                return True
+        return False
+
+    table = {}
+    for s, ttw, tstd in zip(words, t_tw, t_std):
+        if len(ttw) != len(s) or len(tstd) != len(s):
+            continue
+        n = freq.get(s, 0)
+        prev = "".join(sorted({x for p, m in last.get(s[0], []) if m > max(n, GUARD_FREQ)
+                               for x in forms(p)}))
+        nxt = "".join(sorted({x for q, m in first.get(s[-1], []) if m > max(n, GUARD_FREQ)
+                              for x in forms(q)}))
+        for i, c in enumerate(s):
+            if c not in amb:
+                continue
+            right = {ttw[i], tstd[i], twf(tstd[i])}
+            for k in amb[c] + [twf(x) for x in amb[c]]:
+                if k in right or twf(k) in right or (k + ttw[i]) in TOLERATED:
+                    continue
+                # 里 stays in names (里德, 沙烏地里亞爾): only 家里, 里面 count
+                if k == "里" and ttw[i] != "里" and (
+                        not (i == len(s) - 1 or s[i + 1] in "面头边") or
+                        (i > 0 and s[i - 1] in TRANSLITERATION)):
+                    continue
+                for base in {ttw, tstd}:
+                    w = base[:i] + k + base[i + 1:]
+                    if w in correct or two_words(w):
+                        continue  # a word in its own right (頭髮, 一隻), or two (十幾|分鐘)
+                    p = prev + NUMERALS if w[0] in "里裡裏余餘" else prev  # 三十|里外
+                    q = nxt
+                    if i == 0:
+                        p = "".join(sorted(set(p) | ends.get(k, set())))
+                    if i == len(s) - 1:
+                        q = "".join(sorted(set(q) | starts.get(k, set())))
+                    e = table.setdefault(w, [[], p, q, n])
+                    if ttw not in e[0]:
+                        e[0].append(ttw)
+                    if n > e[3]:
+                        e[1], e[2], e[3] = p, q, n
+    with open(os.path.join(outdir, "script-phrases.tsv"), "w", encoding="utf-8") as f:
+        f.write(f"# generated by rules/tools/gen-script-tables.py from {src}\n")
+        f.write("# wrong\tright (a|b = candidates)\tprev_not\tnext_not\n")
+        for w in sorted(table):
+            rights, prev, nxt, _ = table[w]
+            f.write(f"{w}\t{'|'.join(rights)}\t{prev}\t{nxt}\n")
+    print(f"{len(rows)} characters, {len(table)} phrases", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

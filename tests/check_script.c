@@ -1,0 +1,281 @@
+/* check_script.c — the script family's checks with the real rule file and
+ * its generated tables: the document's and each paragraph's variant, the
+ * variant asked for (rule parameter, jh_check_options.variant), conversion
+ * errors found by phrase and not by character, look-alike letters,
+ * invisible characters, half-width katakana. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tests.h"
+
+#define SCRIPT_RULES JH_SRCDIR "/rules/script.rules"
+
+/* The script rules, with one parameter set before compiling (key may be
+ * NULL). */
+static jh_ruleset *script_rules(const char *id, const char *key, const char *value)
+{
+	jh_ruleset *rs = NULL;
+	test_diags ds = TEST_DIAGS_INIT;
+	ck_assert_int_eq(jh_ruleset_new(&rs), JH_OK);
+	ck_assert_msg(jh_ruleset_load_file(rs, SCRIPT_RULES, test_diag_collect, &ds) == JH_OK, "%s",
+	              test_diags_text(&ds));
+	if (key)
+		ck_assert_int_eq(jh_ruleset_set_param(rs, id, key, value), JH_OK);
+	ck_assert_msg(jh_ruleset_compile(rs, test_diag_collect, &ds) == JH_OK, "%s",
+	              test_diags_text(&ds));
+	test_diags_free(&ds);
+	return rs;
+}
+
+static void check_with(const jh_ruleset *rs, const char *text, const char *variant,
+                       jh_findings *out)
+{
+	jh_check_options o;
+	memset(&o, 0, sizeof o);
+	o.variant = variant;
+	ck_assert_int_eq(jh_check(rs, text, strlen(text), &o, out), JH_OK);
+}
+
+/* The first finding of rule id, or NULL. */
+static const jh_finding *first_of(const jh_findings *fs, const char *id)
+{
+	for (size_t i = 0; i < fs->count; i++)
+		if (!strcmp(fs->items[i].rule_id, id))
+			return &fs->items[i];
+	return NULL;
+}
+
+static const char *span(const char *text, const jh_finding *f)
+{
+	static char buf[256];
+	snprintf(buf, sizeof buf, "%.*s", (int)(f->byte_end - f->byte_start), text + f->byte_start);
+	return buf;
+}
+
+START_TEST(variant_minority_in_traditional)
+{
+	jh_ruleset *rs = script_rules(NULL, NULL, NULL);
+	const char *t = "他們帶著剩下的騎兵向北撤退，这個時候日軍還沒有發現。";
+	jh_findings fs = JH_FINDINGS_INIT;
+	test_check(rs, t, strlen(t), &fs);
+	ck_assert_uint_eq(test_count_rule(&fs, "script.mixed-variant"), 1);
+	const jh_finding *f = first_of(&fs, "script.mixed-variant");
+	ck_assert_str_eq(span(t, f), "这");
+	ck_assert_int_eq(f->safety, JH_SAFE);
+	ck_assert_str_eq(f->edits[0].replacement, "這");
+	jh_findings_clear(&fs);
+
+	/* 发 has two traditional forms: unsafe, both named */
+	t = "騎兵們在山坡後面整隊，準備再一次发起衝鋒。";
+	test_check(rs, t, strlen(t), &fs);
+	f = first_of(&fs, "script.mixed-variant");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->safety, JH_UNSAFE);
+	ck_assert_str_eq(f->edits[0].replacement, "發");
+	ck_assert_msg(strstr(f->message, "發、髮") != NULL, "%s", f->message);
+	jh_findings_clear(&fs);
+
+	/* adjacent minority characters are one finding */
+	t = "他們帶著剩下的騎兵向北撤退，这个時候日軍還沒有發現。";
+	test_check(rs, t, strlen(t), &fs);
+	f = first_of(&fs, "script.mixed-variant");
+	ck_assert_str_eq(span(t, f), "这个");
+	ck_assert_str_eq(f->edits[0].replacement, "這個");
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(variant_clean_text_is_quiet)
+{
+	jh_ruleset *rs = script_rules(NULL, NULL, NULL);
+	static const char *const texts[] = {
+		"他们带着剩下的骑兵向北撤退，这个时候日军还没有发现。剩余的人在十里外集合。",
+		"他們帶著剩下的騎兵向北撤退，這個時候日軍還沒有發現。頭髮亂糟糟的。",
+		"頭髮亂糟糟的，他一隻手握著馬韁，只能慢慢地往前走，那只能說明他累了。",
+		"", "\n\n", "abc 123",
+	};
+	for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+		jh_findings fs = JH_FINDINGS_INIT;
+		test_check(rs, texts[i], strlen(texts[i]), &fs);
+		ck_assert_msg(fs.count == 0, "%s: %zu findings, first %s", texts[i], fs.count,
+		              fs.count ? fs.items[0].rule_id : "");
+		jh_findings_clear(&fs);
+	}
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+/* A long file with a chapter in each variant: each paragraph with enough
+ * evidence keeps its own; asked for hant, the simplified one is flagged. */
+START_TEST(variant_per_paragraph)
+{
+	jh_ruleset *rs = script_rules(NULL, NULL, NULL);
+	const char *t =
+		"他们带着剩下的骑兵向北撤退，这个时候日军还没有发现，骑兵团长说等天亮再进攻，"
+		"于是大家在树林里休息，战马也喂过了，谁也没有说话。\n"
+		"他們帶著剩下的騎兵向北撤退，這個時候日軍還沒有發現，騎兵團長說等天亮再進攻，"
+		"於是大家在樹林裡休息，戰馬也餵過了，誰也沒有說話。\n";
+	jh_findings fs = JH_FINDINGS_INIT;
+	check_with(rs, t, NULL, &fs);
+	ck_assert_uint_eq(test_count_rule(&fs, "script.mixed-variant"), 0);
+	jh_findings_clear(&fs);
+	check_with(rs, t, "hant", &fs);
+	size_t n = test_count_rule(&fs, "script.mixed-variant");
+	ck_assert_uint_ge(n, 10);
+	for (size_t i = 0; i < fs.count; i++) /* all in the first paragraph */
+		ck_assert_uint_lt(fs.items[i].byte_start, strchr(t, '\n') - t);
+	jh_findings_clear(&fs);
+	check_with(rs, t, "auto", &fs);
+	ck_assert_uint_eq(test_count_rule(&fs, "script.mixed-variant"), 0);
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(variant_parameter)
+{
+	/* set before compiling, as the CLI and the config do */
+	jh_ruleset *rs = script_rules("script.mixed-variant", "variant", "hans");
+	const char *t = "他們帶著剩下的騎兵向北撤退。";
+	jh_findings fs = JH_FINDINGS_INIT;
+	test_check(rs, t, strlen(t), &fs);
+	ck_assert_uint_eq(test_count_rule(&fs, "script.mixed-variant"), 2); /* 們帶, 騎 */
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+	char *fixed;
+	rs = script_rules("script.mixed-variant", "variant", "hans");
+	fixed = test_fix(rs, "這個時候", 1, NULL);
+	ck_assert_str_eq(fixed, "这个时候");
+	free(fixed);
+	jh_ruleset_free(rs);
+
+	jh_ruleset *bad = NULL;
+	test_diags ds = TEST_DIAGS_INIT;
+	ck_assert_int_eq(jh_ruleset_new(&bad), JH_OK);
+	ck_assert_int_eq(jh_ruleset_load_file(bad, SCRIPT_RULES, test_diag_collect, &ds), JH_OK);
+	ck_assert_int_eq(jh_ruleset_set_param(bad, "script.mixed-variant", "variant", "zh-tw"), JH_OK);
+	ck_assert_int_eq(jh_ruleset_compile(bad, test_diag_collect, &ds), JH_ERR_RULES);
+	ck_assert_ptr_nonnull(test_diags_find(&ds, "variant must be auto, hans or hant"));
+	test_diags_free(&ds);
+	jh_ruleset_free(bad);
+}
+END_TEST
+
+START_TEST(conversion_errors)
+{
+	jh_ruleset *rs = script_rules(NULL, NULL, NULL);
+	static const struct {
+		const char *text, *match, *fix;
+	} cases[] = {
+		{"日軍已經被包圍，將果斷髮起突圍。", "髮起", "發起"},
+		{"從這裡到花園口還有100公裡左右。", "公裡", "公里"},
+		{"劉國梁便告訴士兵隻管用刺刀捅馬。", "隻管", "只管"},
+		{"跑了十幾分鍾後日軍追了上來。", "分鍾", "分鐘"},
+		{"聶桂林帶著剩余1000騎兵向北。", "剩余", "剩餘"},
+		{"國梁問道，沒關系我用刺刀習慣了。", "關系", "關係"},
+		{"追上來那在十公里範圍外，范圍之內。", "范圍", "範圍"},
+		{"這一波衝鋒損失150余騎兵。", "余", "餘"},
+		{"咱們最多不過20裡也就一個小時。", "裡", "里"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		jh_findings fs = JH_FINDINGS_INIT;
+		test_check(rs, cases[i].text, strlen(cases[i].text), &fs);
+		const jh_finding *f = first_of(&fs, "script.conversion-error");
+		ck_assert_msg(f != NULL, "%s: not found", cases[i].text);
+		ck_assert_str_eq(span(cases[i].text, f), cases[i].match);
+		ck_assert_int_eq(f->safety, JH_SAFE);
+		ck_assert_str_eq(f->edits[0].replacement, cases[i].fix);
+		jh_findings_clear(&fs);
+	}
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(conversion_leaves_words_alone)
+{
+	jh_ruleset *rs = script_rules(NULL, NULL, NULL);
+	static const char *const texts[] = {
+		"他的頭髮起了一層霜，一隻手握著韁繩。", /* 頭髮, 一隻 are words */
+		"那只能說明他很累，皇後來到了大殿。",   /* 那|只能, 皇|後來 */
+		"他在控制檯上輸入命令，列出侷限。",     /* 控制檯|上, 列出|侷限 */
+		"三十里外還有援軍，十裡面挑一個。",     /* 里 the unit; 十裡面 */
+		"把資料安裝到template1裡，引數裡指定。", /* digits of a name */
+		/* simplified text: 剩余, 关系, 十里 are right there */
+		"剩余的骑兵在十里外集合，没关系，其余的人原地休息，只管往前冲，发起进攻。",
+	};
+	for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+		jh_findings fs = JH_FINDINGS_INIT;
+		test_check(rs, texts[i], strlen(texts[i]), &fs);
+		const jh_finding *f = first_of(&fs, "script.conversion-error");
+		ck_assert_msg(f == NULL, "%s: flagged %s", texts[i], f ? span(texts[i], f) : "");
+		jh_findings_clear(&fs);
+	}
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(invisible_and_controls)
+{
+	jh_ruleset *rs = script_rules(NULL, NULL, NULL);
+	const char *t = "他说\u202E这是\u2066最后\u2069一次了。";
+	jh_findings fs = JH_FINDINGS_INIT;
+	test_check(rs, t, strlen(t), &fs);
+	ck_assert_uint_eq(test_count_rule(&fs, "script.invisible-control"), 3);
+	jh_findings_clear(&fs);
+	char *fixed = test_fix(rs, "日军\a\a的骑兵\x1b冲了过来。", 0, NULL);
+	ck_assert_str_eq(fixed, "日军的骑兵冲了过来。");
+	free(fixed);
+	/* censor.zero-width's (U+200B, U+FEFF), emoji joiners and variation
+	 * selectors, a tab, CRLF, a soft hyphen in a Latin word: not ours */
+	t = "他\u200B说\uFEFF。👨\u200D👩\u200D👧👍\uFE0F\t好\r\nhy\u00ADphen";
+	test_check(rs, t, strlen(t), &fs);
+	ck_assert_uint_eq(test_count_rule(&fs, "script.invisible-control"), 0);
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(lookalikes)
+{
+	jh_ruleset *rs = script_rules(NULL, NULL, NULL);
+	char *fixed = test_fix(rs, "打开Windоws和Сhina的Mосква", 0, NULL);
+	ck_assert_str_eq(fixed, "打开Windows和China的Москва");
+	free(fixed);
+	static const char *const texts[] = {"ΔE小于3", "5μm", "ОК", "Москва和Αθήνα", "β-carotene"};
+	for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+		jh_findings fs = JH_FINDINGS_INIT;
+		test_check(rs, texts[i], strlen(texts[i]), &fs);
+		ck_assert_msg(test_count_rule(&fs, "script.lookalike") == 0, "%s", texts[i]);
+		jh_findings_clear(&fs);
+	}
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(halfwidth_kana)
+{
+	jh_ruleset *rs = script_rules(NULL, NULL, NULL);
+	char *fixed = test_fix(rs, "他在ｺﾝﾋﾞﾆ买水，(ﾟ∀ﾟ)ﾉ", 0, NULL);
+	ck_assert_str_eq(fixed, "他在コンビニ买水，(ﾟ∀ﾟ)ﾉ");
+	free(fixed);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+Suite *script_suite(void)
+{
+	Suite *s = suite_create("script");
+	TCase *tc = tcase_create("script");
+	tcase_add_test(tc, variant_minority_in_traditional);
+	tcase_add_test(tc, variant_clean_text_is_quiet);
+	tcase_add_test(tc, variant_per_paragraph);
+	tcase_add_test(tc, variant_parameter);
+	tcase_add_test(tc, conversion_errors);
+	tcase_add_test(tc, conversion_leaves_words_alone);
+	tcase_add_test(tc, invisible_and_controls);
+	tcase_add_test(tc, lookalikes);
+	tcase_add_test(tc, halfwidth_kana);
+	suite_add_tcase(s, tc);
+	return s;
+}
