@@ -5,6 +5,7 @@
 #include <string.h>
 #include "builtins.h"
 #include "charclass.h"
+#include "typo.h"
 #include "utf8.h"
 
 /* ---- doubled characters (的的) ---- */
@@ -273,8 +274,16 @@ static void dword_step(jh_brun *run, const jh_char *c)
 	}
 }
 
+static void noop_step(jh_brun *run, const jh_char *c)
+{
+	(void)run;
+	(void)c;
+}
+
 const jh_builtin_def jh_checks_typo[] = {
 	{"doubled", JH_C_HAN, doubled_params, doubled_compile, doubled_free, doubled_step, doubled_finish},
 	{"doubled-word", JH_C_HAN, dword_params, dword_compile, dword_free, dword_step, NULL},
+	/* wakes on nothing: counts the whole document in finish() */
+	{"name-drift", 0, jh_drift_params, jh_drift_compile, jh_drift_free, noop_step, jh_drift_finish},
 	{NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };

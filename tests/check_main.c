@@ -156,6 +156,7 @@ int main(void)
 	srunner_add_suite(sr, findings_suite());
 	srunner_add_suite(sr, fixer_suite());
 	srunner_add_suite(sr, examples_suite());
+	srunner_add_suite(sr, typo_suite());
 	srunner_add_suite(sr, punct_suite());
 	srunner_add_suite(sr, script_suite());
 	/* CK_ENV: CK_VERBOSITY=verbose lists every test when asked. */

@@ -21,6 +21,7 @@ Suite *builtins_suite(void);
 Suite *findings_suite(void);
 Suite *fixer_suite(void);
 Suite *examples_suite(void);
+Suite *typo_suite(void);
 Suite *punct_suite(void);
 Suite *script_suite(void);
 

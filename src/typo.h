@@ -1,0 +1,14 @@
+/* typo.h — checks of the typo family that live in their own files, for
+ * the table in check_typo.c. */
+#ifndef JH_TYPO_H
+#define JH_TYPO_H
+
+#include "builtins.h"
+
+/* name-drift (typo_drift.c): a name seen many times and once changed. */
+extern const char *const jh_drift_params[];
+int jh_drift_compile(const jh_rule *r, void **cfg, jh_diag_fn diag_fn, void *payload);
+void jh_drift_free(void *cfg);
+void jh_drift_finish(jh_brun *run);
+
+#endif

@@ -1,0 +1,448 @@
+/* typo_drift.c — names that drift: a name or term of three characters seen
+ * many times in a document and once in a form that differs in one
+ * character (段興茂 ×8, 段興買 ×1).  No dictionary of names is needed: the
+ * document itself says which form is the name.  What keeps real words out
+ * is a list of common words (jieba's) and the statistics of the document:
+ *
+ *  - the frequent form f appears at least min-count times, the rare form r
+ *    at most max-rare times;
+ *  - neither f nor r, nor their shared part when it is contiguous, nor
+ *    the differing character with a neighbour is a common word (日本人 /
+ *    日本兵, 高興地 / 高興的, 軍騎兵 / 軍騎馬);
+ *  - f holds together: its two halves rarely occur without each other
+ *    (巴根說 ×10 is a name and a verb, 巴根 also comes before 道, 的 …);
+ *  - the differing character is not a numeral (第三團 / 第四團);
+ *  - only one frequent form differs from r at that place.
+ *
+ * The counting runs once per document in finish(): an open-addressing
+ * table of bigram and trigram counts keyed by packed code points, grown by
+ * doubling.  No library offers n-gram counting over code points, and this
+ * table is fifty lines. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "builtins.h"
+#include "charclass.h"
+#include "typo.h"
+#include "utf8.h"
+
+/* How a character sounds and looks: a slip of the input method keeps one
+ * of the three (茂 mao / 買 mai, 林 / 材 under 木). */
+struct sound {
+	int32_t cp;
+	char initial[4], final[8];
+	unsigned radical;
+};
+
+typedef struct {
+	jh_strset common;        /* common words: a pair made of them is real */
+	jh_strset stop;          /* characters never part of a name form */
+	struct sound *sound;     /* sorted by code point */
+	size_t n_sound;
+	unsigned long min_count; /* frequent form: at least this many */
+	unsigned long max_rare;  /* rare form: at most this many */
+	unsigned long cohesion;  /* percent: f / each of its bigrams */
+} drift_cfg;
+
+const char *const jh_drift_params[] = {"words", "stop", "sound", "min-count", "max-rare", "cohesion",
+                                       NULL};
+
+void jh_drift_free(void *p)
+{
+	drift_cfg *c = p;
+	if (!c)
+		return;
+	jh_strset_free(&c->common);
+	jh_strset_free(&c->stop);
+	free(c->sound);
+	free(c);
+}
+
+static int cmp_sound(const void *a, const void *b)
+{
+	const struct sound *x = a, *y = b;
+	return x->cp < y->cp ? -1 : x->cp > y->cp;
+}
+
+/* Read data/FILE: character<TAB>initial<TAB>final<TAB>radical. */
+static int load_sound(drift_cfg *c, const jh_rule *r, const char *file, unsigned line,
+                      jh_diag_fn diag_fn, void *payload)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s", r->data_dir ? r->data_dir : ".", file);
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id, "cannot read %s", path);
+		return JH_ERR_RULES;
+	}
+	char *ln = NULL;
+	size_t cap = 0, cap_v = 0;
+	int rc = JH_OK;
+	while (rc == JH_OK && getline(&ln, &cap, f) >= 0) {
+		struct sound e = {0};
+		char ch[8];
+		if (ln[0] == '#' || sscanf(ln, "%7[^\t]\t%3[^\t]\t%7[^\t]\t%u", ch, e.initial, e.final,
+		                           &e.radical) != 4)
+			continue;
+		if (jh_utf8_decode((const unsigned char *)ch, strlen(ch), &e.cp) != strlen(ch) || e.cp < 0)
+			continue;
+		if (jh_grow((void **)&c->sound, &cap_v, c->n_sound + 1, sizeof *c->sound))
+			rc = JH_ERR_NOMEM;
+		else
+			c->sound[c->n_sound++] = e;
+	}
+	free(ln);
+	fclose(f);
+	if (rc == JH_OK)
+		qsort(c->sound, c->n_sound, sizeof *c->sound, cmp_sound);
+	return rc;
+}
+
+/* Do two characters sound or look alike?  Unknown characters do not. */
+static int alike(const drift_cfg *c, int32_t a, int32_t b)
+{
+	struct sound ka = {a, "", "", 0}, kb = {b, "", "", 0};
+	const struct sound *x = bsearch(&ka, c->sound, c->n_sound, sizeof ka, cmp_sound);
+	const struct sound *y = bsearch(&kb, c->sound, c->n_sound, sizeof kb, cmp_sound);
+	if (!x || !y)
+		return 0;
+	return (strcmp(x->initial, y->initial) == 0 && strcmp(x->initial, "-") != 0) ||
+	       strcmp(x->final, y->final) == 0 || (x->radical && x->radical == y->radical);
+}
+
+int jh_drift_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *payload)
+{
+	drift_cfg *c = calloc(1, sizeof *c);
+	if (!c)
+		return JH_ERR_NOMEM;
+	unsigned line = r->line;
+	const char *words = jh_rule_param(r, "words", &line);
+	int rc = JH_OK;
+	if (words)
+		rc = jh_load_words(&c->common, r->data_dir, words, r, line, diag_fn, payload);
+	line = r->line;
+	const char *stop = jh_rule_param(r, "stop", &line);
+	if (rc == JH_OK && stop)
+		rc = jh_load_words(&c->stop, r->data_dir, stop, r, line, diag_fn, payload);
+	line = r->line;
+	const char *sound = jh_rule_param(r, "sound", &line);
+	if (rc == JH_OK && sound)
+		rc = load_sound(c, r, sound, line, diag_fn, payload);
+	if (rc == JH_OK)
+		rc = jh_param_uint(r, "min-count", 5, 1000000, &c->min_count, diag_fn, payload);
+	if (rc == JH_OK)
+		rc = jh_param_uint(r, "max-rare", 1, 1000, &c->max_rare, diag_fn, payload);
+	if (rc == JH_OK)
+		rc = jh_param_uint(r, "cohesion", 60, 100, &c->cohesion, diag_fn, payload);
+	if (rc == JH_OK && c->min_count <= c->max_rare) {
+		jh_report(diag_fn, payload, JH_ERROR, r->file, r->line, 0, r->id,
+		          "min-count must be larger than max-rare");
+		rc = JH_ERR_RULES;
+	}
+	if (rc) {
+		jh_drift_free(c);
+		return rc;
+	}
+	*out = c;
+	return JH_OK;
+}
+
+/* ---- n-gram table ---- */
+
+#define BIGRAM_TAG ((uint64_t)1 << 63)
+#define MAX_SLOTS ((size_t)1 << 24) /* 16 M slots, 256 MB: beyond, no new keys */
+
+typedef struct {
+	uint64_t key;   /* 0 = empty */
+	uint32_t count;
+	uint32_t pos;   /* byte offset of the first occurrence (capped) */
+} ng_slot;
+
+typedef struct {
+	ng_slot *v;
+	size_t cap, n;
+	int full;
+} ng_table;
+
+static inline uint64_t key3(int32_t a, int32_t b, int32_t c)
+{
+	return ((uint64_t)a << 42) | ((uint64_t)b << 21) | (uint64_t)c;
+}
+
+static inline size_t slot_of(const ng_table *t, uint64_t key)
+{
+	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (t->cap - 1);
+}
+
+static ng_slot *ng_find(const ng_table *t, uint64_t key)
+{
+	for (size_t i = slot_of(t, key);; i = (i + 1) & (t->cap - 1)) {
+		if (t->v[i].key == key)
+			return &t->v[i];
+		if (!t->v[i].key)
+			return NULL;
+	}
+}
+
+static int ng_grow(ng_table *t)
+{
+	size_t cap = t->cap ? t->cap * 2 : 4096;
+	ng_slot *v = calloc(cap, sizeof *v);
+	if (!v)
+		return JH_ERR_NOMEM;
+	ng_table nt = {v, cap, t->n, 0};
+	for (size_t i = 0; i < t->cap; i++)
+		if (t->v[i].key) {
+			size_t j = slot_of(&nt, t->v[i].key);
+			while (v[j].key)
+				j = (j + 1) & (cap - 1);
+			v[j] = t->v[i];
+		}
+	free(t->v);
+	*t = nt;
+	return JH_OK;
+}
+
+static int ng_add(ng_table *t, uint64_t key, size_t pos)
+{
+	if (t->n * 2 >= t->cap) {
+		if (t->cap >= MAX_SLOTS)
+			t->full = 1;
+		else if (ng_grow(t))
+			return JH_ERR_NOMEM;
+	}
+	size_t i = slot_of(t, key);
+	while (t->v[i].key && t->v[i].key != key)
+		i = (i + 1) & (t->cap - 1);
+	if (t->v[i].key) {
+		t->v[i].count += t->v[i].count < UINT32_MAX;
+		return JH_OK;
+	}
+	if (t->full)
+		return JH_OK;
+	t->v[i] = (ng_slot){key, 1, pos > UINT32_MAX ? UINT32_MAX : (uint32_t)pos};
+	t->n++;
+	return JH_OK;
+}
+
+static uint32_t ng_count(const ng_table *t, uint64_t key)
+{
+	const ng_slot *s = ng_find(t, key);
+	return s ? s->count : 0;
+}
+
+/* ---- the check ---- */
+
+typedef struct {
+	size_t rpos, fpos;   /* first bytes of the rare and the frequent form */
+	size_t dpos;         /* the differing character in the rare form */
+	uint32_t fcount;
+} drift_hit;
+
+static int is_numeral(int32_t cp)
+{
+	static const int32_t nums[] = {0x3007, 0x96F6, 0x4E00, 0x4E8C, 0x4E09, 0x56DB, 0x4E94, 0x516D,
+	                               0x4E03, 0x516B, 0x4E5D, 0x5341, 0x767E, 0x5343, 0x4E07, 0x842C,
+	                               0x4EBF, 0x5104, 0x4E24, 0x5169, 0x51E0, 0x5E7E, 0x534A, 0x591A,
+	                               0x7B2C};
+	for (size_t i = 0; i < sizeof nums / sizeof *nums; i++)
+		if (nums[i] == cp)
+			return 1;
+	return 0;
+}
+
+/* Byte offsets of the three characters at pos, and the end. */
+static void tri_offsets(const char *text, size_t len, size_t pos, size_t off[4])
+{
+	off[0] = pos;
+	for (int i = 0; i < 3; i++) {
+		int32_t cp;
+		off[i + 1] = off[i] + jh_utf8_decode((const unsigned char *)text + off[i], len - off[i], &cp);
+	}
+}
+
+static int common(const drift_cfg *cfg, const char *text, size_t a, size_t b)
+{
+	return b - a <= cfg->common.max_len && jh_strset_has(&cfg->common, text + a, b - a);
+}
+
+/* Is a three-character form at off[] or its part around position i a
+ * common word? */
+static int word_around(const drift_cfg *cfg, const char *text, const size_t off[4], int i)
+{
+	if (common(cfg, text, off[0], off[3]))
+		return 1;
+	if (i > 0 && common(cfg, text, off[i - 1], off[i + 1]))
+		return 1;
+	return i < 2 && common(cfg, text, off[i], off[i + 2]);
+}
+
+static int cmp_hit(const void *a, const void *b)
+{
+	const drift_hit *x = a, *y = b;
+	return x->dpos < y->dpos ? -1 : x->dpos > y->dpos;
+}
+
+/* Check the pair (frequent f, rare r) differing at position i; 1 = a slip. */
+static int drift_pair(const drift_cfg *cfg, const ng_table *t, const char *text, size_t len,
+                      const ng_slot *f, const ng_slot *r, int i)
+{
+	int32_t fc[3] = {(int32_t)(f->key >> 42), (int32_t)((f->key >> 21) & 0x1FFFFF),
+	                 (int32_t)(f->key & 0x1FFFFF)};
+	int32_t rc = (int32_t)((r->key >> (21 * (2 - i))) & 0x1FFFFF);
+	if (is_numeral(fc[i]) || is_numeral(rc))
+		return 0;
+	if (cfg->n_sound && !alike(cfg, fc[i], rc))
+		return 0;
+	/* Cohesion: each half of f is mostly found inside f. */
+	for (int h = 0; h < 2; h++) {
+		uint64_t bk = BIGRAM_TAG | ((uint64_t)fc[h] << 21) | (uint64_t)fc[h + 1];
+		uint32_t bc = ng_count(t, bk);
+		if (i != h && i != h + 1)
+			bc -= bc >= r->count ? r->count : bc; /* the rare form shares this half */
+		if ((uint64_t)f->count * 100 < (uint64_t)cfg->cohesion * bc)
+			return 0;
+	}
+	size_t fo[4], ro[4];
+	tri_offsets(text, len, f->pos, fo);
+	tri_offsets(text, len, r->pos, ro);
+	for (int k = 0; k < 3 && cfg->stop.count; k++)
+		if (jh_strset_has(&cfg->stop, text + fo[k], fo[k + 1] - fo[k]) ||
+		    jh_strset_has(&cfg->stop, text + ro[k], ro[k + 1] - ro[k]))
+			return 0;
+	if (cfg->common.count) {
+		/* f's own halves may be words (聂桂林: 桂林); the rare form's may not. */
+		if (common(cfg, text, fo[0], fo[3]) || word_around(cfg, text, ro, i))
+			return 0;
+		if (i == 0 && common(cfg, text, fo[1], fo[3]))
+			return 0;
+		/* The rare form must stand alone: its first character is not the
+		 * end of a word before it (一次 + 此动作), its last not the start of
+		 * a word after it (分页 + 时候). */
+		if (ro[0] > 0) {
+			size_t l = ro[0];
+			do
+				l--;
+			while (l > 0 && ((unsigned char)text[l] & 0xC0) == 0x80);
+			if (common(cfg, text, l, ro[1]))
+				return 0;
+		}
+		if (ro[3] < len) {
+			int32_t cp;
+			size_t n = jh_utf8_decode((const unsigned char *)text + ro[3], len - ro[3], &cp);
+			if (common(cfg, text, ro[2], ro[3] + n))
+				return 0;
+		}
+		if (i == 2 && common(cfg, text, fo[0], fo[2]))
+			return 0;
+	}
+	return 1;
+}
+
+/* The trigram with position i replaced by 0x1FFFFF, which is no code
+ * point: forms that differ only there share it. */
+static inline uint64_t mask_key(uint64_t key, int i)
+{
+	return key | ((uint64_t)0x1FFFFF << (21 * (2 - i)));
+}
+
+static int drift_collect(const drift_cfg *cfg, const ng_table *t, const char *text, size_t len,
+                         drift_hit **hits, size_t *n_hits, size_t *cap_hits)
+{
+	/* Frequent forms by masked key (one position zeroed); two frequent
+	 * forms with the same mask are both real, marked by count 0. */
+	ng_table masks = {0};
+	int rc = JH_OK;
+	for (size_t s = 0; s < t->cap && rc == JH_OK; s++) {
+		const ng_slot *f = &t->v[s];
+		if (!f->key || (f->key & BIGRAM_TAG) || f->count < cfg->min_count || f->pos == UINT32_MAX)
+			continue;
+		for (int i = 0; i < 3 && rc == JH_OK; i++) {
+			uint64_t mk = mask_key(f->key, i);
+			if (masks.n * 2 >= masks.cap && (rc = ng_grow(&masks)))
+				break;
+			size_t j = slot_of(&masks, mk);
+			while (masks.v[j].key && masks.v[j].key != mk)
+				j = (j + 1) & (masks.cap - 1);
+			if (masks.v[j].key) {
+				masks.v[j].count = 0; /* ambiguous */
+			} else {
+				masks.v[j] = (ng_slot){mk, 1, (uint32_t)s};
+				masks.n++;
+			}
+		}
+	}
+	for (size_t s = 0; s < t->cap && rc == JH_OK; s++) {
+		const ng_slot *r = &t->v[s];
+		if (!r->key || (r->key & BIGRAM_TAG) || r->count > cfg->max_rare || r->pos == UINT32_MAX)
+			continue;
+		for (int i = 0; i < 3; i++) {
+			uint64_t mk = mask_key(r->key, i);
+			const ng_slot *m = masks.cap ? ng_find(&masks, mk) : NULL;
+			if (!m || !m->count)
+				continue;
+			const ng_slot *f = &t->v[m->pos];
+			if (!drift_pair(cfg, t, text, len, f, r, i))
+				continue;
+			size_t ro[4];
+			tri_offsets(text, len, r->pos, ro);
+			if (jh_grow((void **)hits, cap_hits, *n_hits + 1, sizeof **hits)) {
+				rc = JH_ERR_NOMEM;
+				break;
+			}
+			(*hits)[(*n_hits)++] = (drift_hit){r->pos, f->pos, ro[i], f->count};
+		}
+	}
+	free(masks.v);
+	return rc;
+}
+
+void jh_drift_finish(jh_brun *run)
+{
+	const drift_cfg *cfg = run->cfg;
+	const char *text = run->text;
+	size_t len = run->len;
+	ng_table t = {0};
+	int32_t c1 = 0, c2 = 0;     /* the two Han characters before, 0 = none */
+	size_t p1 = 0, p2 = 0;
+	int rc = JH_OK;
+	for (size_t i = 0; i < len && rc == JH_OK;) {
+		int32_t cp;
+		size_t n = jh_utf8_decode((const unsigned char *)text + i, len - i, &cp);
+		if (cp < 0x3007 || !(jh_class_of(cp) & JH_C_HAN)) {
+			c1 = c2 = 0;
+		} else {
+			if (c2)
+				rc = ng_add(&t, BIGRAM_TAG | ((uint64_t)c2 << 21) | (uint64_t)cp, p2);
+			if (c1 && rc == JH_OK)
+				rc = ng_add(&t, key3(c1, c2, cp), p1);
+			c1 = c2, p1 = p2;
+			c2 = cp, p2 = i;
+		}
+		i += n ? n : 1;
+	}
+	drift_hit *hits = NULL;
+	size_t n_hits = 0, cap_hits = 0;
+	if (rc == JH_OK && t.n)
+		rc = drift_collect(cfg, &t, text, len, &hits, &n_hits, &cap_hits);
+	if (rc == JH_OK) {
+		qsort(hits, n_hits, sizeof *hits, cmp_hit);
+		size_t last = SIZE_MAX;
+		for (size_t k = 0; k < n_hits; k++) {
+			if (hits[k].dpos == last)
+				continue; /* one finding per character, from its first window */
+			last = hits[k].dpos;
+			size_t ro[4], fo[4];
+			tri_offsets(text, len, hits[k].rpos, ro);
+			tri_offsets(text, len, hits[k].fpos, fo);
+			size_t g[2] = {fo[0], fo[3]};
+			jh_brun_emit(run, ro[0], ro[3], g, 1, NULL);
+		}
+	} else {
+		run->err = rc;
+	}
+	free(hits);
+	free(t.v);
+}
+
