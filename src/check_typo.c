@@ -285,5 +285,7 @@ const jh_builtin_def jh_checks_typo[] = {
 	{"doubled-word", JH_C_HAN, dword_params, dword_compile, dword_free, dword_step, NULL},
 	/* wakes on nothing: counts the whole document in finish() */
 	{"name-drift", 0, jh_drift_params, jh_drift_compile, jh_drift_free, noop_step, jh_drift_finish},
+	{"context", 0, jh_context_params, jh_context_compile, jh_context_free, noop_step,
+	 jh_context_finish},
 	{NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };

@@ -122,6 +122,46 @@ START_TEST(name_drift_bad_params)
 }
 END_TEST
 
+#define CONTEXT_RULE(dict) \
+	"[typo.ctx]\nkind = builtin\ncheck = context\ndict = " dict "\n" \
+	"stop = typo-drift-stop.tsv\nsound = typo-char-sound.tsv\nt2s = typo-t2s.tsv\n" \
+	"message = “{match}”→“{fix}”\nfix = $0\nsafety = unsafe\nbad = 还是炮單威力\n" \
+	"good = 炮弹\n"
+#define JIEBA_DICT "/usr/lib/python3/dist-packages/jieba/dict.txt"
+
+START_TEST(context_homophone)
+{
+	FILE *f = fopen(JIEBA_DICT, "rb");
+	if (!f)
+		return; /* python3-jieba not installed: nothing to score with */
+	fclose(f);
+	jh_ruleset *rs = typo_ruleset(CONTEXT_RULE(JIEBA_DICT));
+	jh_findings fs = JH_FINDINGS_INIT;
+	/* 還是(0) 炮(6) 單(9) 威力(12) */
+	ck_assert_uint_eq(count(rs, "不論射速、還是炮單威力", &fs), 1);
+	const char *t = "不論射速、還是炮單威力";
+	size_t at = (size_t)(strstr(t, "單") - t);
+	test_assert_finding(&fs, 0, "typo.ctx", at, at + 3, "彈");
+	ck_assert_uint_eq(count(rs, "还是炮单威力", &fs), 1);            /* simplified: 弹 */
+	ck_assert_str_eq(fs.items[0].edits[0].replacement, "弹");
+	ck_assert_uint_eq(count(rs, "还是炮弹威力", &fs), 0);
+	ck_assert_uint_eq(count(rs, "“还是炮单威力”", &fs), 0);          /* dialogue */
+	ck_assert_uint_eq(count(rs, "还是炮单威力，炮单威力", &fs), 0);  /* written twice */
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(context_without_dictionary)
+{
+	jh_ruleset *rs = typo_ruleset(CONTEXT_RULE("/nonexistent/dict.txt"));
+	jh_findings fs = JH_FINDINGS_INIT;
+	ck_assert_uint_eq(count(rs, "还是炮单威力", &fs), 0);
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
 Suite *typo_suite(void)
 {
 	Suite *s = suite_create("typo");
@@ -130,6 +170,9 @@ Suite *typo_suite(void)
 	tcase_add_test(tc, doubled_skip_chars);
 	tcase_add_test(tc, name_drift);
 	tcase_add_test(tc, name_drift_bad_params);
+	tcase_add_test(tc, context_homophone);
+	tcase_add_test(tc, context_without_dictionary);
+	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
 }
