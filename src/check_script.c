@@ -33,27 +33,24 @@ static int read_data(const jh_rule *r, const char *file, unsigned line, char **o
 	FILE *f = fopen(path.data, "rb");
 	int rc = JH_OK;
 	jh_buf b = {0};
-	if (!f) {
+	long size;
+	if (!f || fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
 		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id, "cannot read %s", path.data);
 		rc = JH_ERR_RULES;
 		goto done;
 	}
-	char chunk[65536];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-		if (jh_buf_append(&b, chunk, n)) {
-			rc = JH_ERR_NOMEM;
-			goto done;
-		}
+	/* one allocation of the file's size: the tables are read at every start */
+	if (jh_buf_reserve(&b, (size_t)size + 1)) {
+		rc = JH_ERR_NOMEM;
+		goto done;
+	}
+	b.len = fread(b.data, 1, (size_t)size, f);
 	if (jh_buf_terminate(&b)) {
 		rc = JH_ERR_NOMEM;
 		goto done;
 	}
-	if (jh_utf8_valid_prefix(b.data, b.len) != b.len) {
-		jh_report(diag_fn, payload, JH_ERROR, path.data, 0, 0, r->id, "not valid UTF-8");
-		rc = JH_ERR_RULES;
-		goto done;
-	}
+	/* Not validated as UTF-8 (that alone took a third of the start-up):
+	 * invalid bytes decode to -1 and never match a character of the text. */
 	*out = b.data;
 	*out_len = b.len;
 	b.data = NULL;
@@ -108,15 +105,16 @@ static size_t char_before(const char *text, size_t pos)
 	return pos;
 }
 
+/* Is cp one of the characters of the UTF-8 string set?  UTF-8 is
+ * self-synchronising, so a byte search cannot match inside another
+ * character. */
 static int cp_in(int32_t cp, const char *set)
 {
-	for (const char *p = set; *p;) {
-		int32_t x;
-		p += jh_utf8_decode((const unsigned char *)p, strlen(p), &x);
-		if (x == cp)
-			return 1;
-	}
-	return 0;
+	char u[5];
+	if (cp < 0)
+		return 0;
+	u[jh_utf8_encode(cp, u)] = 0;
+	return strstr(set, u) != NULL;
 }
 
 /* ==== simplified / traditional ========================================= */
@@ -226,7 +224,11 @@ static int load_chars(variant_cfg *c, const jh_rule *r, jh_diag_fn diag_fn, void
 		if (cp < 0x10000)
 			c->bmp[cp] |= fl;
 	}
-	qsort(c->ents, c->n_ents, sizeof *c->ents, cmp_ent);
+	int sorted = 1; /* the generator writes them in order; a hand-edited file may not be */
+	for (size_t i = 1; i < c->n_ents && sorted; i++)
+		sorted = c->ents[i - 1].cp < c->ents[i].cp;
+	if (!sorted)
+		qsort(c->ents, c->n_ents, sizeof *c->ents, cmp_ent);
 	return JH_OK;
 }
 
@@ -271,6 +273,11 @@ static int load_phrases(variant_cfg *c, const jh_rule *r, jh_diag_fn diag_fn, vo
 	                   diag_fn, payload);
 	if (rc)
 		return rc;
+	size_t lines = 1;
+	for (const char *q = c->phrases_text; (q = strchr(q, '\n')); q++)
+		lines++;
+	if (jh_grow((void **)&c->ph, &cap, lines, sizeof *c->ph))
+		return JH_ERR_NOMEM;
 	for (char *p = c->phrases_text; *p;) {
 		char *f[4];
 		if (split_line(&p, f, 4) < 2 || !*f[0] || !*f[1])
@@ -350,12 +357,15 @@ static int phrases_compile(const jh_rule *r, void **out, jh_diag_fn fn, void *pl
 typedef struct {
 	size_t start, end;
 	uint32_t hans, hant, suspects;
+	int v;               /* the variant it is held to, set in finish() */
 } para;
 
 typedef struct {
 	para *v;
 	size_t n, cap;
 	para cur;
+	size_t *sus;         /* where the suspect characters are (phrase check only) */
+	size_t n_sus, cap_sus;
 } variant_state;
 
 static void para_close(jh_brun *run, variant_state *s, size_t end)
@@ -367,7 +377,7 @@ static void para_close(jh_brun *run, variant_state *s, size_t end)
 		else
 			s->v[s->n++] = s->cur;
 	}
-	s->cur = (para){end, end, 0, 0, 0};
+	s->cur = (para){end, end, 0, 0, 0, 0};
 }
 
 static void variant_step(jh_brun *run, const jh_char *c)
@@ -395,23 +405,63 @@ static void variant_step(jh_brun *run, const jh_char *c)
 	}
 	s->cur.hans += !!(f & F_HANS);
 	s->cur.hant += !!(f & F_HANT);
-	s->cur.suspects += !!(f & F_SUSPECT);
+	if (f & F_SUSPECT) {
+		/* kept, so finish() need not decode the paragraphs again */
+		if (jh_grow((void **)&s->sus, &s->cap_sus, s->n_sus + 1, sizeof *s->sus)) {
+			run->err = JH_ERR_NOMEM;
+			return;
+		}
+		s->sus[s->n_sus++] = c->pos;
+		s->cur.suspects++;
+	}
 }
 
-/* The variant each paragraph is held to: the one asked for, else its own
- * when it has enough evidence of it (a long file with chapters in both),
- * else the document's majority. */
-static int para_variant(const variant_cfg *cfg, int forced, int doc, const para *p)
+/* A paragraph's own variant, when it has enough evidence of it. */
+static int para_own(const variant_cfg *cfg, const para *p)
 {
-	if (forced)
-		return forced;
 	if (p->hans + p->hant >= cfg->para_min) {
 		if (p->hans >= 4 * p->hant)
 			return V_HANS;
 		if (p->hant >= 4 * p->hans)
 			return V_HANT;
 	}
-	return doc;
+	return V_NONE;
+}
+
+/* The variant each paragraph is held to (in p->v): the one asked for; else,
+ * when the minority variant makes up less than a fifth of the document,
+ * the document's; else (a long file with chapters in both) its own when it
+ * has enough evidence, or that of the nearest paragraph before it (after
+ * it, at the start) that has. */
+static void para_variants(const variant_cfg *cfg, int forced, para *v, size_t n)
+{
+	unsigned long hans = 0, hant = 0;
+	for (size_t i = 0; i < n; i++) {
+		hans += v[i].hans;
+		hant += v[i].hant;
+	}
+	unsigned long minor = hans < hant ? hans : hant;
+	if (!hans && !hant)
+		return;
+	int mixed = hans + hant >= 4 * cfg->para_min && minor * 5 >= hans + hant;
+	int doc = forced ? forced : !mixed ? (hant > hans ? V_HANT : V_HANS) : V_NONE;
+	if (doc) {
+		for (size_t i = 0; i < n; i++)
+			v[i].v = doc;
+		return;
+	}
+	int last = V_NONE;
+	for (size_t i = 0; i < n; i++) {
+		int own = para_own(cfg, &v[i]);
+		last = own ? own : last;
+		v[i].v = last;
+	}
+	for (size_t i = n; i-- > 0;) {
+		int own = para_own(cfg, &v[i]);
+		last = own ? own : i + 1 < n ? v[i + 1].v : V_NONE;
+		if (!v[i].v)
+			v[i].v = last;
+	}
 }
 
 /* A run of minority characters [a, b): one finding, converted character by
@@ -588,22 +638,20 @@ static size_t phrase_at(jh_brun *run, const para *pp, size_t a, size_t b, size_t
 	return 0;
 }
 
-static void phrases_in_para(jh_brun *run, const para *p)
+/* The suspects of paragraph p, from *k on (positions in text order). */
+static void phrases_in_para(jh_brun *run, const variant_state *s, const para *p, size_t *k)
 {
-	const variant_cfg *cfg = run->cfg;
 	size_t done = p->start;
-	for (size_t i = p->start; i < p->end && !run->err;) {
-		size_t n;
-		int32_t cp = decode_at(run->text, p->end, i, &n);
-		if (i >= done && cp >= 0 && cp < 0x10000 && (cfg->bmp[cp] & F_SUSPECT)) {
-			size_t end = phrase_at(run, p, i, i + n, done);
-			if (!end && (cp == 0x4F59 || cp == 0x88E1 || cp == 0x88CF) &&
-			    numeral_fix(run, i, i + n, cp))
-				end = i + n;
-			if (end)
-				done = end;
-		}
-		i += n;
+	for (; *k < s->n_sus && s->sus[*k] < p->end && !run->err; (*k)++) {
+		size_t i = s->sus[*k], n;
+		if (i < done)
+			continue;
+		int32_t cp = decode_at(run->text, run->len, i, &n);
+		size_t end = phrase_at(run, p, i, i + n, done);
+		if (!end && (cp == 0x4F59 || cp == 0x88E1 || cp == 0x88CF) && numeral_fix(run, i, i + n, cp))
+			end = i + n;
+		if (end)
+			done = end;
 	}
 }
 
@@ -617,22 +665,18 @@ static void variant_finish(jh_brun *run)
 	int forced = parse_variant(run->variant);
 	if (forced <= 0)
 		forced = cfg->variant;
-	unsigned long hans = 0, hant = 0;
-	for (size_t i = 0; i < s->n; i++) {
-		hans += s->v[i].hans;
-		hant += s->v[i].hant;
-	}
-	/* the document's variant needs a clear majority: a glossary that is
-	 * half and half has none, and only its paragraphs decide */
-	int doc = hant >= 2 * hans && hant ? V_HANT : hans >= 2 * hant && hans ? V_HANS : V_NONE;
+	para_variants(cfg, forced, s->v, s->n);
+	size_t k = 0;
 	for (size_t i = 0; i < s->n && !run->err; i++) {
 		const para *p = &s->v[i];
-		int v = para_variant(cfg, forced, doc, p);
-		if (cfg->mode == MODE_CHARS && ((v == V_HANT && p->hans) || (v == V_HANS && p->hant)))
-			chars_in_para(run, p, v);
-		else if (cfg->mode == MODE_PHRASES && v == V_HANT && p->suspects)
-			phrases_in_para(run, p);
+		if (cfg->mode == MODE_CHARS && ((p->v == V_HANT && p->hans) || (p->v == V_HANS && p->hant)))
+			chars_in_para(run, p, p->v);
+		while (k < s->n_sus && s->sus[k] < p->start)
+			k++;
+		if (cfg->mode == MODE_PHRASES && p->v == V_HANT && p->suspects)
+			phrases_in_para(run, s, p, &k);
 	}
+	free(s->sus);
 	free(s->v);
 	free(s);
 	run->state = NULL;

@@ -111,23 +111,26 @@ END_TEST
 START_TEST(variant_per_paragraph)
 {
 	jh_ruleset *rs = script_rules(NULL, NULL, NULL);
-	const char *t =
-		"他们带着剩下的骑兵向北撤退，这个时候日军还没有发现，骑兵团长说等天亮再进攻，"
-		"于是大家在树林里休息，战马也喂过了，谁也没有说话。\n"
-		"他們帶著剩下的騎兵向北撤退，這個時候日軍還沒有發現，騎兵團長說等天亮再進攻，"
-		"於是大家在樹林裡休息，戰馬也餵過了，誰也沒有說話。\n";
+#define HANS_PARA "他们带着剩下的骑兵向北撤退，这个时候日军还没有发现，骑兵团长说等天亮再进攻，" \
+	"于是大家在树林里休息，战马也喂过了，谁也没有说话。\n"
+#define HANT_PARA "他們帶著剩下的騎兵向北撤退，這個時候日軍還沒有發現，騎兵團長說等天亮再進攻，" \
+	"於是大家在樹林裡休息，戰馬也餵過了，誰也沒有說話。\n"
+	const char *t = HANS_PARA HANS_PARA HANT_PARA HANT_PARA "短短一行这个。\n";
+	size_t first_hant = 2 * strlen(HANS_PARA);
 	jh_findings fs = JH_FINDINGS_INIT;
 	check_with(rs, t, NULL, &fs);
-	ck_assert_uint_eq(test_count_rule(&fs, "script.mixed-variant"), 0);
+	ck_assert_uint_eq(test_count_rule(&fs, "script.mixed-variant"), 1);
 	jh_findings_clear(&fs);
 	check_with(rs, t, "hant", &fs);
 	size_t n = test_count_rule(&fs, "script.mixed-variant");
 	ck_assert_uint_ge(n, 10);
-	for (size_t i = 0; i < fs.count; i++) /* all in the first paragraph */
-		ck_assert_uint_lt(fs.items[i].byte_start, strchr(t, '\n') - t);
+	for (size_t i = 0; i < fs.count; i++) /* all in the simplified paragraphs, or the last line */
+		ck_assert(fs.items[i].byte_start < first_hant ||
+		          fs.items[i].byte_start >= first_hant + 2 * strlen(HANT_PARA));
 	jh_findings_clear(&fs);
 	check_with(rs, t, "auto", &fs);
-	ck_assert_uint_eq(test_count_rule(&fs, "script.mixed-variant"), 0);
+	ck_assert_uint_eq(test_count_rule(&fs, "script.mixed-variant"), 1);
+	ck_assert_str_eq(span(t, &fs.items[0]), "这个"); /* a short line after traditional */
 	jh_findings_clear(&fs);
 	jh_ruleset_free(rs);
 }
