@@ -121,7 +121,8 @@ static int cp_in(int32_t cp, const char *set)
 
 enum { F_HANS = 1, F_HANT = 2, F_SUSPECT = 4 };
 enum { V_NONE = 0, V_HANS = 1, V_HANT = 2 };
-enum { MODE_CHARS, MODE_PHRASES };
+enum { MODE_CHARS, MODE_PHRASES, MODE_REGIONAL };
+enum { MAX_GROUPS = 255, GROUP_FORMS = 3 };
 
 typedef struct {
 	int32_t cp;
@@ -147,9 +148,16 @@ typedef struct {
 	uint32_t *index;         /* open addressing, entry + 1, 0 = empty */
 	size_t index_mask;
 	size_t max_phrase;       /* longest phrase, in bytes */
+	/* regional forms (裏 裡, 爲 為, 着 著): group of each BMP character + 1 */
+	char *regional_text;
+	uint8_t *group;
+	int32_t forms[MAX_GROUPS][GROUP_FORMS];
+	int standard;            /* 0 = the document's majority, else 1 + column */
 } variant_cfg;
 
 static const char *const variant_params[] = {"variant", "chars", "phrases", "paragraph-min", NULL};
+static const char *const regional_params[] = {"variant", "chars", "regional", "standard",
+                                              "paragraph-min", NULL};
 
 static void variant_free(void *p)
 {
@@ -162,6 +170,8 @@ static void variant_free(void *p)
 	free(c->ents);
 	free(c->ph);
 	free(c->index);
+	free(c->regional_text);
+	free(c->group);
 	free(c);
 }
 
@@ -309,6 +319,44 @@ static int load_phrases(variant_cfg *c, const jh_rule *r, jh_diag_fn diag_fn, vo
 	return JH_OK;
 }
 
+/* data/script-regional.tsv: OpenCC standard, Taiwan and Hong Kong forms of
+ * one character, one group a line. */
+static int load_regional(variant_cfg *c, const jh_rule *r, jh_diag_fn diag_fn, void *payload)
+{
+	unsigned line = r->line;
+	const char *file = jh_rule_param(r, "regional", &line);
+	size_t len;
+	int rc = read_data(r, file ? file : "script-regional.tsv", line, &c->regional_text, &len,
+	                   diag_fn, payload);
+	if (rc)
+		return rc;
+	if (!(c->group = calloc(0x10000, 1)))
+		return JH_ERR_NOMEM;
+	const char *std = jh_rule_param(r, "standard", &line);
+	c->standard = !std || !strcmp(std, "auto") ? 0 : !strcmp(std, "opencc") ? 1
+	              : !strcmp(std, "tw") ? 2 : !strcmp(std, "hk") ? 3 : -1;
+	if (c->standard < 0) {
+		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id,
+		          "standard must be auto, opencc, tw or hk, not '%s'", std);
+		return JH_ERR_RULES;
+	}
+	int g = 0;
+	for (char *p = c->regional_text; *p && g < MAX_GROUPS;) {
+		char *f[GROUP_FORMS];
+		if (split_line(&p, f, GROUP_FORMS) < GROUP_FORMS)
+			continue;
+		for (int k = 0; k < GROUP_FORMS; k++) {
+			int32_t cp;
+			jh_utf8_decode((const unsigned char *)f[k], strlen(f[k]), &cp);
+			c->forms[g][k] = cp;
+			if (cp > 0 && cp < 0x10000)
+				c->group[cp] = (uint8_t)(g + 1);
+		}
+		g++;
+	}
+	return JH_OK;
+}
+
 static int variant_compile_mode(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *payload,
                                 int mode)
 {
@@ -330,6 +378,8 @@ static int variant_compile_mode(const jh_rule *r, void **out, jh_diag_fn diag_fn
 		rc = load_chars(c, r, diag_fn, payload);
 	if (rc == JH_OK && mode == MODE_PHRASES)
 		rc = load_phrases(c, r, diag_fn, payload);
+	else if (rc == JH_OK && mode == MODE_REGIONAL)
+		rc = load_regional(c, r, diag_fn, payload);
 	else if (rc == JH_OK && jh_rule_param(r, "phrases", &line)) {
 		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id,
 		          "phrases is a parameter of the conversion check only");
@@ -351,6 +401,11 @@ static int chars_compile(const jh_rule *r, void **out, jh_diag_fn fn, void *pl)
 static int phrases_compile(const jh_rule *r, void **out, jh_diag_fn fn, void *pl)
 {
 	return variant_compile_mode(r, out, fn, pl, MODE_PHRASES);
+}
+
+static int regional_compile(const jh_rule *r, void **out, jh_diag_fn fn, void *pl)
+{
+	return variant_compile_mode(r, out, fn, pl, MODE_REGIONAL);
 }
 
 /* Per document: the paragraphs that hold anything worth a second look. */
@@ -394,6 +449,8 @@ static void variant_step(jh_brun *run, const jh_char *c)
 	uint8_t f = char_flags(cfg, c->cp);
 	if (cfg->mode == MODE_CHARS)
 		f &= F_HANS | F_HANT;
+	else if (cfg->mode == MODE_REGIONAL) /* its suspects are the regional forms */
+		f = (f & (F_HANS | F_HANT)) | (c->cp < 0x10000 && cfg->group[c->cp] ? F_SUSPECT : 0);
 	if (!f)
 		return;
 	if (!s) {
@@ -655,6 +712,54 @@ static void phrases_in_para(jh_brun *run, const variant_state *s, const para *p,
 	}
 }
 
+/* Regional forms in the traditional paragraphs: each group's form is the
+ * standard asked for, else the one the text uses most; the others are
+ * reported.  Unsafe: 著 is also the OpenCC form of zhù (著名), so 著 → 着 needs
+ * a reader. */
+static void regional_finish(jh_brun *run, const variant_state *s)
+{
+	const variant_cfg *cfg = run->cfg;
+	uint32_t (*count)[GROUP_FORMS] = calloc(MAX_GROUPS, sizeof *count);
+	if (!count) {
+		run->err = JH_ERR_NOMEM;
+		return;
+	}
+	size_t k = 0, n;
+	for (size_t i = 0; i < s->n; i++) /* count the forms used in traditional paragraphs */
+		for (; k < s->n_sus && s->sus[k] < s->v[i].end; k++) {
+			int32_t cp = decode_at(run->text, run->len, s->sus[k], &n);
+			int g = cfg->group[cp] - 1;
+			if (s->sus[k] >= s->v[i].start && s->v[i].v == V_HANT)
+				for (int f = 0; f < GROUP_FORMS; f++)
+					count[g][f] += cfg->forms[g][f] == cp;
+		}
+	int32_t want[MAX_GROUPS] = {0};
+	for (int g = 0; g < MAX_GROUPS; g++) {
+		if (cfg->standard) {
+			want[g] = cfg->forms[g][cfg->standard - 1];
+			continue;
+		}
+		int best = -1;
+		for (int f = 0; f < GROUP_FORMS; f++)
+			if (count[g][f] && (best < 0 || count[g][f] > count[g][best]))
+				best = f;
+		want[g] = best >= 0 ? cfg->forms[g][best] : 0;
+	}
+	k = 0;
+	for (size_t i = 0; i < s->n && !run->err; i++)
+		for (; k < s->n_sus && s->sus[k] < s->v[i].end && !run->err; k++) {
+			size_t a = s->sus[k];
+			int32_t cp = decode_at(run->text, run->len, a, &n);
+			int g = cfg->group[cp] - 1;
+			if (a < s->v[i].start || s->v[i].v != V_HANT || !want[g] || want[g] == cp)
+				continue;
+			char u[5];
+			u[jh_utf8_encode(want[g], u)] = 0;
+			emit_fix(run, a, a + n, u, strlen(u), 1, NULL);
+		}
+	free(count);
+}
+
 static void variant_finish(jh_brun *run)
 {
 	const variant_cfg *cfg = run->cfg;
@@ -676,6 +781,8 @@ static void variant_finish(jh_brun *run)
 		if (cfg->mode == MODE_PHRASES && p->v == V_HANT && p->suspects)
 			phrases_in_para(run, s, p, &k);
 	}
+	if (cfg->mode == MODE_REGIONAL)
+		regional_finish(run, s);
 	free(s->sus);
 	free(s->v);
 	free(s);
@@ -996,6 +1103,8 @@ const jh_builtin_def jh_checks_script[] = {
 	{"variant", JH_C_HAN | JH_C_NEWLINE, variant_params, chars_compile, variant_free, variant_step,
 	 variant_finish},
 	{"conversion", JH_C_HAN | JH_C_NEWLINE, variant_params, phrases_compile, variant_free,
+	 variant_step, variant_finish},
+	{"regional", JH_C_HAN | JH_C_NEWLINE, regional_params, regional_compile, variant_free,
 	 variant_step, variant_finish},
 	{"lookalike", JH_C_LATIN | JH_C_DIGIT | JH_C_OTHER, lookalike_params, lookalike_compile, free,
 	 lookalike_step, lookalike_finish},

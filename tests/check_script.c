@@ -266,6 +266,44 @@ START_TEST(halfwidth_kana)
 }
 END_TEST
 
+START_TEST(regional_forms)
+{
+	jh_ruleset *rs = script_rules(NULL, NULL, NULL);
+	unsigned char *on = calloc(jh_ruleset_count(rs), 1);
+	char bad[64];
+	ck_assert_int_eq(jh_selection_apply(rs, on, "script.regional", 1, bad, sizeof bad), JH_OK);
+	jh_check_options o;
+	memset(&o, 0, sizeof o);
+	o.enabled = on;
+	jh_findings fs = JH_FINDINGS_INIT;
+	const char *t = "他在屋裡坐著，手裡拿著信。後來又走到院子裏，為了等人。";
+	ck_assert_int_eq(jh_check(rs, t, strlen(t), &o, &fs), JH_OK);
+	ck_assert_uint_eq(fs.count, 1);
+	ck_assert_str_eq(span(t, &fs.items[0]), "裏");
+	ck_assert_str_eq(fs.items[0].edits[0].replacement, "裡");
+	ck_assert_int_eq(fs.items[0].safety, JH_UNSAFE);
+	jh_findings_clear(&fs);
+	/* simplified: 着 and 著 are both right */
+	t = "他坐着看一本很著名的书，手里拿着笔。";
+	ck_assert_int_eq(jh_check(rs, t, strlen(t), &o, &fs), JH_OK);
+	ck_assert_uint_eq(fs.count, 0);
+	free(on);
+	jh_ruleset_free(rs);
+	/* a standard asked for */
+	rs = script_rules("script.regional", "standard", "hk");
+	on = calloc(jh_ruleset_count(rs), 1);
+	jh_selection_apply(rs, on, "script.regional", 1, bad, sizeof bad);
+	o.enabled = on;
+	t = "他在屋裡坐著，手裡拿著信。";
+	ck_assert_int_eq(jh_check(rs, t, strlen(t), &o, &fs), JH_OK);
+	ck_assert_uint_eq(fs.count, 2);
+	ck_assert_str_eq(fs.items[0].edits[0].replacement, "裏");
+	jh_findings_clear(&fs);
+	free(on);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
 Suite *script_suite(void)
 {
 	Suite *s = suite_create("script");
@@ -279,6 +317,7 @@ Suite *script_suite(void)
 	tcase_add_test(tc, invisible_and_controls);
 	tcase_add_test(tc, lookalikes);
 	tcase_add_test(tc, halfwidth_kana);
+	tcase_add_test(tc, regional_forms);
 	suite_add_tcase(s, tc);
 	return s;
 }
