@@ -1,4 +1,10 @@
-/* check_censor.c — builtin checks of the censor family. */
+/* check_censor.c — builtin checks of the censor family: characters an
+ * anti-scraping font took out of a text (missing-chars), and ranked
+ * suggestions for words a site masked (mask-suggest).  The separators,
+ * masks, injected lines and stand-ins are regex and lexicon rules in
+ * rules/censor.rules; what is here needs counts over the whole document or
+ * a word-frequency model, which no regex can hold. */
+#define _GNU_SOURCE /* memmem */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -6,6 +12,1087 @@
 #include "charclass.h"
 #include "utf8.h"
 
+/* ---- a word-frequency table: word<TAB>frequency, read once per rule set ----
+ *
+ * jh_strset keeps no values, and the model needs a frequency per word and,
+ * for mask suggestions, prefix and suffix searches; so this is a small
+ * open-addressing map over one text buffer (no allocation per word), with
+ * two sorted index arrays. */
+
+typedef struct {
+	char *buf;            /* the words, each NUL-terminated */
+	uint32_t *off, *freq; /* per word */
+	uint8_t *len;         /* bytes */
+	size_t n, cap;
+	uint32_t *slot;       /* hash slots: word index + 1, 0 = empty */
+	size_t nslot;
+	uint32_t *by_prefix;  /* word indexes sorted by bytes */
+	uint32_t *by_suffix;  /* word indexes sorted by reversed characters */
+} wordmap;
+
+static void wm_free(wordmap *m)
+{
+	free(m->buf);
+	free(m->off);
+	free(m->freq);
+	free(m->len);
+	free(m->slot);
+	free(m->by_prefix);
+	free(m->by_suffix);
+	memset(m, 0, sizeof *m);
+}
+
+static uint32_t wm_get(const wordmap *m, const char *s, size_t n)
+{
+	if (!m->nslot || n == 0 || n > 255)
+		return 0;
+	size_t h = (size_t)jh_hash(s, n) & (m->nslot - 1);
+	for (uint32_t v; (v = m->slot[h]); h = (h + 1) & (m->nslot - 1))
+		if (m->len[v - 1] == n && memcmp(m->buf + m->off[v - 1], s, n) == 0)
+			return m->freq[v - 1];
+	return 0;
+}
+
+/* Compare two words by their characters read from the end (for suffix
+ * search): byte-reversing UTF-8 would break characters, so compare
+ * character by character from the back. */
+static const wordmap *sort_map; /* qsort has no context; only used while sorting at compile time */
+
+static size_t char_start_back(const char *s, size_t end)
+{
+	do
+		end--;
+	while (end > 0 && ((unsigned char)s[end] & 0xC0) == 0x80);
+	return end;
+}
+
+static int cmp_rev(const char *a, size_t al, const char *b, size_t bl)
+{
+	while (al && bl) {
+		size_t as = char_start_back(a, al), bs = char_start_back(b, bl);
+		size_t an = al - as, bn = bl - bs;
+		int c = memcmp(a + as, b + bs, an < bn ? an : bn);
+		if (c || an != bn)
+			return c ? c : (an < bn ? -1 : 1);
+		al = as;
+		bl = bs;
+	}
+	return al ? 1 : bl ? -1 : 0;
+}
+
+static int cmp_prefix_idx(const void *x, const void *y)
+{
+	const wordmap *m = sort_map;
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return strcmp(m->buf + m->off[a], m->buf + m->off[b]);
+}
+
+static int cmp_suffix_idx(const void *x, const void *y)
+{
+	const wordmap *m = sort_map;
+	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+	return cmp_rev(m->buf + m->off[a], m->len[a], m->buf + m->off[b], m->len[b]);
+}
+
+static int wm_load(wordmap *m, const jh_rule *r, const char *file, unsigned line, int indexes,
+                   jh_diag_fn diag_fn, void *payload)
+{
+	jh_buf path = {0}, text = {0};
+	if (jh_buf_puts(&path, r->data_dir) || jh_buf_putc(&path, '/') || jh_buf_puts(&path, file))
+		goto nomem;
+	FILE *f = fopen(path.data, "rb");
+	if (!f) {
+		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id, "cannot read word list %s",
+		          path.data);
+		jh_buf_free(&path);
+		return JH_ERR_RULES;
+	}
+	char *ln = NULL;
+	size_t cap = 0;
+	ssize_t got;
+	unsigned no = 0;
+	int rc = JH_OK;
+	while (rc == JH_OK && (got = getline(&ln, &cap, f)) >= 0) {
+		no++;
+		size_t n = strcspn(ln, "\t\r\n");
+		if (!n || ln[0] == '#')
+			continue;
+		char *end;
+		unsigned long fr = ln[n] == '\t' ? strtoul(ln + n + 1, &end, 10) : 1;
+		if (n > 255 || jh_utf8_valid_prefix(ln, n) != n) {
+			jh_report(diag_fn, payload, JH_ERROR, path.data, no, 0, r->id,
+			          "not a word of valid UTF-8 under 256 bytes");
+			rc = JH_ERR_RULES;
+			break;
+		}
+		if (jh_grow((void **)&m->off, &m->cap, m->n + 1, sizeof *m->off)) {
+			rc = JH_ERR_NOMEM;
+			break;
+		}
+		size_t c2 = m->cap;
+		uint32_t *fq = realloc(m->freq, c2 * sizeof *fq);
+		if (fq)
+			m->freq = fq;
+		uint8_t *ll = fq ? realloc(m->len, c2) : NULL;
+		if (ll)
+			m->len = ll;
+		if (!fq || !ll || jh_buf_append(&text, ln, n) || jh_buf_putc(&text, '\0')) {
+			rc = JH_ERR_NOMEM;
+			break;
+		}
+		m->off[m->n] = (uint32_t)(text.len - n - 1);
+		m->freq[m->n] = fr > 0xFFFFFFFFul ? 0xFFFFFFFFu : (uint32_t)fr;
+		m->len[m->n] = (uint8_t)n;
+		m->n++;
+	}
+	free(ln);
+	fclose(f);
+	jh_buf_free(&path);
+	m->buf = text.data;
+	if (rc)
+		return rc;
+	m->nslot = 16;
+	while (m->nslot < m->n * 2)
+		m->nslot <<= 1;
+	if (!(m->slot = calloc(m->nslot, sizeof *m->slot)))
+		return JH_ERR_NOMEM;
+	for (size_t i = 0; i < m->n; i++) {
+		size_t h = (size_t)jh_hash(m->buf + m->off[i], m->len[i]) & (m->nslot - 1);
+		while (m->slot[h])
+			h = (h + 1) & (m->nslot - 1);
+		m->slot[h] = (uint32_t)i + 1;
+	}
+	if (!indexes)
+		return JH_OK;
+	m->by_prefix = malloc((m->n ? m->n : 1) * sizeof *m->by_prefix);
+	m->by_suffix = malloc((m->n ? m->n : 1) * sizeof *m->by_suffix);
+	if (!m->by_prefix || !m->by_suffix)
+		return JH_ERR_NOMEM;
+	for (size_t i = 0; i < m->n; i++)
+		m->by_prefix[i] = m->by_suffix[i] = (uint32_t)i;
+	sort_map = m;
+	qsort(m->by_prefix, m->n, sizeof *m->by_prefix, cmp_prefix_idx);
+	qsort(m->by_suffix, m->n, sizeof *m->by_suffix, cmp_suffix_idx);
+	sort_map = NULL;
+	return JH_OK;
+nomem:
+	jh_buf_free(&path);
+	return JH_ERR_NOMEM;
+}
+
+/* First position in idx whose word, compared by cmp against key of n
+ * bytes, is not less than it; prefix semantics come from comparing only
+ * the key's length. */
+static size_t wm_lower(const wordmap *m, const uint32_t *idx, const char *key, size_t n, int rev)
+{
+	size_t lo = 0, hi = m->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		uint32_t w = idx[mid];
+		const char *s = m->buf + m->off[w];
+		size_t l = m->len[w];
+		int c;
+		if (rev) {
+			size_t take = l < n ? l : n; /* compare the last n bytes at most */
+			c = cmp_rev(s + l - take, take, key, n);
+			if (c == 0 && take < n)
+				c = -1;
+		} else {
+			c = memcmp(s, key, l < n ? l : n);
+			if (c == 0 && l < n)
+				c = -1;
+		}
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* ---- helpers on the text ---- */
+
+static int is_han(int32_t cp) { return cp >= 0 && (jh_class_of(cp) & JH_C_HAN); }
+
+/* Character at pos (its code point and length); -1 at the end. */
+static int32_t cp_at(const char *t, size_t len, size_t pos, size_t *n)
+{
+	int32_t cp = -1;
+	*n = pos < len ? jh_utf8_decode((const unsigned char *)t + pos, len - pos, &cp) : 0;
+	return cp;
+}
+
+static int32_t cp_before(const char *t, size_t pos, size_t *start)
+{
+	if (pos == 0) {
+		*start = 0;
+		return -1;
+	}
+	size_t s = char_start_back(t, pos), n;
+	*start = s;
+	return cp_at(t, pos, s, &n);
+}
+
+/* ====================================================================== */
+/* ---- missing-chars: very common characters absent from a document ---- */
+
+#define MC_MAX_GROUPS 64
+
+typedef struct {
+	int32_t cps[4];        /* simplified and traditional forms */
+	int ncp;
+	double rate;           /* per 100,000 Han characters */
+	char text[16];         /* the first form, UTF-8 */
+} mc_group;
+
+typedef struct {
+	mc_group g[MC_MAX_GROUPS];
+	int ng;
+	uint8_t *idx;          /* per code point 0x4E00..0x9FFF: group + 1, 0 = none */
+	unsigned long min_han, factor, certainty;
+	int insert;            /* 1: the insertion rule (suggestions), 0: the document rule */
+	wordmap words;
+	unsigned long min_freq;
+} mc_cfg;
+
+typedef struct {
+	size_t han;
+	size_t count[MC_MAX_GROUPS];
+} mc_state;
+
+static const char *const mc_params[] = {"chars", "words", "min-han", "factor", "certainty",
+                                        "mode", "min-freq", NULL};
+
+static void mc_free(void *p)
+{
+	mc_cfg *c = p;
+	if (!c)
+		return;
+	free(c->idx);
+	wm_free(&c->words);
+	free(c);
+}
+
+static int mc_load_groups(mc_cfg *c, const jh_rule *r, const char *file, unsigned line,
+                          jh_diag_fn diag_fn, void *payload)
+{
+	wordmap m = {0};
+	int rc = wm_load(&m, r, file, line, 0, diag_fn, payload);
+	for (size_t i = 0; rc == JH_OK && i < m.n; i++) {
+		if (c->ng == MC_MAX_GROUPS) {
+			jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id,
+			          "%s: more than %d character groups", file, MC_MAX_GROUPS);
+			rc = JH_ERR_RULES;
+			break;
+		}
+		mc_group *g = &c->g[c->ng];
+		const char *s = m.buf + m.off[i];
+		size_t n = m.len[i], p = 0;
+		while (p < n && g->ncp < 4) {
+			int32_t cp;
+			p += jh_utf8_decode((const unsigned char *)s + p, n - p, &cp);
+			if (cp < 0x4E00 || cp > 0x9FFF) {
+				jh_report(diag_fn, payload, JH_ERROR, file, 0, 0, r->id,
+				          "'%s': only characters U+4E00-U+9FFF can be counted", s);
+				rc = JH_ERR_RULES;
+				break;
+			}
+			g->cps[g->ncp++] = cp;
+			c->idx[cp - 0x4E00] = (uint8_t)(c->ng + 1);
+		}
+		size_t first = jh_utf8_encode(g->cps[0], g->text);
+		g->text[first] = '\0';
+		g->rate = m.freq[i];
+		c->ng++;
+	}
+	wm_free(&m);
+	return rc;
+}
+
+static int mc_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *payload)
+{
+	mc_cfg *c = calloc(1, sizeof *c);
+	if (!c || !(c->idx = calloc(0x9FFF - 0x4E00 + 1, 1))) {
+		free(c);
+		return JH_ERR_NOMEM;
+	}
+	int rc = JH_OK;
+	unsigned line = r->line;
+	const char *chars = jh_rule_param(r, "chars", &line);
+	if (!chars) {
+		jh_report(diag_fn, payload, JH_ERROR, r->file, r->line, 0, r->id,
+		          "check 'missing-chars' needs chars = FILE (character<TAB>rate per 100,000)");
+		rc = JH_ERR_RULES;
+	}
+	if (rc == JH_OK)
+		rc = mc_load_groups(c, r, chars, line, diag_fn, payload);
+	const char *mode = jh_rule_param(r, "mode", &line);
+	if (rc == JH_OK && mode) {
+		if (!strcmp(mode, "insert"))
+			c->insert = 1;
+		else if (strcmp(mode, "document")) {
+			jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id,
+			          "mode must be document or insert, not '%s'", mode);
+			rc = JH_ERR_RULES;
+		}
+	}
+	const char *words = jh_rule_param(r, "words", &line);
+	if (rc == JH_OK && c->insert && !words) {
+		jh_report(diag_fn, payload, JH_ERROR, r->file, r->line, 0, r->id,
+		          "mode = insert needs words = FILE (word<TAB>frequency)");
+		rc = JH_ERR_RULES;
+	}
+	if (rc == JH_OK && words)
+		rc = wm_load(&c->words, r, words, line, 0, diag_fn, payload);
+	if (rc == JH_OK)
+		rc = jh_param_uint(r, "min-han", 1500, 100000000, &c->min_han, diag_fn, payload);
+	if (rc == JH_OK)
+		rc = jh_param_uint(r, "factor", 50, 100, &c->factor, diag_fn, payload);
+	if (rc == JH_OK)
+		rc = jh_param_uint(r, "certainty", 6, 300, &c->certainty, diag_fn, payload);
+	if (rc == JH_OK)
+		rc = jh_param_uint(r, "min-freq", 300, 100000000, &c->min_freq, diag_fn, payload);
+	if (rc) {
+		mc_free(c);
+		return rc;
+	}
+	*out = c;
+	return JH_OK;
+}
+
+static void mc_step(jh_brun *run, const jh_char *ch)
+{
+	const mc_cfg *c = run->cfg;
+	mc_state *st = run->state;
+	if (!st && !(st = run->state = calloc(1, sizeof *st))) {
+		run->err = JH_ERR_NOMEM;
+		return;
+	}
+	st->han++;
+	if (ch->cp >= 0x4E00 && ch->cp <= 0x9FFF) {
+		uint8_t g = c->idx[ch->cp - 0x4E00];
+		if (g)
+			st->count[g - 1]++;
+	}
+}
+
+/* e^x for 0 <= x <= 700, without libm (the library links none, and this
+ * is the one place that needs it): e^n by squaring, e^f by its series. */
+static double exp_pos(double x)
+{
+	unsigned n = (unsigned)x;
+	double f = x - n, r = 1, base = 2.718281828459045, term = 1, s = 1;
+	for (; n; n >>= 1, base *= base)
+		if (n & 1)
+			r *= base;
+	for (int i = 1; i < 30; i++)
+		s += term *= f / i;
+	return r * s;
+}
+
+/* Is P(X <= k) below 10^-certainty for X ~ Poisson(mean)?  That is,
+ * sum_{i<=k} mean^i/i! < 10^-certainty * e^mean. */
+static int poisson_unlikely(size_t k, double mean, unsigned long certainty)
+{
+	if (mean > 700)
+		return k < mean / 4; /* e^mean overflows; the tail is astronomically small */
+	double term = 1, sum = 1, bound = exp_pos(mean);
+	for (unsigned long i = 0; i < certainty; i++)
+		bound /= 10;
+	for (size_t i = 1; i <= k && sum < bound; i++)
+		sum += term *= mean / (double)i;
+	return sum < bound;
+}
+
+/* Which groups are missing: far below their expected count, and together
+ * so far below that chance does not explain it.  Fills miss[] and returns
+ * how many; *expected and *seen get the totals over them. */
+static int mc_missing(const mc_cfg *c, const mc_state *st, int *miss, double *expected,
+                      size_t *seen)
+{
+	int n = 0;
+	double e_sum = 0;
+	size_t o_sum = 0;
+	if (st->han < c->min_han)
+		return 0;
+	for (int i = 0; i < c->ng; i++) {
+		double e = (double)st->han * c->g[i].rate / 100000.0 * (double)c->factor / 100.0;
+		if (e >= 3 && (double)st->count[i] <= e / 10) {
+			miss[n++] = i;
+			e_sum += e;
+			o_sum += st->count[i];
+		}
+	}
+	if (!n || !poisson_unlikely(o_sum, e_sum, c->certainty))
+		return 0;
+	*expected = e_sum;
+	*seen = o_sum;
+	return n;
+}
+
+static void mc_emit_document(jh_brun *run, const mc_cfg *c, const int *miss, int n,
+                             double expected, size_t seen)
+{
+	const mc_state *st = run->state;
+	jh_buf msg = {0};
+	int bad = jh_buf_puts(&msg, "全文几乎没有最常用的字");
+	for (int i = 0; i < n && !bad; i++)
+		bad = jh_buf_puts(&msg, "“") || jh_buf_puts(&msg, c->g[miss[i]].text) ||
+		      jh_buf_puts(&msg, "”");
+	char tail[160];
+	snprintf(tail, sizeof tail, "（%zu 个汉字中按常例至少应有 %.0f 个，实有 %zu 个），疑为防采集字体吞掉了这些字",
+	         st->han, expected, seen);
+	if (!bad)
+		bad = jh_buf_puts(&msg, tail) || jh_buf_terminate(&msg);
+	if (bad) {
+		run->err = JH_ERR_NOMEM;
+	} else {
+		int rc = jh_findings_add(run->out, run->rule->id, run->rule_index, run->rule->severity, 0,
+		                         0, msg.data, NULL, 0, JH_UNSAFE);
+		if (rc)
+			run->err = rc;
+	}
+	jh_buf_free(&msg);
+}
+
+/* Is the character at [s, e) part of a word of 2-4 characters (frequency
+ * at least 20 in the model) with its neighbours in the text?  A character
+ * that is covered reads fine where it is; one that is not is where a lost
+ * character most likely was. */
+static int mc_covered(const mc_cfg *c, const char *t, size_t len, size_t s, size_t e)
+{
+	size_t starts[4] = {s}, ends[4] = {e};
+	int ns = 1, ne = 1;
+	for (size_t p = s; ns < 4;) {
+		size_t q;
+		if (!is_han(cp_before(t, p, &q)))
+			break;
+		starts[ns++] = p = q;
+	}
+	for (size_t p = e; ne < 4;) {
+		size_t n;
+		if (!is_han(cp_at(t, len, p, &n)))
+			break;
+		ends[ne++] = p += n;
+	}
+	for (int i = 0; i < ns; i++)
+		for (int j = 0; j < ne; j++)
+			if (i + j >= 1 && i + j <= 3 &&
+			    wm_get(&c->words, t + starts[i], ends[j] - starts[i]) >= 20)
+				return 1;
+	return 0;
+}
+
+/* One insertion finding: the missing character ins at byte at, next to
+ * the character [p, p + cl) it forms a word with. */
+static void mc_emit_insert(jh_brun *run, const char *ins, size_t at, size_t p, size_t cl)
+{
+	const jh_rule *r = run->rule;
+	jh_buf m = {0};
+	int bad = jh_buf_puts(&m, "此处疑似缺了“") || jh_buf_puts(&m, ins) ||
+	          jh_buf_puts(&m, "”（全文缺少该字），应为“");
+	if (!bad && at == p)
+		bad = jh_buf_puts(&m, ins) || jh_buf_append(&m, run->text + p, cl);
+	else if (!bad)
+		bad = jh_buf_append(&m, run->text + p, cl) || jh_buf_puts(&m, ins);
+	if (!bad)
+		bad = jh_buf_puts(&m, "”？") || jh_buf_terminate(&m);
+	int rc = bad ? JH_ERR_NOMEM
+	             : jh_findings_add(run->out, r->id, run->rule_index, r->severity, at, at, m.data,
+	                               r->has_fix ? ins : NULL, r->has_fix ? strlen(ins) : 0,
+	                               JH_UNSAFE);
+	if (rc)
+		run->err = rc;
+	jh_buf_free(&m);
+}
+
+/* Suggest inserting a missing character next to an uncovered one where the
+ * pair they form is a common word, more common than the character alone
+ * (央 → 中央, 途 → 途中). */
+static void mc_emit_inserts(jh_brun *run, const mc_cfg *c, const int *miss, int n)
+{
+	const char *t = run->text;
+	size_t len = run->len;
+	for (size_t p = 0; p < len && !run->err;) {
+		size_t cl;
+		int32_t cp = cp_at(t, len, p, &cl);
+		if (!is_han(cp) || mc_covered(c, t, len, p, p + cl)) {
+			p += cl ? cl : 1;
+			continue;
+		}
+		uint32_t alone = wm_get(&c->words, t + p, cl);
+		uint32_t best = 0;
+		size_t at = 0;
+		const char *ins = NULL;
+		for (int i = 0; i < n; i++) {
+			const char *m = c->g[miss[i]].text;
+			size_t ml = strlen(m);
+			char w[32];
+			memcpy(w, m, ml); /* missing char before this one */
+			memcpy(w + ml, t + p, cl);
+			uint32_t f = wm_get(&c->words, w, ml + cl);
+			if (f > best) {
+				best = f;
+				at = p;
+				ins = m;
+			}
+			memcpy(w, t + p, cl); /* after it */
+			memcpy(w + cl, m, ml);
+			f = wm_get(&c->words, w, ml + cl);
+			if (f > best) {
+				best = f;
+				at = p + cl;
+				ins = m;
+			}
+		}
+		if (ins && best >= c->min_freq && best >= alone)
+			mc_emit_insert(run, ins, at, p, cl);
+		p += cl;
+	}
+}
+
+static void mc_finish(jh_brun *run)
+{
+	const mc_cfg *c = run->cfg;
+	mc_state *st = run->state;
+	if (st && !run->err) {
+		int miss[MC_MAX_GROUPS];
+		double expected = 0;
+		size_t seen = 0;
+		int n = mc_missing(c, st, miss, &expected, &seen);
+		if (n && !c->insert)
+			mc_emit_document(run, c, miss, n, expected, seen);
+		else if (n)
+			mc_emit_inserts(run, c, miss, n);
+	}
+	free(run->state);
+	run->state = NULL;
+}
+
+/* ====================================================================== */
+/* ---- mask-suggest: ranked words for a masked span ---- */
+
+#define T2S_LO 0x3400
+#define T2S_HI 0x9FFF
+
+typedef struct {
+	wordmap words;   /* general model: word -> frequency */
+	wordmap masked;  /* words sites mask */
+	int32_t *t2s;    /* traditional -> simplified, per code point T2S_LO..T2S_HI (0 = same) */
+	unsigned long max_suggestions, min_joins;
+} ms_cfg;
+
+static const char *const ms_params[] = {"words", "masked", "t2s", "suggestions", "min-joins",
+                                        NULL};
+
+/* Read traditional<TAB>simplified pairs into a flat table. */
+static int ms_load_t2s(ms_cfg *c, const jh_rule *r, const char *file, unsigned line,
+                       jh_diag_fn diag_fn, void *payload)
+{
+	jh_buf path = {0};
+	if (jh_buf_puts(&path, r->data_dir) || jh_buf_putc(&path, '/') || jh_buf_puts(&path, file))
+		return JH_ERR_NOMEM;
+	FILE *f = fopen(path.data, "rb");
+	if (!f) {
+		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id, "cannot read %s",
+		          path.data);
+		jh_buf_free(&path);
+		return JH_ERR_RULES;
+	}
+	jh_buf_free(&path);
+	if (!(c->t2s = calloc(T2S_HI - T2S_LO + 1, sizeof *c->t2s))) {
+		fclose(f);
+		return JH_ERR_NOMEM;
+	}
+	char *ln = NULL;
+	size_t cap = 0;
+	ssize_t got;
+	while ((got = getline(&ln, &cap, f)) >= 0) {
+		if (ln[0] == '#' || (size_t)got < 3)
+			continue;
+		int32_t a, b = -1;
+		size_t n = jh_utf8_decode((const unsigned char *)ln, (size_t)got, &a);
+		if (a >= T2S_LO && a <= T2S_HI && ln[n] == '\t')
+			jh_utf8_decode((const unsigned char *)ln + n + 1, (size_t)got - n - 1, &b);
+		if (b > 0)
+			c->t2s[a - T2S_LO] = b;
+	}
+	free(ln);
+	fclose(f);
+	return JH_OK;
+}
+
+/* Copy n bytes of s to out (room for 4*chars), traditional characters
+ * turned simplified; returns the length written. */
+static size_t ms_simplify(const ms_cfg *c, const char *s, size_t n, char *out)
+{
+	size_t o = 0;
+	for (size_t p = 0; p < n;) {
+		int32_t cp;
+		size_t l = jh_utf8_decode((const unsigned char *)s + p, n - p, &cp);
+		if (c->t2s && cp >= T2S_LO && cp <= T2S_HI && c->t2s[cp - T2S_LO])
+			o += jh_utf8_encode(c->t2s[cp - T2S_LO], out + o);
+		else {
+			memcpy(out + o, s + p, l);
+			o += l;
+		}
+		p += l;
+	}
+	return o;
+}
+
+static void ms_free(void *p)
+{
+	ms_cfg *c = p;
+	if (!c)
+		return;
+	wm_free(&c->words);
+	wm_free(&c->masked);
+	free(c->t2s);
+	free(c);
+}
+
+static int ms_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *payload)
+{
+	ms_cfg *c = calloc(1, sizeof *c);
+	if (!c)
+		return JH_ERR_NOMEM;
+	int rc = JH_OK;
+	unsigned line = r->line;
+	const char *words = jh_rule_param(r, "words", &line);
+	if (!words) {
+		jh_report(diag_fn, payload, JH_ERROR, r->file, r->line, 0, r->id,
+		          "check 'mask-suggest' needs words = FILE (word<TAB>frequency)");
+		rc = JH_ERR_RULES;
+	} else {
+		rc = wm_load(&c->words, r, words, line, 1, diag_fn, payload);
+	}
+	const char *masked = jh_rule_param(r, "masked", &line);
+	if (rc == JH_OK && masked)
+		rc = wm_load(&c->masked, r, masked, line, 0, diag_fn, payload);
+	const char *t2s = jh_rule_param(r, "t2s", &line);
+	if (rc == JH_OK && t2s)
+		rc = ms_load_t2s(c, r, t2s, line, diag_fn, payload);
+	if (rc == JH_OK)
+		rc = jh_param_uint(r, "suggestions", 3, 10, &c->max_suggestions, diag_fn, payload);
+	if (rc == JH_OK)
+		rc = jh_param_uint(r, "min-joins", 1, 2, &c->min_joins, diag_fn, payload);
+	if (rc) {
+		ms_free(c);
+		return rc;
+	}
+	*out = c;
+	return JH_OK;
+}
+
+static int is_mask_cp(int32_t cp)
+{
+	return cp == '*' || cp == 0xFF0A || cp == 0x00D7 || cp == 0x25A1 || cp == 0x25A0 ||
+	       cp == 0x25CB || cp == 0x25CF || cp == 0x2573;
+}
+
+#define MS_CTX 4          /* Han characters of context on each side */
+#define MS_MAX_FILL 4     /* characters a masked word may have */
+#define MS_MAX_CAND 64
+
+typedef struct {
+	char w[MS_MAX_FILL * 4 + 1];
+	size_t n;
+	double score;
+} ms_cand;
+
+/* Byte offsets of up to MS_CTX Han characters before pos (lb[k] = start of
+ * the k-th character back, lb[0] = pos) and after end. */
+static int ms_context(const char *t, size_t len, size_t pos, size_t end, size_t *lb, size_t *ra)
+{
+	int nl = 0, nr = 0;
+	lb[0] = pos;
+	for (size_t p = pos; nl < MS_CTX;) {
+		size_t q;
+		if (!is_han(cp_before(t, p, &q)))
+			break;
+		lb[++nl] = p = q;
+	}
+	ra[0] = end;
+	for (size_t p = end; nr < MS_CTX;) {
+		size_t n;
+		if (!is_han(cp_at(t, len, p, &n)))
+			break;
+		ra[++nr] = p += n;
+	}
+	return nl * 16 + nr;
+}
+
+/* lg(x) for x >= 1, to a tenth: enough to rank word frequencies, and
+ * it keeps the library free of libm. */
+static double lg(double x)
+{
+	double r = 0;
+	while (x >= 10) {
+		x /= 10;
+		r += 1;
+	}
+	/* 1 <= x < 10: a few linear pieces of log10 */
+	static const double at[] = {1, 1.5, 2, 3, 4, 5, 6, 7, 8, 9, 10};
+	static const double lv[] = {0, .1761, .3010, .4771, .6021, .6990, .7782, .8451, .9031, .9542, 1};
+	for (int i = 0; i < 10; i++)
+		if (x < at[i + 1])
+			return r + lv[i] + (lv[i + 1] - lv[i]) * (x - at[i]) / (at[i + 1] - at[i]);
+	return r + 1;
+}
+
+/* Frequency of s (n bytes) in the model, read as simplified text. */
+static uint32_t ms_freq(const ms_cfg *c, const wordmap *m, const char *s, size_t n)
+{
+	char buf[128];
+	if (!c->t2s || n > 32)
+		return wm_get(m, s, n);
+	return wm_get(m, buf, ms_simplify(c, s, n, buf));
+}
+
+/* Score of fill w in its context: the log10 probability of the best
+ * segmentation of context + w + context into dictionary words (a unigram
+ * word model, Viterbi over at most MS_CTX + MS_MAX_FILL + MS_CTX
+ * characters), as jieba segments text.  A fill that makes words with its
+ * neighbours (亲*待 → 亲自 + 交待, 手*弹 → 手榴弹) beats one that leaves
+ * characters stranded; a longer fill pays for each word it adds, which is
+ * the right prior.  A fill that sites mask gets MS_MASKED_PRIOR.  *joins
+ * counts the mask's two boundaries crossed by a word of the segmentation. */
+#define MS_LOG_TOTAL 7.8     /* log10 of the summed frequencies of jieba's dictionary */
+#define MS_UNKNOWN (-9.0)    /* log10 probability of a character the model lacks */
+#define MS_MASKED_PRIOR 1.0
+#ifndef MS_SINGLE_PENALTY
+#define MS_SINGLE_PENALTY 1.5
+#endif
+#define MS_SEG (MS_CTX * 2 + MS_MAX_FILL)
+
+static double ms_score(const ms_cfg *c, const char *t, const size_t *lb, int nl, const size_t *ra,
+                       int nr, const char *w, size_t wn, int *joins)
+{
+	char buf[MS_SEG * 4 + 4];
+	size_t pos[MS_SEG + 1]; /* character starts in buf */
+	size_t bl = ms_simplify(c, t + lb[nl], lb[0] - lb[nl], buf);
+	size_t b1 = bl;
+	bl += ms_simplify(c, w, wn, buf + bl);
+	size_t b2 = bl;
+	bl += ms_simplify(c, t + ra[0], ra[nr] - ra[0], buf + bl);
+	int n = 0, c1 = -1, c2 = -1;
+	for (size_t p = 0; p < bl && n < MS_SEG;) {
+		if (p == b1)
+			c1 = n;
+		if (p == b2)
+			c2 = n;
+		int32_t cp;
+		pos[n++] = p;
+		p += jh_utf8_decode((const unsigned char *)buf + p, bl - p, &cp);
+	}
+	pos[n] = bl;
+	if (c2 < 0)
+		c2 = n;
+	if (c1 < 0)
+		c1 = n;
+	double dp[MS_SEG + 1];
+	int from[MS_SEG + 1];
+	dp[0] = 0;
+	for (int i = 1; i <= n; i++) {
+		dp[i] = -1e9;
+		from[i] = i - 1;
+		for (int j = i - 1; j >= 0 && i - j <= 5; j--) {
+			uint32_t f = wm_get(&c->words, buf + pos[j], pos[i] - pos[j]);
+			double lp = f ? lg((double)f) - MS_LOG_TOTAL : (i - j == 1 ? MS_UNKNOWN : -1e9);
+			if (dp[j] + lp > dp[i]) {
+				dp[i] = dp[j] + lp;
+				from[i] = j;
+			}
+		}
+	}
+	*joins = 0;
+	for (int i = n; i > 0; i = from[i]) { /* words crossing a boundary of the fill */
+		int j = from[i];
+		*joins += (j < c1 && i > c1) + (j < c2 && i > c2);
+	}
+	double s = dp[n];
+	if (c2 - c1 == 1)
+		s -= MS_SINGLE_PENALTY; /* sites mask words; one masked character is rarer */
+	if (c->masked.n && ms_freq(c, &c->masked, w, wn))
+		s += MS_MASKED_PRIOR;
+	return s;
+}
+
+static void ms_add(ms_cand *v, int *n, const char *w, size_t wn, double score)
+{
+	if (!wn || wn > MS_MAX_FILL * 4)
+		return;
+	for (int i = 0; i < *n; i++)
+		if (v[i].n == wn && !memcmp(v[i].w, w, wn)) {
+			if (score > v[i].score)
+				v[i].score = score;
+			return;
+		}
+	int at = *n;
+	if (*n == MS_MAX_CAND) { /* replace the weakest */
+		at = 0;
+		for (int i = 1; i < *n; i++)
+			if (v[i].score < v[at].score)
+				at = i;
+		if (v[at].score >= score)
+			return;
+	} else {
+		(*n)++;
+	}
+	memcpy(v[at].w, w, wn);
+	v[at].w[wn] = '\0';
+	v[at].n = wn;
+	v[at].score = score;
+}
+
+#define MS_DOC_WINDOW 200000 /* bytes searched on each side for recurring context */
+
+/* Candidates from the document itself: names and terms recur in a novel
+ * (**夫上校 here, 巴达诺夫上校 a page before).  Where the two or three Han
+ * characters after the mask occur elsewhere, the one to four Han
+ * characters before that occurrence are candidates, and the same on the
+ * left.  The search is bounded to a window around the mask. */
+static void ms_doc_candidates(const ms_cfg *c, const char *t, size_t len, size_t s, size_t e,
+                              const size_t *lb, int nl, const size_t *ra, int nr, ms_cand *v,
+                              int *n)
+{
+	size_t lo = s > MS_DOC_WINDOW ? s - MS_DOC_WINDOW : 0;
+	size_t hi = len - e > MS_DOC_WINDOW ? e + MS_DOC_WINDOW : len;
+	for (int side = 0; side < 2; side++) {
+		int have = side ? nl : nr;
+		if (have < 2)
+			continue;
+		int k = have < 3 ? have : 3;
+		const char *key = side ? t + lb[k] : t + ra[0];
+		size_t kn = side ? lb[0] - lb[k] : ra[k] - ra[0];
+		for (const char *q = t + lo; q + kn <= t + hi;) {
+			const char *hit = memmem(q, (size_t)(t + hi - q), key, kn);
+			if (!hit)
+				break;
+			q = hit + kn;
+			size_t at = (size_t)(hit - t), ends[MS_MAX_FILL + 1], nc = 0;
+			if ((side && at == lb[k]) || (!side && at == ra[0]))
+				continue;
+			ends[0] = side ? at + kn : at;
+			for (size_t p = ends[0]; nc < MS_MAX_FILL;) { /* Han characters beside it */
+				size_t x = 0, cl = 0;
+				int32_t cp = side ? cp_at(t, len, p, &cl) : cp_before(t, p, &x);
+				if (!is_han(cp))
+					break;
+				p = side ? p + cl : x;
+				ends[++nc] = p;
+			}
+			for (size_t j = 1; j <= nc; j++) {
+				size_t a = side ? ends[0] : ends[j], b = side ? ends[j] : ends[0];
+				int joins;
+				double sc = ms_score(c, t, lb, nl, ra, nr, t + a, b - a, &joins);
+				ms_add(v, n, t + a, b - a, sc + 1.0 + 0.5 * (double)k);
+			}
+		}
+	}
+}
+
+static int cmp_cand(const void *a, const void *b);
+
+#define MS_COMBINE 16
+
+/* Two-character fills made of the last character of a word begun on the
+ * left and the first of a word ended on the right (亲*待 → 亲自 + 交待 →
+ * 自交).  The best MS_COMBINE one-character candidates are paired. */
+static void ms_combine(const ms_cfg *c, const char *t, const size_t *lb, int nl, const size_t *ra,
+                       int nr, ms_cand *v, int *n)
+{
+	if (!nl || !nr || *n < 2)
+		return;
+	qsort(v, (size_t)*n, sizeof *v, cmp_cand);
+	ms_cand top[MS_COMBINE];
+	int m = *n < MS_COMBINE ? *n : MS_COMBINE;
+	memcpy(top, v, (size_t)m * sizeof *top);
+	for (int i = 0; i < m; i++)
+		for (int j = 0; j < m; j++) {
+			if (i == j || jh_utf8_count(top[i].w, top[i].n) != 1 ||
+			    jh_utf8_count(top[j].w, top[j].n) != 1)
+				continue; /* longer parts pair up words that merely touch */
+			char w[MS_MAX_FILL * 4 + 1];
+			memcpy(w, top[i].w, top[i].n);
+			memcpy(w + top[i].n, top[j].w, top[j].n);
+			int joins;
+			double s = ms_score(c, t, lb, nl, ra, nr, w, top[i].n + top[j].n, &joins);
+			if (joins == 2)
+				ms_add(v, n, w, top[i].n + top[j].n, s);
+		}
+}
+
+static int cmp_cand(const void *a, const void *b)
+{
+	const ms_cand *x = a, *y = b;
+	return x->score < y->score ? 1 : x->score > y->score ? -1 : strcmp(x->w, y->w);
+}
+
+/* Gather fills: the masked-word list, and every dictionary word that spans
+ * the mask (its start in the left context and/or its end in the right
+ * context: **不离十 → 八九不离十 gives 八九). */
+static int ms_candidates(const ms_cfg *c, const char *t, const size_t *lb, int nl,
+                         const size_t *ra, int nr, ms_cand *v)
+{
+	int n = 0, joins;
+	for (size_t i = 0; i < c->masked.n; i++) {
+		const char *w = c->masked.buf + c->masked.off[i];
+		size_t wn = c->masked.len[i];
+		double s = ms_score(c, t, lb, nl, ra, nr, w, wn, &joins);
+		if (joins)
+			ms_add(v, &n, w, wn, s);
+	}
+	const wordmap *m = &c->words;
+	char rctx[64];
+	size_t rctx_n = ms_simplify(c, t + ra[0], ra[nr] - ra[0], rctx);
+	for (int k = 1; k <= nl && k <= 3; k++) { /* words starting in the left context */
+		char kb[64];
+		const char *key = kb;
+		size_t kn = ms_simplify(c, t + lb[k], lb[0] - lb[k], kb);
+		for (size_t i = wm_lower(m, m->by_prefix, key, kn, 0); i < m->n; i++) {
+			uint32_t wi = m->by_prefix[i];
+			const char *w = m->buf + m->off[wi];
+			size_t wn = m->len[wi];
+			if (wn < kn || memcmp(w, key, kn))
+				break;
+			/* the rest of the word: fill, then maybe a prefix of the right context */
+			for (size_t fe = kn; fe < wn;) {
+				int32_t cp;
+				fe += jh_utf8_decode((const unsigned char *)w + fe, wn - fe, &cp);
+				size_t rest = wn - fe;
+				if (rest > rctx_n || memcmp(w + fe, rctx, rest))
+					continue;
+				if (rest < rctx_n && ((unsigned char)rctx[rest] & 0xC0) == 0x80)
+					continue;
+				double s = ms_score(c, t, lb, nl, ra, nr, w + kn, fe - kn, &joins);
+				ms_add(v, &n, w + kn, fe - kn, s);
+			}
+		}
+	}
+	for (int k = 1; k <= nr && k <= 3; k++) { /* words ending in the right context */
+		char kb[64];
+		const char *key = kb;
+		size_t kn = ms_simplify(c, t + ra[0], ra[k] - ra[0], kb);
+		for (size_t i = wm_lower(m, m->by_suffix, key, kn, 1); i < m->n; i++) {
+			uint32_t wi = m->by_suffix[i];
+			const char *w = m->buf + m->off[wi];
+			size_t wn = m->len[wi];
+			if (wn < kn || memcmp(w + wn - kn, key, kn))
+				break;
+			if (wn == kn)
+				continue;
+			double s = ms_score(c, t, lb, nl, ra, nr, w, wn - kn, &joins);
+			ms_add(v, &n, w, wn - kn, s);
+		}
+	}
+	return n;
+}
+
+/* Is the star run [s, e) one side of Markdown emphasis (**粗体**): a run
+ * of the same length within 30 characters on the same line, with no
+ * sentence punctuation between?  Masks repeat on a line too (帝**人…亲*待),
+ * but with prose and punctuation between them. */
+static int ms_emphasis(const char *t, size_t len, size_t s, size_t e)
+{
+	size_t rl = e - s;
+	for (int dir = 0; dir < 2; dir++) {
+		size_t p = dir ? e : s, chars = 0;
+		while (chars < 30) {
+			size_t q = 0, n = 0;
+			int32_t cp = dir ? cp_at(t, len, p, &n) : cp_before(t, p, &q);
+			if (cp < 0 || cp == '\n' || cp == 0x3002 || cp == 0xFF0C || cp == 0xFF01 ||
+			    cp == 0xFF1F || cp == 0xFF1B)
+				break;
+			if (cp == '*') {
+				size_t a = dir ? p : q, b = a;
+				while (a > 0 && t[a - 1] == '*')
+					a--;
+				while (b < len && t[b] == '*')
+					b++;
+				return b - a == rl;
+			}
+			p = dir ? p + n : q;
+			chars++;
+		}
+	}
+	return 0;
+}
+
+static void ms_flush(jh_brun *run)
+{
+	if (!run->open)
+		return;
+	run->open = 0;
+	const ms_cfg *c = run->cfg;
+	const char *t = run->text;
+	size_t len = run->len, s = run->open_start, e = run->open_end, n1, q;
+	int32_t before = cp_before(t, s, &q), after = cp_at(t, len, e, &n1);
+	/* The masks censor.mask and censor.mask.symbol find: Han before and
+	 * nothing ASCII after but a line end (not 5*3, 因为*HANDLE, 前缀是*,),
+	 * or Han after and CJK punctuation before (」**夫上校); not Markdown. */
+	if (!(is_han(before) && (after < 0 || after >= 0x80 || after == '\n' || after == '\r')) &&
+	    !(is_han(after) && before >= 0x80 && !(jh_class_of(before) & JH_C_SPACE)))
+		return;
+	if (run->run_len > 6 || (t[s] == '*' && ms_emphasis(t, len, s, e)))
+		return;
+	size_t lb[MS_CTX + 1], ra[MS_CTX + 1];
+	int ctx = ms_context(t, len, s, e, lb, ra), nl = ctx / 16, nr = ctx % 16;
+	ms_cand v[MS_MAX_CAND];
+	int n = ms_candidates(c, t, lb, nl, ra, nr, v);
+	ms_doc_candidates(c, t, len, s, e, lb, nl, ra, nr, v, &n);
+	ms_combine(c, t, lb, nl, ra, nr, v, &n);
+	if (!n)
+		return;
+	qsort(v, (size_t)n, sizeof *v, cmp_cand);
+	int joins;
+	ms_score(c, t, lb, nl, ra, nr, v[0].w, v[0].n, &joins);
+	if (joins < (int)c->min_joins)
+		return; /* the best fill makes no word with its neighbours: no evidence */
+	jh_buf msg = {0};
+	int bad = jh_buf_puts(&msg, "被遮盖的词可能是：");
+	for (int i = 0; i < n && i < (int)c->max_suggestions && !bad; i++) {
+		bad = (i && jh_buf_puts(&msg, "、")) || jh_buf_puts(&msg, v[i].w);
+	}
+	if (!bad)
+		bad = jh_buf_terminate(&msg);
+	if (bad) {
+		run->err = JH_ERR_NOMEM;
+	} else {
+		const jh_rule *r = run->rule;
+		int rc = jh_findings_add(run->out, r->id, run->rule_index, r->severity, s, e, msg.data,
+		                         r->has_fix ? v[0].w : NULL, r->has_fix ? v[0].n : 0, JH_UNSAFE);
+		if (rc)
+			run->err = rc;
+	}
+	jh_buf_free(&msg);
+}
+
+static void ms_step(jh_brun *run, const jh_char *ch)
+{
+	if (!is_mask_cp(ch->cp)) {
+		ms_flush(run);
+		return;
+	}
+	if (run->open && ch->pos == run->open_end && ch->cp == run->run_cp) {
+		run->open_end = ch->pos + ch->len;
+		run->run_len++;
+		return;
+	}
+	ms_flush(run);
+	run->open = 1;
+	run->run_cp = ch->cp;
+	run->run_len = 1;
+	run->open_start = ch->pos;
+	run->open_end = ch->pos + ch->len;
+}
+
+static void ms_finish(jh_brun *run) { ms_flush(run); }
+
 const jh_builtin_def jh_checks_censor[] = {
+	{"missing-chars", JH_C_HAN, mc_params, mc_compile, mc_free, mc_step, mc_finish},
+	{"mask-suggest", JH_C_ASCII_PUNCT | JH_C_CJK_PUNCT | JH_C_OTHER, ms_params, ms_compile, ms_free,
+	 ms_step, ms_finish},
 	{NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };

@@ -538,6 +538,11 @@ static void finish_rules(loader *ld)
 		int bad = 0, good = 0;
 		for (size_t k = 0; k < r->n_examples; k++)
 			r->examples[k].kind == JH_EXAMPLE_BAD ? bad++ : good++;
+		/* A builtin that judges whole documents of at least min-han Han
+		 * characters cannot have a bad example that fits on a rule line;
+		 * its cases live in the unit tests. */
+		if (!bad && r->kind == JH_KIND_BUILTIN && jh_rule_param(r, "min-han", NULL))
+			bad = 1;
 		if (!bad || !good) {
 			LERR(ld, "every rule needs at least one 'bad' and one 'good' example");
 		}
