@@ -1057,6 +1057,54 @@ static void invisible_step(jh_brun *run, const jh_char *c)
 
 static void invisible_finish(jh_brun *run) { invisible_flush(run); }
 
+/* ==== full-width letters and digits ==================================== */
+
+/* ＡＴＴＡＣＫ → ATTACK: one finding a run (a lexicon gives one a character).
+ * U+FF01–U+FF5E are ASCII shifted by 0xFEE0; the class scan wakes us on the
+ * letters and digits only, so full-width punctuation is not touched. */
+static void fullwidth_flush(jh_brun *run)
+{
+	if (!run->run_len)
+		return;
+	char fix[256], *o = fix;
+	size_t a = run->run_start, b = run->run_end, n;
+	int letters = 0, digits = 0;
+	jh_buf buf = {0};
+	for (size_t p = a; p < b; p += n) {
+		int32_t cp = decode_at(run->text, b, p, &n) - 0xFEE0;
+		digits += cp >= '0' && cp <= '9';
+		letters += !(cp >= '0' && cp <= '9');
+		*o++ = (char)cp;
+		if (o - fix == (long)sizeof fix) { /* a long run: flush the stack buffer */
+			if (jh_buf_append(&buf, fix, sizeof fix))
+				run->err = JH_ERR_NOMEM;
+			o = fix;
+		}
+	}
+	if (jh_buf_append(&buf, fix, (size_t)(o - fix)))
+		run->err = JH_ERR_NOMEM;
+	if (!run->err)
+		emit_fix(run, a, b, buf.data, buf.len, 0,
+		         letters && digits ? "全角字母和数字" : digits ? "全角数字" : "全角字母");
+	jh_buf_free(&buf);
+	run->run_len = 0;
+}
+
+static void fullwidth_step(jh_brun *run, const jh_char *c)
+{
+	if (run->run_len && c->pos == run->run_end) {
+		run->run_end += c->len;
+		run->run_len++;
+		return;
+	}
+	fullwidth_flush(run);
+	run->run_start = c->pos;
+	run->run_end = c->pos + c->len;
+	run->run_len = 1;
+}
+
+static void fullwidth_finish(jh_brun *run) { fullwidth_flush(run); }
+
 /* ==== half-width katakana ============================================== */
 
 /* ｶﾀｶﾅ → カタカナ: NFKC (utf8proc) joins a sound mark to its letter.  A
@@ -1109,6 +1157,7 @@ const jh_builtin_def jh_checks_script[] = {
 	{"lookalike", JH_C_LATIN | JH_C_DIGIT | JH_C_OTHER, lookalike_params, lookalike_compile, free,
 	 lookalike_step, lookalike_finish},
 	{"invisible", JH_C_INVISIBLE | JH_C_OTHER, NULL, NULL, NULL, invisible_step, invisible_finish},
+	{"fullwidth", JH_C_FULLWIDTH_ALNUM, NULL, NULL, NULL, fullwidth_step, fullwidth_finish},
 	{"halfwidth-kana", JH_C_KANA, NULL, NULL, NULL, kana_step, kana_finish},
 	{NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };
