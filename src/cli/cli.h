@@ -80,7 +80,7 @@ typedef struct {
 typedef struct {
 	char name[32];      /* "UTF-8", "GB18030", "BIG5", "UTF-16LE", ... */
 	int utf8;           /* the text is the file's bytes as they are */
-	int lossless;       /* encoding the text again gives the file back */
+	int lossless;       /* encoding the text again gives the file back (-1: not known yet) */
 	char *text;         /* UTF-8; undecodable bytes are 0xFF markers, one per byte */
 	size_t len;
 	enc_mark *marks;    /* every few characters, for positions */
@@ -89,6 +89,7 @@ typedef struct {
 	size_t n_bad;
 	const char *src;    /* the file's bytes (not owned) */
 	size_t src_len;
+	void *cd;           /* iconv converter for positions, opened when first needed */
 } decoded;
 
 /* Decode data: BOM, strict UTF-8, else the encoding forced (want, NULL or
@@ -97,6 +98,8 @@ typedef struct {
 int decode_text(const char *data, size_t len, const char *want, decoded *out, char *err,
                 size_t errsize);
 void decoded_free(decoded *d);
+/* Does encoding the text again give the file's bytes back? */
+int decoded_lossless(decoded *d);
 /* "UTF-16LE" or "UTF-16BE" if data reads as UTF-16 text without a BOM. */
 const char *utf16_guess(const char *data, size_t len);
 /* Offset in the file of UTF-8 offset pos. */

@@ -593,7 +593,7 @@ void process_input(const file_settings *fs, const run_opts *ro, const char *name
 	} else if (fixed_len == tlen && !memcmp(fixed, text, tlen)) {
 		bytes = xstrndup(fd.data, fd.len); /* nothing changed: the file as it is */
 		bytes_len = fd.len;
-	} else if (!dec.lossless) {
+	} else if (!decoded_lossless(&dec)) {
 		fprintf(err, "jinghua: %s: this %s file would not be written back byte for byte; "
 		             "not changed (use --to-utf8)\n", name, dec.name);
 		res->io_error = 1;

@@ -17,10 +17,12 @@
 #include "cli.h"
 
 #define MARKER 0xFF
-#define CHUNK_CHARS 256
+#define CHUNK_CHARS 64
 
 void decoded_free(decoded *d)
 {
+	if (d->cd)
+		iconv_close((iconv_t)d->cd);
 	if (!d->utf8)
 		free(d->text);
 	free(d->marks);
@@ -337,13 +339,22 @@ int decode_text(const char *data, size_t len, const char *want, decoded *out, ch
 		decoded_free(out);
 		return -1;
 	}
-	/* Writing back must give the same bytes where nothing was fixed. */
-	char *back = NULL, e2[8];
-	size_t blen = 0;
-	out->lossless = encode_text(out, out->text, out->len, &back, &blen, e2, sizeof e2) == 0 &&
-	                blen == len && memcmp(back, data, len) == 0;
-	free(back);
+	out->lossless = -1; /* found out when it matters: decoded_lossless */
 	return 0;
+}
+
+int decoded_lossless(decoded *d)
+{
+	/* Writing back must give the same bytes where nothing was fixed: a
+	 * codec with two byte sequences for one character would not. */
+	if (d->lossless < 0) {
+		char *back = NULL, e2[8];
+		size_t blen = 0;
+		d->lossless = encode_text(d, d->text, d->len, &back, &blen, e2, sizeof e2) == 0 &&
+		              blen == d->src_len && memcmp(back, d->src, d->src_len) == 0;
+		free(back);
+	}
+	return d->lossless;
 }
 
 /* Length in UTF-8 of the one character at s in the file's encoding. */
@@ -374,9 +385,16 @@ size_t decoded_orig_offset(const decoded *d, size_t pos)
 	size_t u = d->marks[lo].u8, o = d->marks[lo].orig;
 	if (u == pos)
 		return o;
-	iconv_t cd = iconv_open("UTF-8", d->name);
-	if (cd == (iconv_t)-1)
-		return o;
+	/* one converter per document, opened on first use (a document belongs
+	 * to one thread) */
+	decoded *dm = (decoded *)d;
+	if (!dm->cd) {
+		iconv_t c = iconv_open("UTF-8", d->name);
+		if (c == (iconv_t)-1)
+			return o;
+		dm->cd = c;
+	}
+	iconv_t cd = (iconv_t)dm->cd;
 	family fam = family_of(d->name);
 	const unsigned char *s = (const unsigned char *)d->src;
 	while (u < pos && o < d->src_len) {
@@ -395,7 +413,6 @@ size_t decoded_orig_offset(const decoded *d, size_t pos)
 		u += m;
 		o += l;
 	}
-	iconv_close(cd);
 	return o;
 }
 

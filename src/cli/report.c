@@ -268,7 +268,8 @@ const char *rule_message(const jh_ruleset *rs, const char *id)
 
 static void print_statistics(reporter *r)
 {
-	qsort(r->counts, r->n_counts, sizeof *r->counts, cmp_count);
+	if (r->n_counts > 1) /* counts is NULL without findings: not for qsort */
+		qsort(r->counts, r->n_counts, sizeof *r->counts, cmp_count);
 	FILE *o = r->out;
 	if (r->format == FMT_JSON) {
 		fputs("[", o);

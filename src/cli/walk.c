@@ -69,7 +69,8 @@ static int walk_dir(const char *dir, path_list *out, int depth)
 			break;
 		}
 	closedir(d);
-	qsort(names.paths, names.n, sizeof *names.paths, cmp);
+	if (names.n > 1) /* paths is NULL in an empty folder: not for qsort */
+		qsort(names.paths, names.n, sizeof *names.paths, cmp);
 	size_t dl = strlen(dir);
 	int slash = dl && dir[dl - 1] == '/';
 	for (size_t i = 0; i < names.n; i++) {
