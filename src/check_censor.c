@@ -483,6 +483,23 @@ static int mc_covered(const mc_cfg *c, const char *t, size_t len, size_t s, size
 	return 0;
 }
 
+/* Does a word of two to four characters end right at pos?  Then the
+ * character after it is more likely a suffix of that compound (爪哇 + 国)
+ * than a stranded character that lost its neighbour. */
+static int mc_word_ends_at(const mc_cfg *c, const char *t, size_t pos)
+{
+	size_t s = pos;
+	for (int k = 1; k <= 4; k++) {
+		size_t q;
+		if (!is_han(cp_before(t, s, &q)))
+			return 0;
+		s = q;
+		if (k >= 2 && wm_get(&c->words, t + s, pos - s) >= 20)
+			return 1;
+	}
+	return 0;
+}
+
 /* One insertion finding: the missing character ins at byte at, next to
  * the character [p, p + cl) it forms a word with. */
 static void mc_emit_insert(jh_brun *run, const char *ins, size_t at, size_t p, size_t cl)
@@ -524,13 +541,14 @@ static void mc_emit_inserts(jh_brun *run, const mc_cfg *c, const int *miss, int 
 		uint32_t best = 0;
 		size_t at = 0;
 		const char *ins = NULL;
+		int after_word = mc_word_ends_at(c, t, p);
 		for (int i = 0; i < n; i++) {
 			const char *m = c->g[miss[i]].text;
 			size_t ml = strlen(m);
 			char w[32];
 			memcpy(w, m, ml); /* missing char before this one */
 			memcpy(w + ml, t + p, cl);
-			uint32_t f = wm_get(&c->words, w, ml + cl);
+			uint32_t f = after_word ? 0 : wm_get(&c->words, w, ml + cl);
 			if (f > best) {
 				best = f;
 				at = p;
@@ -887,7 +905,9 @@ static void ms_doc_candidates(const ms_cfg *c, const char *t, size_t len, size_t
 				size_t a = side ? ends[0] : ends[j], b = side ? ends[j] : ends[0];
 				int joins;
 				double sc = ms_score(c, t, lb, nl, ra, nr, t + a, b - a, &joins);
-				ms_add(v, n, t + a, b - a, sc + 1.0 + 0.5 * (double)k);
+				/* a recurring string earns back what the model charges for
+				 * characters it does not know (a name is seldom a word) */
+				ms_add(v, n, t + a, b - a, sc + 1.0 + 0.5 * (double)k + 8.0 * (double)(j - 1));
 			}
 		}
 	}

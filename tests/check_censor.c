@@ -1,0 +1,233 @@
+/* check_censor.c — the censor family with the real rule file and its data:
+ * characters lost to an anti-scraping font (a whole real chapter, and
+ * clean chapters with characters taken out), ranked restorations of masked
+ * words, and safe fixes that give back exactly the text before the
+ * separators, invisible characters and pirate-site lines went in. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tests.h"
+
+#define CENSOR_RULES JH_SRCDIR "/rules/censor.rules"
+#define SAMPLE(name) JH_SRCDIR "/corpus-samples/" name
+
+static jh_ruleset *censor_rules(void)
+{
+	jh_ruleset *rs = NULL;
+	test_diags ds = TEST_DIAGS_INIT;
+	ck_assert_int_eq(jh_ruleset_new(&rs), JH_OK);
+	ck_assert_msg(jh_ruleset_load_file(rs, CENSOR_RULES, test_diag_collect, &ds) == JH_OK, "%s",
+	              test_diags_text(&ds));
+	ck_assert_msg(jh_ruleset_compile(rs, test_diag_collect, &ds) == JH_OK, "%s",
+	              test_diags_text(&ds));
+	test_diags_free(&ds);
+	return rs;
+}
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	ck_assert_msg(f != NULL, "cannot read %s", path);
+	char *buf = malloc(1 << 20);
+	size_t n = fread(buf, 1, (1 << 20) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
+/* Remove every occurrence of the UTF-8 character ch from s, in place. */
+static void drop_char(char *s, const char *ch)
+{
+	size_t n = strlen(ch);
+	char *w = s;
+	for (const char *r = s; *r;) {
+		if (strncmp(r, ch, n) == 0) {
+			r += n;
+			continue;
+		}
+		*w++ = *r++;
+	}
+	*w = '\0';
+}
+
+static const jh_finding *first_of(const jh_findings *fs, const char *id)
+{
+	for (size_t i = 0; i < fs->count; i++)
+		if (!strcmp(fs->items[i].rule_id, id))
+			return &fs->items[i];
+	return NULL;
+}
+
+START_TEST(missing_chars_real_chapter)
+{
+	/* 002 lost every 中 and 上 to a site's font (央军, 马背的, 途一再). */
+	jh_ruleset *rs = censor_rules();
+	char *text = read_file(SAMPLE("002_39197a4f12f91164.txt"));
+	jh_findings fs = JH_FINDINGS_INIT;
+	test_check(rs, text, strlen(text), &fs);
+	const jh_finding *f = first_of(&fs, "censor.missing-chars");
+	ck_assert_msg(f != NULL, "no document finding");
+	ck_assert_uint_eq(f->byte_start, 0);
+	ck_assert_ptr_nonnull(strstr(f->message, "“中”"));
+	ck_assert_ptr_nonnull(strstr(f->message, "“上”"));
+	ck_assert_uint_eq(test_count_rule(&fs, "censor.missing-chars"), 1);
+	/* 焦虑：央军 → 中央军: the insertion point is right before 央. */
+	const char *at = strstr(text, "焦虑：央军");
+	ck_assert_ptr_nonnull(at);
+	size_t pos = (size_t)(at - text) + strlen("焦虑：");
+	int found = 0;
+	for (size_t i = 0; i < fs.count; i++)
+		if (!strcmp(fs.items[i].rule_id, "censor.missing-chars.insert") &&
+		    fs.items[i].byte_start == pos && fs.items[i].n_edits == 1 &&
+		    !strcmp(fs.items[i].edits[0].replacement, "中"))
+			found = 1;
+	ck_assert_msg(found, "no insertion of 中 before 央军");
+	jh_findings_clear(&fs);
+	free(text);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(missing_chars_quiet_on_whole_chapters)
+{
+	static const char *const clean[] = {"000_a5949cc1b610da24.txt", "001_a29c47f7ce22fee1.txt",
+	                                    "003_60affdcbf11d6482.txt", "004_dbde7f81f1fb45be.txt"};
+	jh_ruleset *rs = censor_rules();
+	for (size_t k = 0; k < sizeof clean / sizeof *clean; k++) {
+		char path[512];
+		snprintf(path, sizeof path, "%s/corpus-samples/%s", JH_SRCDIR, clean[k]);
+		char *text = read_file(path);
+		jh_findings fs = JH_FINDINGS_INIT;
+		test_check(rs, text, strlen(text), &fs);
+		ck_assert_msg(first_of(&fs, "censor.missing-chars") == NULL, "%s flagged", clean[k]);
+		ck_assert_uint_eq(test_count_rule(&fs, "censor.missing-chars.insert"), 0);
+		jh_findings_clear(&fs);
+		/* The same chapter with its 上, 中 and 的 taken out is flagged. */
+		drop_char(text, "上");
+		drop_char(text, "中");
+		drop_char(text, "的");
+		test_check(rs, text, strlen(text), &fs);
+		ck_assert_msg(first_of(&fs, "censor.missing-chars") != NULL, "%s without 上中的 not flagged",
+		              clean[k]);
+		jh_findings_clear(&fs);
+		free(text);
+	}
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(missing_chars_short_text_not_judged)
+{
+	jh_ruleset *rs = censor_rules();
+	const char *t = "他从马背跳下来，走到央军的阵地。";
+	jh_findings fs = JH_FINDINGS_INIT;
+	test_check(rs, t, strlen(t), &fs);
+	ck_assert_uint_eq(test_count_rule(&fs, "censor.missing-chars"), 0);
+	ck_assert_uint_eq(test_count_rule(&fs, "censor.missing-chars.insert"), 0);
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+/* The suggestion list of the mask-suggest finding at byte pos, or NULL. */
+static const jh_finding *suggestion_at(const jh_findings *fs, size_t pos)
+{
+	for (size_t i = 0; i < fs->count; i++)
+		if (!strcmp(fs->items[i].rule_id, "censor.mask.suggest") && fs->items[i].byte_start == pos)
+			return &fs->items[i];
+	return NULL;
+}
+
+START_TEST(mask_suggest_ranked)
+{
+	jh_ruleset *rs = censor_rules();
+	static const struct {
+		const char *text, *before, *best;
+	} cases[] = {
+		{"王五对张三的事早已是**不离十地猜到了。", "早已是", "八九"},
+		{"他从腰间摸出一颗手*弹，拉开了引信。", "手", "榴"},
+		/* a name that recurs unmasked in the same document */
+		{"巴达诺夫上校举起了望远镜。过了一会儿，**夫上校跑了过来。", "。过了一会儿，", NULL},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		jh_findings fs = JH_FINDINGS_INIT;
+		test_check(rs, cases[k].text, strlen(cases[k].text), &fs);
+		const char *at = strstr(cases[k].text, cases[k].before);
+		size_t pos = (size_t)(at - cases[k].text) + strlen(cases[k].before);
+		const jh_finding *f = suggestion_at(&fs, pos);
+		ck_assert_msg(f != NULL, "%s: no suggestion", cases[k].text);
+		ck_assert_int_eq(f->safety, JH_UNSAFE);
+		if (cases[k].best)
+			ck_assert_str_eq(f->edits[0].replacement, cases[k].best);
+		else
+			ck_assert_msg(strstr(f->message, "巴达诺") != NULL, "%s: %s", cases[k].text,
+			              f->message);
+		jh_findings_clear(&fs);
+	}
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(mask_suggest_quiet_where_no_mask)
+{
+	jh_ruleset *rs = censor_rules();
+	static const char *const texts[] = {
+		"5*3=15，这道题他算了半天。", "这是**重点**，一定要记住。", "全局类型的前缀是*, 因为它表示所有的类型。",
+		"因为*HANDLE{IO} 只有在HANDLE 已经是文件句柄时才有效。", "***", "　　＊　　＊　　＊",
+	};
+	for (size_t k = 0; k < sizeof texts / sizeof *texts; k++) {
+		jh_findings fs = JH_FINDINGS_INIT;
+		test_check(rs, texts[k], strlen(texts[k]), &fs);
+		ck_assert_msg(test_count_rule(&fs, "censor.mask.suggest") == 0, "%s", texts[k]);
+		jh_findings_clear(&fs);
+	}
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+START_TEST(safe_fixes_restore_exactly)
+{
+	/* What was purely inserted comes out, and nothing else changes. */
+	jh_ruleset *rs = censor_rules();
+	static const struct {
+		const char *damaged, *original;
+	} cases[] = {
+		{"重新给子丨弹丨膛。", "重新给子弹膛。"},
+		{"他拔出手\xE2\x80\x8B枪，对准\xE2\x80\x8C了门口。", "他拔出手枪，对准了门口。"},
+		{"他重新给子·弹·上·膛，瞄准了前方。", "他重新给子弹上膛，瞄准了前方。"},
+		{"他重新给子 弹 上 膛，瞄准了前方。", "他重新给子弹上膛，瞄准了前方。"},
+		{"他拔出手\xC2\xAD枪，对准了门口。", "他拔出手枪，对准了门口。"},
+		{"他走了。\n天才一秒记住本站地址：[笔趣阁] https://www.biquge.info 最快更新！无广告！\n第二天早上，他回来了。\n",
+		 "他走了。\n第二天早上，他回来了。\n"},
+		{"他推开门走了进去。（本章未完，请翻页）\n", "他推开门走了进去。\n"},
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+		char *fixed = test_fix(rs, cases[k].damaged, 0, NULL);
+		ck_assert_str_eq(fixed, cases[k].original);
+		free(fixed);
+		/* and the original text is left as it is */
+		jh_findings fs = JH_FINDINGS_INIT;
+		test_check(rs, cases[k].original, strlen(cases[k].original), &fs);
+		for (size_t i = 0; i < fs.count; i++)
+			ck_assert_msg(fs.items[i].safety == JH_UNSAFE || !fs.items[i].has_fix,
+			              "%s: safe fix by %s", cases[k].original, fs.items[i].rule_id);
+		jh_findings_clear(&fs);
+	}
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+Suite *censor_suite(void)
+{
+	Suite *s = suite_create("censor");
+	TCase *tc = tcase_create("censor");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, missing_chars_real_chapter);
+	tcase_add_test(tc, missing_chars_quiet_on_whole_chapters);
+	tcase_add_test(tc, missing_chars_short_text_not_judged);
+	tcase_add_test(tc, mask_suggest_ranked);
+	tcase_add_test(tc, mask_suggest_quiet_where_no_mask);
+	tcase_add_test(tc, safe_fixes_restore_exactly);
+	suite_add_tcase(s, tc);
+	return s;
+}
