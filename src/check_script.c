@@ -996,9 +996,9 @@ static int is_rtl(int32_t cp)
 	       (cp >= 0xFE70 && cp <= 0xFEFC);
 }
 
-/* Is cp at [pos, pos+len) one to remove?  Zero-width spaces and joiners and
- * a BOM after the start are censor.zero-width's; variation selectors are
- * part of emoji and of ideographic variation sequences. */
+/* Is cp at [pos, pos+len) one to remove?  Zero-width spaces and joiners, a
+ * BOM after the start (censor.zero-width), soft hyphens and variation
+ * selectors next to CJK (censor.invisible) are censor's. */
 static int unwanted(const char *text, size_t len, int32_t cp, size_t pos, size_t n)
 {
 	if ((cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069) ||
@@ -1008,12 +1008,10 @@ static int unwanted(const char *text, size_t len, int32_t cp, size_t pos, size_t
 		return cp != '\t' && cp != '\n' && cp != '\r';
 	if (cp == 0x7F || (cp >= 0x80 && cp <= 0x9F && cp != 0x85))
 		return 1;
-	if (cp == 0x200E || cp == 0x200F || cp == 0x061C || cp == 0x00AD) {
+	if (cp == 0x200E || cp == 0x200F || cp == 0x061C) {
 		size_t k;
 		int32_t prev = pos ? decode_at(text, len, char_before(text, pos), &k) : -1;
 		int32_t next = pos + n < len ? decode_at(text, len, pos + n, &k) : -1;
-		if (cp == 0x00AD) /* a soft hyphen is at home inside a Latin word */
-			return !(script_of(prev) == S_LATIN && script_of(next) == S_LATIN);
 		return !is_rtl(prev) && !is_rtl(next); /* marks belong next to Arabic, Hebrew */
 	}
 	return 0;
@@ -1029,7 +1027,6 @@ static void invisible_flush(jh_brun *run)
 	const char *what = (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069)
 	                       ? "双向文字控制符"
 	                   : cp == 0x200E || cp == 0x200F || cp == 0x061C ? "方向标记"
-	                   : cp == 0x00AD                                 ? "软连字符"
 	                   : cp >= 0x2061                                 ? "不可见运算符"
 	                                                                  : "控制字符";
 	snprintf(note, sizeof note, "%sU+%04X%s", what, (unsigned)cp,
