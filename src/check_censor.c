@@ -864,7 +864,8 @@ static void ms_add(ms_cand *v, int *n, const char *w, size_t wn, double score)
 	v[at].score = score;
 }
 
-#define MS_DOC_WINDOW 200000 /* bytes searched on each side for recurring context */
+#define MS_DOC_WINDOW 100000 /* bytes searched on each side for recurring context */
+#define MS_DOC_HITS 12       /* occurrences used per side: enough to find a recurring name */
 
 /* Candidates from the document itself: names and terms recur in a novel
  * (**夫上校 here, 巴达诺夫上校 a page before).  Where the two or three Han
@@ -884,7 +885,8 @@ static void ms_doc_candidates(const ms_cfg *c, const char *t, size_t len, size_t
 		int k = have < 3 ? have : 3;
 		const char *key = side ? t + lb[k] : t + ra[0];
 		size_t kn = side ? lb[0] - lb[k] : ra[k] - ra[0];
-		for (const char *q = t + lo; q + kn <= t + hi;) {
+		int hits = 0;
+		for (const char *q = t + lo; q + kn <= t + hi && hits < MS_DOC_HITS;) {
 			const char *hit = memmem(q, (size_t)(t + hi - q), key, kn);
 			if (!hit)
 				break;
@@ -892,6 +894,7 @@ static void ms_doc_candidates(const ms_cfg *c, const char *t, size_t len, size_t
 			size_t at = (size_t)(hit - t), ends[MS_MAX_FILL + 1], nc = 0;
 			if ((side && at == lb[k]) || (!side && at == ra[0]))
 				continue;
+			hits++;
 			ends[0] = side ? at + kn : at;
 			for (size_t p = ends[0]; nc < MS_MAX_FILL;) { /* Han characters beside it */
 				size_t x = 0, cl = 0;
@@ -950,6 +953,30 @@ static int cmp_cand(const void *a, const void *b)
 	return x->score < y->score ? 1 : x->score > y->score ? -1 : strcmp(x->w, y->w);
 }
 
+/* Does w make a two-character word with the context character on either
+ * side?  A quick filter before the full score. */
+static int ms_touches(const ms_cfg *c, const char *lc, size_t lcn, const char *rc, size_t rcn,
+                      const char *w, size_t wn)
+{
+	char buf[16];
+	int32_t cp;
+	size_t first = jh_utf8_decode((const unsigned char *)w, wn, &cp);
+	size_t last = wn - char_start_back(w, wn);
+	if (lcn && lcn + first <= sizeof buf) {
+		memcpy(buf, lc, lcn);
+		memcpy(buf + lcn, w, first);
+		if (wm_get(&c->words, buf, lcn + first))
+			return 1;
+	}
+	if (rcn && last + rcn <= sizeof buf) {
+		memcpy(buf, w + wn - last, last);
+		memcpy(buf + last, rc, rcn);
+		if (wm_get(&c->words, buf, last + rcn))
+			return 1;
+	}
+	return 0;
+}
+
 /* Gather fills: the masked-word list, and every dictionary word that spans
  * the mask (its start in the left context and/or its end in the right
  * context: **不离十 → 八九不离十 gives 八九). */
@@ -957,9 +984,14 @@ static int ms_candidates(const ms_cfg *c, const char *t, const size_t *lb, int n
                          const size_t *ra, int nr, ms_cand *v)
 {
 	int n = 0, joins;
+	char lc[8], rc[8]; /* the context characters touching the mask, simplified */
+	size_t lcn = nl ? ms_simplify(c, t + lb[1], lb[0] - lb[1], lc) : 0;
+	size_t rcn = nr ? ms_simplify(c, t + ra[0], ra[1] - ra[0], rc) : 0;
 	for (size_t i = 0; i < c->masked.n; i++) {
 		const char *w = c->masked.buf + c->masked.off[i];
 		size_t wn = c->masked.len[i];
+		if (!ms_touches(c, lc, lcn, rc, rcn, w, wn))
+			continue; /* cheap test first: most listed words fit nowhere */
 		double s = ms_score(c, t, lb, nl, ra, nr, w, wn, &joins);
 		if (joins)
 			ms_add(v, &n, w, wn, s);
@@ -982,6 +1014,8 @@ static int ms_candidates(const ms_cfg *c, const char *t, const size_t *lb, int n
 				int32_t cp;
 				fe += jh_utf8_decode((const unsigned char *)w + fe, wn - fe, &cp);
 				size_t rest = wn - fe;
+				if (k == 1 && !rest && fe - kn > 4)
+					continue; /* one context character: only bridges and two-character words */
 				if (rest > rctx_n || memcmp(w + fe, rctx, rest))
 					continue;
 				if (rest < rctx_n && ((unsigned char)rctx[rest] & 0xC0) == 0x80)
@@ -991,7 +1025,8 @@ static int ms_candidates(const ms_cfg *c, const char *t, const size_t *lb, int n
 			}
 		}
 	}
-	for (int k = 1; k <= nr && k <= 3; k++) { /* words ending in the right context */
+	for (int k = 2; k <= nr && k <= 3; k++) { /* words ending in the right context
+	                                          * (one character: bridges are found above) */
 		char kb[64];
 		const char *key = kb;
 		size_t kn = ms_simplify(c, t + ra[0], ra[k] - ra[0], kb);

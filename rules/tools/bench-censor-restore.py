@@ -6,7 +6,9 @@ characters) that occurs in it between Han characters is masked with **
 everywhere in that text, as a site's filter would; jinghua is run on the
 masked text and its suggestions at each mask are compared with the word
 that was there.  Prints top-1 and top-3 accuracy and how many masks got a
-suggestion at all.
+suggestion at all.  With --partial only the second character of each word
+is masked (手*弹, 亲*待: sites often mask part of a word), and the answer
+is that character.
 
     python3 rules/tools/bench-censor-restore.py [--jinghua ./jinghua] [--max-words N] FILE...
 
@@ -37,7 +39,7 @@ def masked_words():
     return out
 
 
-def cases(text, words, max_words):
+def cases(text, words, max_words, partial=False):
     """(word, masked text, mask offsets) for each word found between Han characters."""
     n = 0
     for w in words:
@@ -46,12 +48,13 @@ def cases(text, words, max_words):
                and HAN.match(text[p - 1]) and HAN.match(text[p + len(w)])]
         if not pos:
             continue
-        masked = text.replace(w, "**")
+        mask = w[0] + "*" + w[2:] if partial else "**"
+        masked = text.replace(w, mask)
         starts, shift = [], 0
         for m in re.finditer(re.escape(w), text):
-            starts.append(m.start() - shift)
-            shift += len(w) - 2
-        yield w, masked, set(starts)
+            starts.append(m.start() - shift + (1 if partial else 0))
+            shift += len(w) - len(mask)
+        yield (w[1] if partial else w), masked, set(starts)
         n += 1
         if n >= max_words:
             return
@@ -61,13 +64,14 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--jinghua", default="./jinghua")
     ap.add_argument("--max-words", type=int, default=400)
+    ap.add_argument("--partial", action="store_true")
     ap.add_argument("files", nargs="+")
     a = ap.parse_args()
     words = masked_words()
     total = top1 = top3 = any_sugg = 0
     for path in a.files:
         text = open(path, encoding="utf-8", errors="replace").read()
-        for w, masked, starts in cases(text, words, a.max_words):
+        for w, masked, starts in cases(text, words, a.max_words, a.partial):
             with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False, encoding="utf-8") as t:
                 t.write(masked)
             res = subprocess.run([a.jinghua, "check", "--select", "censor.mask.suggest",
@@ -80,8 +84,9 @@ def main():
             for f in found:
                 char_start = len(b[:f["byte_start"]].decode("utf-8"))
                 by_start[char_start] = f
+            mlen = 1 if a.partial else 2
             for s in starts:
-                if not (s > 0 and HAN.match(masked[s - 1]) or HAN.match(masked[s + 2:s + 3] or "x")):
+                if not (s > 0 and HAN.match(masked[s - 1]) or HAN.match(masked[s + mlen:s + mlen + 1] or "x")):
                     continue
                 total += 1
                 f = by_start.get(s)
