@@ -126,18 +126,33 @@ static indent_t indent_of(const char *text, const line_t *l)
 	return in;
 }
 
+/* Is there a Han character in the line?  Lines without one (a URL, a
+ * version string, a rendered page header) are not Chinese paragraphs. */
+static int has_han(const char *text, const line_t *l)
+{
+	for (size_t p = l->start; p < l->end;) {
+		int32_t cp;
+		p += jh_utf8_decode((const unsigned char *)text + p, l->end - p, &cp);
+		if (jh_class_of(cp) & JH_C_HAN)
+			return 1;
+	}
+	return 0;
+}
+
 /* Does this line look like a heading, not a paragraph: short, and not
  * ending in sentence punctuation (第一章 出征, 楔子, ***)? */
 static int looks_like_heading(const char *text, const line_t *l)
 {
-	size_t chars = 0;
+	size_t chars = 0, seen = 0;
 	int32_t last = 0;
 	for (size_t p = l->start; p < l->end;) {
 		int32_t cp;
 		p += jh_utf8_decode((const unsigned char *)text + p, l->end - p, &cp);
-		if (cp != ' ' && cp != '\t' && cp != 0x3000)
+		if (cp != ' ' && cp != '\t' && cp != 0x3000) {
 			last = cp;
-		chars++;
+			chars = seen + 1; /* trailing blanks do not count */
+		}
+		seen++;
 	}
 	int sentence_end = last == 0x3002 || last == 0xFF01 || last == 0xFF1F || last == 0x201D ||
 	                   last == 0x300D || last == 0x300F || last == 0x2026 || last == 0xFF0C ||
@@ -197,9 +212,14 @@ static void indent_survey(const jh_brun *run, indent_stats *s)
 				s->dominant = (indent_t){k, n, 0};
 			}
 	/* A document is indented when more than half of its non-blank lines
-	 * are, with one form (　　 or four spaces) for most of those. */
+	 * are, with one form (　　 or four spaces) for most of those.  Only a
+	 * paragraph indent counts: one to four 　, two to four spaces or a tab;
+	 * deeper ones (seven spaces in a rendered manual page) are structure. */
 	size_t indented = s->lines - s->by_kind[IND_NONE];
-	if (best < 3 || indented * 2 <= s->lines || best * 2 < indented) {
+	int para_like = s->dominant.kind == IND_IDSP ? s->dominant.n <= 4
+	                : s->dominant.kind == IND_SPACES ? s->dominant.n >= 2 && s->dominant.n <= 4
+	                                                 : s->dominant.n == 1;
+	if (best < 3 || !para_like || indented * 2 <= s->lines || best * 2 < indented) {
 		s->dominant.kind = IND_NONE;
 		return;
 	}
@@ -229,9 +249,15 @@ static void indent_form_finish(jh_brun *run)
 		if (in.kind == IND_NONE ||
 		    (in.kind == s.dominant.kind && in.n == s.dominant.n))
 			continue;
-		/* Spaces or tabs for the document's 　　 are a typing habit: safe.
-		 * Another number of 　 may be meant (a letter, a poem): unsafe. */
-		jh_safety safety = in.kind == s.dominant.kind ? JH_UNSAFE : JH_SAFE;
+		/* deeper than any paragraph indent: a table, code, a figure */
+		if (in.kind == IND_MIXED || in.n > (in.kind == IND_TAB ? 1u : 4u))
+			continue;
+		/* A paragraph indent typed another way (four spaces or a tab for
+		 * the document's 　　) is a typing habit: safe.  Another depth may
+		 * be meant (a letter, a poem, a quoted block): unsafe. */
+		int habit = in.kind != s.dominant.kind && in.kind != IND_MIXED &&
+		            (in.kind == IND_TAB ? in.n == 1 : in.n <= 4);
+		jh_safety safety = habit ? JH_SAFE : JH_UNSAFE;
 		emit_fix(run, l.start, l.start + in.bytes, msg, s.dom_text, safety);
 	}
 }
@@ -254,7 +280,8 @@ static void indent_missing_finish(jh_brun *run)
 		 * layout.paragraph-split's to join, not to indent */
 		int continues = have_prev && !ends_paragraph(run->text, &prev) &&
 		                !looks_like_heading(run->text, &prev);
-		if (in.kind == IND_NONE && !continues && !looks_like_heading(run->text, &l))
+		if (in.kind == IND_NONE && !continues && has_han(run->text, &l) &&
+		    !looks_like_heading(run->text, &l))
 			emit_fix(run, l.start, l.start, msg, s.dom_text, JH_UNSAFE);
 		prev = l;
 		have_prev = 1;

@@ -373,16 +373,28 @@ static void pairs_brackets(jh_brun *run, const pairs_state *st, int t)
 static void pairs_paragraph(jh_brun *run, size_t para_end)
 {
 	pairs_state *st = run->state;
-	if (st && !st->overflow && st->n)
-		for (int t = 0; t < P_N; t++)
+	if (st && !st->overflow && st->n) {
+		for (int t = 0; t < P_N; t++) {
 			if (P_NESTS(t))
 				pairs_brackets(run, st, t);
 			else
 				pairs_quotes(run, st, t, run->run_start, para_end);
+		}
+	}
 	if (st) {
 		st->n = 0;
 		st->overflow = 0;
 	}
+}
+
+/* Is a ‘ open in the paragraph so far? */
+static int sq_open(const pairs_state *st)
+{
+	long depth = 0;
+	for (size_t k = 0; st && k < st->n; k++)
+		if (st->m[k].type == P_SQ)
+			depth += st->m[k].close ? (depth > 0 ? -1 : 0) : 1;
+	return depth > 0;
 }
 
 static void pairs_step(jh_brun *run, const jh_char *c)
@@ -405,11 +417,11 @@ static void pairs_step(jh_brun *run, const jh_char *c)
 	}
 	if (t == P_N)
 		return;
-	/* don’t, players’: an apostrophe, not a quote */
-	if (t == P_SQ && close && c->prev_cp >= 0 && c->prev_cp < 0x80 &&
-	    (jh_class_of(c->prev_cp) & JH_C_LATIN))
-		return;
 	pairs_state *st = run->state;
+	/* don’t, players’: an apostrophe, not a quote, unless a ‘ is open */
+	if (t == P_SQ && close && c->prev_cp >= 0 && c->prev_cp < 0x80 &&
+	    (jh_class_of(c->prev_cp) & JH_C_LATIN) && !sq_open(st))
+		return;
 	if (!st) {
 		st = run->state = malloc(sizeof *st);
 		if (!st) {
