@@ -18,6 +18,7 @@
  * table of bigram and trigram counts keyed by packed code points, grown by
  * doubling.  No library offers n-gram counting over code points, and this
  * table is fifty lines. */
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,12 @@ typedef struct {
 	unsigned long min_count; /* frequent form: at least this many */
 	unsigned long max_rare;  /* rare form: at most this many */
 	unsigned long cohesion;  /* percent: f / each of its bigrams */
+	/* The two tables are read the first time the rule runs, not when the
+	 * rule set is compiled: a run that does not select the rule (or a
+	 * hook on a short file) does not pay for 90 000 lines. */
+	char *dir, *words_file, *sound_file;
+	pthread_mutex_t lock;
+	int loaded, load_rc;
 } drift_cfg;
 
 const char *const jh_drift_params[] = {"words", "stop", "sound", "min-count", "max-rare", "cohesion",
@@ -56,6 +63,10 @@ void jh_drift_free(void *p)
 	jh_strset_free(&c->common);
 	jh_strset_free(&c->stop);
 	free(c->sound);
+	free(c->dir);
+	free(c->words_file);
+	free(c->sound_file);
+	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
 
@@ -66,16 +77,13 @@ static int cmp_sound(const void *a, const void *b)
 }
 
 /* Read data/FILE: character<TAB>initial<TAB>final<TAB>radical. */
-static int load_sound(drift_cfg *c, const jh_rule *r, const char *file, unsigned line,
-                      jh_diag_fn diag_fn, void *payload)
+static int load_sound(drift_cfg *c, const char *dir, const char *file)
 {
 	char path[4096];
-	snprintf(path, sizeof path, "%s/%s", r->data_dir ? r->data_dir : ".", file);
+	snprintf(path, sizeof path, "%s/%s", dir, file);
 	FILE *f = fopen(path, "rb");
-	if (!f) {
-		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id, "cannot read %s", path);
+	if (!f)
 		return JH_ERR_RULES;
-	}
 	char *ln = NULL;
 	size_t cap = 0, cap_v = 0;
 	int rc = JH_OK;
@@ -116,19 +124,36 @@ int jh_drift_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *pay
 	drift_cfg *c = calloc(1, sizeof *c);
 	if (!c)
 		return JH_ERR_NOMEM;
-	unsigned line = r->line;
-	const char *words = jh_rule_param(r, "words", &line);
+	pthread_mutex_init(&c->lock, NULL);
 	int rc = JH_OK;
-	if (words)
-		rc = jh_load_words(&c->common, r->data_dir, words, r, line, diag_fn, payload);
-	line = r->line;
+	const char *dir = r->data_dir ? r->data_dir : ".";
+	if (!(c->dir = strdup(dir)))
+		rc = JH_ERR_NOMEM;
+	/* words and sound: checked now, read on first use (drift_load). */
+	const char *keys[2] = {"words", "sound"};
+	char **names[2] = {&c->words_file, &c->sound_file};
+	for (int k = 0; k < 2 && rc == JH_OK; k++) {
+		unsigned line = r->line;
+		const char *v = jh_rule_param(r, keys[k], &line);
+		if (!v)
+			continue;
+		char path[4096];
+		snprintf(path, sizeof path, "%s/%s", dir, v);
+		FILE *f = fopen(path, "rb");
+		if (!f) {
+			jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id, "cannot read %s",
+			          path);
+			rc = JH_ERR_RULES;
+		} else {
+			fclose(f);
+			if (!(*names[k] = strdup(v)))
+				rc = JH_ERR_NOMEM;
+		}
+	}
+	unsigned line = r->line;
 	const char *stop = jh_rule_param(r, "stop", &line);
 	if (rc == JH_OK && stop)
 		rc = jh_load_words(&c->stop, r->data_dir, stop, r, line, diag_fn, payload);
-	line = r->line;
-	const char *sound = jh_rule_param(r, "sound", &line);
-	if (rc == JH_OK && sound)
-		rc = load_sound(c, r, sound, line, diag_fn, payload);
 	if (rc == JH_OK)
 		rc = jh_param_uint(r, "min-count", 5, 1000000, &c->min_count, diag_fn, payload);
 	if (rc == JH_OK)
@@ -398,6 +423,24 @@ static int drift_collect(const drift_cfg *cfg, const ng_table *t, const char *te
 	return rc;
 }
 
+/* Read the common words and the sound table once, under the lock: the
+ * rule set may serve several threads. */
+static int drift_load(drift_cfg *c, const jh_rule *r)
+{
+	pthread_mutex_lock(&c->lock);
+	if (!c->loaded) {
+		int rc = JH_OK;
+		if (c->words_file)
+			rc = jh_load_words(&c->common, c->dir, c->words_file, r, r->line, NULL, NULL);
+		if (rc == JH_OK && c->sound_file)
+			rc = load_sound(c, c->dir, c->sound_file);
+		c->load_rc = rc == JH_ERR_NOMEM ? rc : JH_OK; /* a file gone since: fewer guards */
+		c->loaded = 1;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return c->load_rc;
+}
+
 void jh_drift_finish(jh_brun *run)
 {
 	const drift_cfg *cfg = run->cfg;
@@ -424,7 +467,14 @@ void jh_drift_finish(jh_brun *run)
 	}
 	drift_hit *hits = NULL;
 	size_t n_hits = 0, cap_hits = 0;
-	if (rc == JH_OK && t.n)
+	/* Most texts a hook sees are short: without a frequent form there is
+	 * nothing to compare, and the tables need not be read. */
+	int frequent = 0;
+	for (size_t k = 0; k < t.cap && !frequent; k++)
+		frequent = t.v[k].key && !(t.v[k].key & BIGRAM_TAG) && t.v[k].count >= cfg->min_count;
+	if (rc == JH_OK && frequent)
+		rc = drift_load((drift_cfg *)cfg, run->rule);
+	if (rc == JH_OK && frequent)
 		rc = drift_collect(cfg, &t, text, len, &hits, &n_hits, &cap_hits);
 	if (rc == JH_OK) {
 		qsort(hits, n_hits, sizeof *hits, cmp_hit);
