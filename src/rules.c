@@ -681,7 +681,8 @@ int jh_ruleset_load_dir(jh_ruleset *rs, const char *dir, jh_diag_fn diag_fn, voi
 		n++;
 	}
 	closedir(d);
-	qsort(names, n, sizeof *names, cmp_str);
+	if (n > 1) /* names is NULL in a folder without rule files: not for qsort */
+		qsort(names, n, sizeof *names, cmp_str);
 	for (size_t i = 0; i < n; i++) {
 		if (rc != JH_ERR_NOMEM) {
 			jh_buf p = {0};

@@ -268,7 +268,10 @@ static int add_job(run_ctx *x, cfg_ctx *cfg, const char *name, const char *path,
 		free(data);
 		return st;
 	}
-	x->jobs = xrealloc(x->jobs, (x->n_jobs + 1) * sizeof *x->jobs);
+	/* capacity doubles (at 1, 2, 4, ... jobs): growing by one copied the
+	 * whole array per file, quadratic for 100,000 files */
+	if ((x->n_jobs & (x->n_jobs - 1)) == 0)
+		x->jobs = xrealloc(x->jobs, (x->n_jobs ? 2 * x->n_jobs : 1) * sizeof *x->jobs);
 	job *j = &x->jobs[x->n_jobs++];
 	j->name = xstrdup(name);
 	j->path = path ? xstrdup(path) : NULL;
