@@ -477,7 +477,8 @@ void jh_drift_finish(jh_brun *run)
 	if (rc == JH_OK && frequent)
 		rc = drift_collect(cfg, &t, text, len, &hits, &n_hits, &cap_hits);
 	if (rc == JH_OK) {
-		qsort(hits, n_hits, sizeof *hits, cmp_hit);
+		if (n_hits > 1) /* hits is NULL when there are none: not for qsort */
+			qsort(hits, n_hits, sizeof *hits, cmp_hit);
 		size_t last = SIZE_MAX;
 		for (size_t k = 0; k < n_hits; k++) {
 			if (hits[k].dpos == last)
