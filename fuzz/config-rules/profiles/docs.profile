@@ -1,0 +1,2 @@
+enable = layout
+disable = punct.run-on
