@@ -5,8 +5,8 @@
 # read-only files, writes that fail midway, two fixes at once, symlinks, and
 # a file that changes while it is read or fixed.  Every case checks what
 # must hold, so each can fail.  Set HOSTILE_QUICK=1 to skip the two big
-# cases; sanitizer builds get 20,000 files instead of 100,000 and looser
-# memory bounds.
+# cases; sanitizer builds get a 16 MB line and 20,000 files instead, and
+# looser memory bounds.
 . "$(dirname "$0")/lib.sh"
 J=$JINGHUA
 MNT=""
@@ -40,12 +40,13 @@ SAMPLE='他说：“我们走吧。”子丨弹丨膛已经压满，ＡＢＣ再
 
 # Every input is made here, in one python run (its start-up is slow on some
 # machines).
-# Sanitizer builds take about ten times longer per file: 20,000 files there.
-NFILES=100000
-[ "$SLOW" -gt 1 ] && NFILES=20000
-python3 - "$TMP" "$SAMPLE" "${HOSTILE_QUICK:-}" "$NFILES" <<'PY'
+# Sanitizer builds run five to ten times slower: there the line is 16 MB and
+# the folder has 20,000 files (memory bounds are checked on the plain build).
+NFILES=100000 LINE_MB=64
+[ "$SLOW" -gt 1 ] && NFILES=20000 LINE_MB=16
+python3 - "$TMP" "$SAMPLE" "${HOSTILE_QUICK:-}" "$NFILES" "$LINE_MB" <<'PY'
 import os, sys
-tmp, sample, quick, nfiles = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+tmp, sample, quick, nfiles, line_mb = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
 def put(name, data):
     with open(os.path.join(tmp, name), 'wb') as f:
         f.write(data if isinstance(data, bytes) else data.encode())
@@ -53,7 +54,7 @@ bad, good = '子丨弹'.encode(), '子弹'.encode()
 if not quick:
     # 1. a 64 MB line, and what fixing it must give
     unit = '他们沿着河岸走了很久，谁也没有说话。'.encode()   # 57 bytes
-    n = (64 << 20) // len(unit) // 3
+    n = (line_mb << 20) // len(unit) // 3
     body = b''.join([unit * n, bad, unit * n, bad, unit * n, bad, '。'.encode()])
     put('line.txt', body)
     put('line.fixed', body.replace(bad, good))
@@ -89,27 +90,27 @@ if [ -z "${HOSTILE_QUICK:-}" ]; then
 	peak_rss "$TMP/rss" -- $J check --format json "$TMP/line.txt" >"$TMP/out" 2>"$TMP/err"
 	rc=$?
 	if [ $rc -eq 1 ] && [ "$(count '"censor.separator"' "$TMP/out")" = 3 ]; then pass; else
-		fail "64 MB line: exit $rc, $(count '"censor.separator"' "$TMP/out") separator findings (expected 1 and 3)"
+		fail "$LINE_MB MB line: exit $rc, $(count '"censor.separator"' "$TMP/out") separator findings (expected 1 and 3)"
 		head -5 "$TMP/err" >&2
 	fi
 	rss=$(tail -n 1 "$TMP/rss")
 	# The text once, its findings, and a constant: at most 2 x the file + 64 MB.
 	if [ -z "$rss" ] || [ "$rss" -le $(((2 * size_kb + 65536) * SLOW)) ]; then pass; else
-		fail "64 MB line: check peaked at $((rss / 1024)) MB for a $((size_kb / 1024)) MB file"
+		fail "$LINE_MB MB line: check peaked at $((rss / 1024)) MB for a $((size_kb / 1024)) MB file"
 	fi
-	note "64 MB line: check $(elapsed $t0) s, peak ${rss:-?} KB"
+	note "$LINE_MB MB line: check $(elapsed $t0) s, peak ${rss:-?} KB"
 	t0=$(date +%s)
 	peak_rss "$TMP/rss" -- $J fix --stdout "$TMP/line.txt" >"$TMP/line.out" 2>"$TMP/err"
 	rc=$?
 	if [ $rc -le 1 ] && cmp -s "$TMP/line.out" "$TMP/line.fixed"; then pass; else
-		fail "64 MB line: fix --stdout exit $rc, output differs from the expected fix"
+		fail "$LINE_MB MB line: fix --stdout exit $rc, output differs from the expected fix"
 	fi
 	rss=$(tail -n 1 "$TMP/rss")
 	# Fixing keeps the text, the fixed text and one round's copy: 4 x + 64 MB.
 	if [ -z "$rss" ] || [ "$rss" -le $(((4 * size_kb + 65536) * SLOW)) ]; then pass; else
-		fail "64 MB line: fix peaked at $((rss / 1024)) MB for a $((size_kb / 1024)) MB file"
+		fail "$LINE_MB MB line: fix peaked at $((rss / 1024)) MB for a $((size_kb / 1024)) MB file"
 	fi
-	note "64 MB line: fix --stdout $(elapsed $t0) s, peak ${rss:-?} KB"
+	note "$LINE_MB MB line: fix --stdout $(elapsed $t0) s, peak ${rss:-?} KB"
 	rm -f "$TMP/line.txt" "$TMP/line.fixed" "$TMP/line.out"
 fi
 
