@@ -60,10 +60,14 @@ static const wordmap *sort_map; /* qsort has no context; only used while sorting
 
 static size_t char_start_back(const char *s, size_t end)
 {
+	size_t p = end;
 	do
-		end--;
-	while (end > 0 && ((unsigned char)s[end] & 0xC0) == 0x80);
-	return end;
+		p--;
+	while (p > 0 && end - p < 4 && ((unsigned char)s[p] & 0xC0) == 0x80);
+	/* A character has at most 4 bytes: in invalid UTF-8 a run of stray
+	 * continuation bytes is one character per byte, never one long
+	 * character (that overflowed the context buffers of mask-suggest). */
+	return ((unsigned char)s[p] & 0xC0) == 0x80 ? end - 1 : p;
 }
 
 static int cmp_rev(const char *a, size_t al, const char *b, size_t bl)
