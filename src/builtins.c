@@ -99,6 +99,21 @@ int jh_load_words(jh_strset *set, const char *dir, const char *file, const jh_ru
 	return rc;
 }
 
+int jh_compile_uint(const jh_rule *r, const char *key, unsigned long dflt, unsigned long max,
+                    void **out, jh_diag_fn diag_fn, void *payload)
+{
+	unsigned long *v = malloc(sizeof *v);
+	if (!v)
+		return JH_ERR_NOMEM;
+	int rc = jh_param_uint(r, key, dflt, max, v, diag_fn, payload);
+	if (rc) {
+		free(v);
+		return rc;
+	}
+	*out = v;
+	return JH_OK;
+}
+
 /* The checks of every family; each family file defines its own table. */
 static const jh_builtin_def *const tables[] = {
 	jh_checks_encoding, jh_checks_censor, jh_checks_script, jh_checks_punct,

@@ -60,6 +60,10 @@ extern const jh_builtin_def jh_checks_encoding[], jh_checks_censor[], jh_checks_
  * word list (first TSV column) read from the rule's data folder. */
 int jh_param_uint(const jh_rule *r, const char *key, unsigned long dflt, unsigned long max,
                   unsigned long *out, jh_diag_fn diag_fn, void *payload);
+/* For a check whose whole config is one whole-number parameter: *out gets
+ * a malloc'd unsigned long (free it with free). */
+int jh_compile_uint(const jh_rule *r, const char *key, unsigned long dflt, unsigned long max,
+                    void **out, jh_diag_fn diag_fn, void *payload);
 int jh_load_words(jh_strset *set, const char *dir, const char *file, const jh_rule *r,
                   unsigned line, jh_diag_fn diag_fn, void *payload);
 

@@ -294,16 +294,7 @@ static const char *const blank_params[] = {"max", NULL};
 
 static int blank_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *payload)
 {
-	unsigned long *max = malloc(sizeof *max);
-	if (!max)
-		return JH_ERR_NOMEM;
-	int rc = jh_param_uint(r, "max", 1, 1000, max, diag_fn, payload);
-	if (rc) {
-		free(max);
-		return rc;
-	}
-	*out = max;
-	return JH_OK;
+	return jh_compile_uint(r, "max", 1, 1000, out, diag_fn, payload);
 }
 
 static void blank_finish(jh_brun *run)

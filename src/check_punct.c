@@ -36,14 +36,6 @@ static int32_t cp_at(const char *text, size_t len, size_t pos)
 	return cp;
 }
 
-/* Start of the character before pos (pos > 0). */
-static size_t back1(const char *text, size_t pos)
-{
-	do
-		pos--;
-	while (pos > 0 && ((unsigned char)text[pos] & 0xC0) == 0x80);
-	return pos;
-}
 
 /* ---- run-on stretches of Han without punctuation ---- */
 
@@ -51,16 +43,7 @@ static const char *const runon_params[] = {"limit", NULL};
 
 static int runon_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *payload)
 {
-	unsigned long *limit = malloc(sizeof *limit);
-	if (!limit)
-		return JH_ERR_NOMEM;
-	int rc = jh_param_uint(r, "limit", 50, 100000, limit, diag_fn, payload);
-	if (rc) {
-		free(limit);
-		return rc;
-	}
-	*out = limit;
-	return JH_OK;
+	return jh_compile_uint(r, "limit", 50, 100000, out, diag_fn, payload);
 }
 
 static void runon_flush(jh_brun *run)
@@ -229,7 +212,7 @@ static int is_pause_mark(int32_t cp)
 static int32_t char_before(const jh_brun *run, size_t pos, size_t para_start, size_t *at)
 {
 	while (pos > para_start) {
-		pos = back1(run->text, pos);
+		pos = jh_utf8_prev(run->text, pos);
 		int32_t cp = cp_at(run->text, run->len, pos);
 		if (cp != ' ' && cp != '\t' && cp != 0x3000 && cp != '\r') {
 			if (at)

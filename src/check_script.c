@@ -96,15 +96,6 @@ static int32_t decode_at(const char *text, size_t len, size_t pos, size_t *n)
 	return cp;
 }
 
-/* Start of the character before pos (pos > 0). */
-static size_t char_before(const char *text, size_t pos)
-{
-	do
-		pos--;
-	while (pos > 0 && ((unsigned char)text[pos] & 0xC0) == 0x80);
-	return pos;
-}
-
 /* Is cp one of the characters of the UTF-8 string set?  UTF-8 is
  * self-synchronising, so a byte search cannot match inside another
  * character. */
@@ -621,7 +612,7 @@ static int numeral_fix(jh_brun *run, size_t a, size_t b, int32_t cp)
 {
 	if (a == 0)
 		return 0;
-	size_t pb = char_before(run->text, a), n;
+	size_t pb = jh_utf8_prev(run->text, a), n;
 	if (!is_numeral(decode_at(run->text, run->len, pb, &n)))
 		return 0;
 	while (pb > 0 && run->text[pb] >= '0' && run->text[pb] <= '9')
@@ -650,7 +641,7 @@ static size_t phrase_at(jh_brun *run, const para *pp, size_t a, size_t b, size_t
 	int nb = 0, na = 0;
 	size_t before[K], after[K];
 	for (size_t p = a; nb < K && p > pp->start && p > done;) {
-		size_t q = char_before(run->text, p), n;
+		size_t q = jh_utf8_prev(run->text, p), n;
 		int32_t cp = decode_at(run->text, run->len, q, &n);
 		if (cp < 0 || !(jh_class_of(cp) & JH_C_HAN))
 			break;
@@ -683,7 +674,7 @@ static size_t phrase_at(jh_brun *run, const para *pp, size_t a, size_t b, size_t
 				continue;
 			size_t n;
 			if (ws > 0 && *e->prev_not &&
-			    cp_in(decode_at(run->text, run->len, char_before(run->text, ws), &n), e->prev_not))
+			    cp_in(decode_at(run->text, run->len, jh_utf8_prev(run->text, ws), &n), e->prev_not))
 				continue;
 			if (we < run->len && *e->next_not &&
 			    cp_in(decode_at(run->text, run->len, we, &n), e->next_not))
@@ -1010,7 +1001,7 @@ static int unwanted(const char *text, size_t len, int32_t cp, size_t pos, size_t
 		return 1;
 	if (cp == 0x200E || cp == 0x200F || cp == 0x061C) {
 		size_t k;
-		int32_t prev = pos ? decode_at(text, len, char_before(text, pos), &k) : -1;
+		int32_t prev = pos ? decode_at(text, len, jh_utf8_prev(text, pos), &k) : -1;
 		int32_t next = pos + n < len ? decode_at(text, len, pos + n, &k) : -1;
 		return !is_rtl(prev) && !is_rtl(next); /* marks belong next to Arabic, Hebrew */
 	}

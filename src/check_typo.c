@@ -99,22 +99,13 @@ static int doubled_allowed(const doubled_cfg *cfg, const char *text, size_t len,
 	return 0;
 }
 
-/* Start of the character before pos (pos > 0). */
-static size_t char_before(const char *text, size_t pos)
-{
-	do
-		pos--;
-	while (pos > 0 && ((unsigned char)text[pos] & 0xC0) == 0x80);
-	return pos;
-}
-
 /* The doubled pair at [a, c): is it part of XXYY or YYXX with X != Y?  The
  * neighbouring pair may have another byte length (高高𠮷𠮷). */
 static int doubled_aabb(const char *text, size_t len, size_t a, size_t c, size_t clen)
 {
 	if (a > 0) { /* YY before */
-		size_t y2 = char_before(text, a);
-		size_t y1 = y2 > 0 ? char_before(text, y2) : y2;
+		size_t y2 = jh_utf8_prev(text, a);
+		size_t y1 = y2 > 0 ? jh_utf8_prev(text, y2) : y2;
 		size_t yl = a - y2;
 		if (y1 < y2 && y2 - y1 == yl && memcmp(text + y1, text + y2, yl) == 0 &&
 		    (yl != clen || memcmp(text + y2, text + a, yl) != 0))
@@ -223,7 +214,7 @@ static size_t back_chars(const char *text, size_t end, int k)
 	while (k-- > 0) {
 		if (p == 0)
 			return SIZE_MAX;
-		p = char_before(text, p);
+		p = jh_utf8_prev(text, p);
 	}
 	return p;
 }

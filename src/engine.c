@@ -20,9 +20,7 @@ static int char_in(const char *text, size_t len, size_t pos, int before, const c
 	if (before) {
 		if (pos == 0)
 			return 0;
-		s = pos - 1;
-		while (s > 0 && ((unsigned char)text[s] & 0xC0) == 0x80)
-			s--;
+		s = jh_utf8_prev(text, pos);
 		e = pos;
 	} else {
 		if (pos >= len)

@@ -56,6 +56,16 @@ static inline size_t jh_utf8_decode(const unsigned char *s, size_t len, int32_t 
 	return n;
 }
 
+/* Start of the character before pos (pos > 0): steps back over
+ * continuation bytes. */
+static inline size_t jh_utf8_prev(const char *s, size_t pos)
+{
+	do
+		pos--;
+	while (pos > 0 && ((unsigned char)s[pos] & 0xC0) == 0x80);
+	return pos;
+}
+
 /* Encode cp (valid scalar value) into out (4 bytes); returns the length. */
 size_t jh_utf8_encode(int32_t cp, char *out);
 
