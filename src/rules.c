@@ -303,14 +303,11 @@ static int parse_bool(const char *v, int *out)
 	return 0;
 }
 
-static int add_example(loader *ld, jh_rule *r, jh_example_kind kind, const char *value)
+static char *read_file(const char *path, size_t *len);
+
+/* Take ownership of text as an example of r. */
+static int push_example(loader *ld, jh_rule *r, jh_example_kind kind, char *text)
 {
-	const char *err;
-	char *text = jh_unescape(value, 1, &err);
-	if (!text) {
-		LERR(ld, "%s", err);
-		return JH_OK;
-	}
 	if (jh_utf8_valid_prefix(text, strlen(text)) != strlen(text)) {
 		/* Only examples of encoding rules may hold invalid bytes (\xHH). */
 		if (strcmp(r->family, "encoding") != 0) {
@@ -329,6 +326,40 @@ static int add_example(loader *ld, jh_rule *r, jh_example_kind kind, const char 
 	e->fixed = NULL;
 	e->line = ld->line;
 	return JH_OK;
+}
+
+static int add_example(loader *ld, jh_rule *r, jh_example_kind kind, const char *value)
+{
+	const char *err;
+	char *text = jh_unescape(value, 1, &err);
+	if (!text) {
+		LERR(ld, "%s", err);
+		return JH_OK;
+	}
+	return push_example(ld, r, kind, text);
+}
+
+/* bad-file / good-file = NAME: an example too long for a rule line (a
+ * document-level check needs a whole chapter), read from data/NAME. */
+static int add_example_file(loader *ld, jh_rule *r, jh_example_kind kind, const char *value)
+{
+	jh_buf path = {0};
+	if (jh_buf_puts(&path, ld->data_dir ? ld->data_dir : ".") || jh_buf_putc(&path, '/') ||
+	    jh_buf_puts(&path, value)) {
+		jh_buf_free(&path);
+		return JH_ERR_NOMEM;
+	}
+	size_t len;
+	char *text = read_file(path.data, &len);
+	if (!text)
+		LERR(ld, "cannot read example file %s", path.data);
+	else if (strlen(text) != len) {
+		LERR(ld, "example file %s holds a NUL byte", path.data);
+		free(text);
+		text = NULL;
+	}
+	jh_buf_free(&path);
+	return text ? push_example(ld, r, kind, text) : JH_OK;
 }
 
 /* map = ,，.。  — pairs of characters: the fix text is rewritten through it,
@@ -446,6 +477,10 @@ static int handle_key(loader *ld, jh_rule *r, const char *name, const char *valu
 		return add_example(ld, r, JH_EXAMPLE_BAD, value);
 	if (!strcmp(name, "good"))
 		return add_example(ld, r, JH_EXAMPLE_GOOD, value);
+	if (!strcmp(name, "bad-file"))
+		return add_example_file(ld, r, JH_EXAMPLE_BAD, value);
+	if (!strcmp(name, "good-file"))
+		return add_example_file(ld, r, JH_EXAMPLE_GOOD, value);
 	if (!strcmp(name, "fixed")) {
 		jh_example_def *e = r->n_examples ? &r->examples[r->n_examples - 1] : NULL;
 		if (!e || e->kind != JH_EXAMPLE_BAD || e->fixed) {
@@ -538,11 +573,6 @@ static void finish_rules(loader *ld)
 		int bad = 0, good = 0;
 		for (size_t k = 0; k < r->n_examples; k++)
 			r->examples[k].kind == JH_EXAMPLE_BAD ? bad++ : good++;
-		/* A builtin that judges whole documents of at least min-han Han
-		 * characters cannot have a bad example that fits on a rule line;
-		 * its cases live in the unit tests. */
-		if (!bad && r->kind == JH_KIND_BUILTIN && jh_rule_param(r, "min-han", NULL))
-			bad = 1;
 		if (!bad || !good) {
 			LERR(ld, "every rule needs at least one 'bad' and one 'good' example");
 		}
