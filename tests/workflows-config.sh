@@ -42,6 +42,17 @@ expect_exit 0 "fail-on = never in [path:drafts/**]" -- $J check drafts/deep/b.tx
 $J check --format json . >"$TMP/all.json" 2>/dev/null
 if grep -q vendor "$TMP/all.json"; then fail "exclude = vendor/ ignored"; else pass; fi
 expect_exit 1 "an excluded file named on the command line is checked" -- $J check vendor/c.txt
+# a glob with many stars against a long name that almost matches: linear
+# enough to finish (a backtracking matcher takes minutes here)
+G=$TMP/glob; mkdir -p "$G"; long=$(printf 'a%.0s' $(seq 60))
+printf '他甩出了*一枪。\n' >"$G/$long.txt"
+printf 'exclude = *a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b, **/*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*a*b\n' >"$G/.jinghua.ini"
+expect_exit 1 "many-star glob on a long name finishes and does not match" -- timeout 20 $J check "$G"
+printf 'exclude = %s\n' "$(printf 'x%.0s' $(seq 300))" >"$TMP/midglob.ini"
+expect_exit 1 "a config line longer than 200 bytes is read whole" -- $J check --config "$TMP/midglob.ini" a.txt
+printf 'exclude = %s\n' "$(printf 'x%.0s' $(seq 1100))" >"$TMP/longglob.ini"
+expect_exit 2 "a glob longer than 1024 bytes is a config error" -- $J check --config "$TMP/longglob.ini" a.txt
+expect_grep 'longglob.ini:1:' "$TMP/err" "long glob error names file and line"
 # the command line wins over the config
 $J check --format json --select censor.mask a.txt >"$TMP/sel.json"
 if [ "$(rules_of "$TMP/sel.json")" = "" ]; then pass; else fail "--select with an accepted word: $(rules_of "$TMP/sel.json")"; fi

@@ -245,6 +245,8 @@ static void free_list(char **v, size_t n)
 
 /* ---- glob matching ---- */
 
+#define GLOB_MAX 1024
+
 static int class_match(const char **pp, char c)
 {
 	const char *p = *pp + 1;
@@ -268,23 +270,51 @@ static int class_match(const char **pp, char c)
 	return hit != neg;
 }
 
-static int gmatch(const char *p, const char *s)
+/* Glob matching is written here because fnmatch(3) has no "**".  A naive
+ * backtracking matcher is exponential in the number of stars ("*a*a*a*b"
+ * against "aaaa…"), so each (pattern, subject) position pair that failed is
+ * remembered and never tried again: cost O(|pattern| * |subject|^2) at worst. */
+typedef struct {
+	const char *p0, *s0;
+	size_t slen1;          /* strlen(subject) + 1 */
+	unsigned char *failed; /* bit per (pattern pos, subject pos); NULL = no memo */
+} gmemo;
+
+static int gmatch_at(gmemo *m, const char *p, const char *s);
+
+static int gmatch(gmemo *m, const char *p, const char *s)
+{
+	size_t bit = 0;
+	if (m->failed) {
+		bit = (size_t)(p - m->p0) * m->slen1 + (size_t)(s - m->s0);
+		if (m->failed[bit >> 3] & (1u << (bit & 7)))
+			return 0;
+	}
+	int r = gmatch_at(m, p, s);
+	if (!r && m->failed)
+		m->failed[bit >> 3] |= (unsigned char)(1u << (bit & 7));
+	return r;
+}
+
+static int gmatch_at(gmemo *m, const char *p, const char *s)
 {
 	while (*p) {
 		if (p[0] == '*' && p[1] == '*') {
 			p += 2;
+			while (*p == '*')
+				p++;
 			if (*p == '/') {
 				p++;
 				/* "**\/" matches zero or more whole folders */
-				if (gmatch(p, s))
+				if (gmatch(m, p, s))
 					return 1;
 				for (const char *q = s; *q; q++)
-					if (*q == '/' && gmatch(p, q + 1))
+					if (*q == '/' && gmatch(m, p, q + 1))
 						return 1;
 				return 0;
 			}
 			for (const char *q = s;; q++) {
-				if (gmatch(p, q))
+				if (gmatch(m, p, q))
 					return 1;
 				if (!*q)
 					return 0;
@@ -293,7 +323,7 @@ static int gmatch(const char *p, const char *s)
 		if (*p == '*') {
 			p++;
 			for (const char *q = s;; q++) {
-				if (gmatch(p, q))
+				if (gmatch(m, p, q))
 					return 1;
 				if (!*q || *q == '/')
 					return 0;
@@ -329,13 +359,30 @@ static int gmatch(const char *p, const char *s)
 	return !*s;
 }
 
+static int gmatch_top(const char *p, const char *s)
+{
+	/* The config loader refuses longer globs; this keeps the memo bounded
+	 * (GLOB_MAX x PATH_MAX bits) for any other caller. */
+	if (strlen(p) > GLOB_MAX)
+		return 0;
+	gmemo m = {p, s, strlen(s) + 1, NULL};
+	size_t bits = (strlen(p) + 1) * m.slen1;
+	/* Only patterns with a star can backtrack; the memo stays small for
+	 * real globs and paths (a few KB at most). */
+	if (strchr(p, '*'))
+		m.failed = calloc(bits / 8 + 1, 1);
+	int r = gmatch(&m, p, s);
+	free(m.failed);
+	return r;
+}
+
 int glob_match(const char *pattern, const char *path)
 {
 	if (pattern[0] == '/')
-		return gmatch(pattern + 1, path);
+		return gmatch_top(pattern + 1, path);
 	if (!strchr(pattern, '/')) {
 		const char *base = strrchr(path, '/');
-		return gmatch(pattern, base ? base + 1 : path);
+		return gmatch_top(pattern, base ? base + 1 : path);
 	}
 	if (pattern[0] == '.' && pattern[1] == '/')
 		pattern += 2;
@@ -344,11 +391,11 @@ int glob_match(const char *pattern, const char *path)
 		char *p = xmalloc(n + 3);
 		memcpy(p, pattern, n);
 		memcpy(p + n, "**", 3);
-		int r = gmatch(p, path);
+		int r = gmatch_top(p, path);
 		free(p);
 		return r;
 	}
-	return gmatch(pattern, path);
+	return gmatch_top(pattern, path);
 }
 
 /* ---- reading INI with line numbers (see src/rules.c: Debian's inih
@@ -558,6 +605,11 @@ static void section_key(ini_state *st, config *c, section *s, const char *name, 
 		char **w;
 		size_t n = split_list(value, &w);
 		for (size_t i = 0; i < n; i++) {
+			if (strlen(w[i]) > GLOB_MAX) {
+				SERR(st, "exclude: glob longer than 1024 bytes (%.40s…)", w[i]);
+				free(w[i]);
+				continue;
+			}
 			c->exclude = grow(c->exclude, c->n_exclude, sizeof *c->exclude);
 			c->exclude[c->n_exclude++] = w[i];
 		}
@@ -614,9 +666,10 @@ static int ini_cb(void *user, const char *sec, const char *name, const char *val
 				size_t gl = strlen(glob);
 				while (gl && (glob[gl - 1] == '"' || glob[gl - 1] == ' '))
 					glob[--gl] = '\0';
-				if (!gl || c->n_paths >= 64) {
-					SERR(st, gl ? "too many [path:] sections (64 at most)"
-					            : "empty glob in [%s]", sec);
+				if (!gl || c->n_paths >= 64 || gl > GLOB_MAX) {
+					SERR(st, gl > GLOB_MAX ? "glob longer than 1024 bytes in [%.40s…]"
+					         : gl ? "too many [path:] sections (64 at most)"
+					              : "empty glob in [%s]", sec);
 					free(glob);
 				} else {
 					c->paths = grow(c->paths, c->n_paths, sizeof *c->paths);
@@ -691,6 +744,11 @@ static int parse_ini(const char *path, void *target, int is_profile)
 #if HAVE_DECL_INI_MAX_LINE
 	ini_use_stack = 0;
 	ini_max_line = 16384;
+#endif
+#if HAVE_DECL_INI_ALLOW_REALLOC
+	/* without it the buffer stays at 200 bytes and a longer line (a long
+	 * words = list) came back in pieces, the rest a "syntax error" */
+	ini_allow_realloc = 1;
 #endif
 	int rc = ini_parse_stream(cfg_reader, &st, ini_cb, &st);
 	if (rc > 0) {
