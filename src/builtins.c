@@ -58,6 +58,25 @@ int jh_param_uint(const jh_rule *r, const char *key, unsigned long dflt, unsigne
 	return JH_OK;
 }
 
+int jh_data_readable(const jh_rule *r, const char *file, unsigned line, jh_diag_fn diag_fn,
+                     void *payload)
+{
+	jh_buf path = {0};
+	if (jh_buf_puts(&path, r->data_dir ? r->data_dir : ".") || jh_buf_putc(&path, '/') ||
+	    jh_buf_puts(&path, file)) {
+		jh_buf_free(&path);
+		return JH_ERR_NOMEM;
+	}
+	FILE *f = fopen(path.data, "rb");
+	if (!f)
+		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id, "cannot read %s",
+		          path.data);
+	else
+		fclose(f);
+	jh_buf_free(&path);
+	return f ? JH_OK : JH_ERR_RULES;
+}
+
 int jh_load_words(jh_strset *set, const char *dir, const char *file, const jh_rule *r,
                       unsigned line, jh_diag_fn diag_fn, void *payload)
 {

@@ -38,6 +38,10 @@ typedef struct jh_brun {
 	/* jh_check_options.variant ("auto", "hans", "hant" or NULL), for the
 	 * script checks. */
 	const char *variant;
+	/* Where a check reports what goes wrong outside the text (a table
+	 * loaded on first use that turns out broken): jh_check_options'. */
+	jh_diag_fn diag_fn;
+	void *payload;
 } jh_brun;
 
 typedef struct {
@@ -64,6 +68,11 @@ int jh_param_uint(const jh_rule *r, const char *key, unsigned long dflt, unsigne
  * a malloc'd unsigned long (free it with free). */
 int jh_compile_uint(const jh_rule *r, const char *key, unsigned long dflt, unsigned long max,
                     void **out, jh_diag_fn diag_fn, void *payload);
+/* At compile time, for a table loaded on first use (see jh_lazy): is the
+ * file there and readable?  A missing file is still an error of the rule
+ * file, reported when the rules are compiled. */
+int jh_data_readable(const jh_rule *r, const char *file, unsigned line, jh_diag_fn diag_fn,
+                     void *payload);
 int jh_load_words(jh_strset *set, const char *dir, const char *file, const jh_rule *r,
                   unsigned line, jh_diag_fn diag_fn, void *payload);
 

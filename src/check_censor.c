@@ -261,7 +261,11 @@ typedef struct {
 	uint8_t *idx;          /* per code point 0x4E00..0x9FFF: group + 1, 0 = none */
 	unsigned long min_han, factor, certainty;
 	int insert;            /* 1: the insertion rule (suggestions), 0: the document rule */
-	wordmap words;
+	wordmap words;         /* loaded on first use: only a document missing characters needs it */
+	jh_lazy words_once;
+	const jh_rule *rule;
+	const char *words_file;
+	unsigned words_line;
 	unsigned long min_freq;
 } mc_cfg;
 
@@ -280,6 +284,7 @@ static void mc_free(void *p)
 		return;
 	free(c->idx);
 	wm_free(&c->words);
+	jh_lazy_destroy(&c->words_once);
 	free(c);
 }
 
@@ -326,6 +331,8 @@ static int mc_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *pa
 		free(c);
 		return JH_ERR_NOMEM;
 	}
+	jh_lazy_init(&c->words_once);
+	c->rule = r;
 	int rc = JH_OK;
 	unsigned line = r->line;
 	const char *chars = jh_rule_param(r, "chars", &line);
@@ -352,8 +359,11 @@ static int mc_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *pa
 		          "mode = insert needs words = FILE (word<TAB>frequency)");
 		rc = JH_ERR_RULES;
 	}
-	if (rc == JH_OK && words)
-		rc = wm_load(&c->words, r, words, line, 0, diag_fn, payload);
+	if (rc == JH_OK && words) {
+		c->words_file = words;
+		c->words_line = line;
+		rc = jh_data_readable(r, words, line, diag_fn, payload);
+	}
 	if (rc == JH_OK)
 		rc = jh_param_uint(r, "min-han", 1500, 100000000, &c->min_han, diag_fn, payload);
 	if (rc == JH_OK)
@@ -579,6 +589,22 @@ static void mc_emit_inserts(jh_brun *run, const mc_cfg *c, const int *miss, int 
 	}
 }
 
+/* The lazy loads' argument: the table to fill and where to report. */
+typedef struct {
+	void *cfg;
+	jh_diag_fn diag_fn;
+	void *payload;
+} lazy_arg;
+
+static int mc_load_words(void *arg)
+{
+	lazy_arg *a = arg;
+	mc_cfg *c = a->cfg;
+	if (!c->words_file)
+		return JH_OK;
+	return wm_load(&c->words, c->rule, c->words_file, c->words_line, 0, a->diag_fn, a->payload);
+}
+
 static void mc_finish(jh_brun *run)
 {
 	const mc_cfg *c = run->cfg;
@@ -590,8 +616,13 @@ static void mc_finish(jh_brun *run)
 		int n = mc_missing(c, st, miss, &expected, &seen);
 		if (n && !c->insert)
 			mc_emit_document(run, c, miss, n, expected, seen);
-		else if (n)
-			mc_emit_inserts(run, c, miss, n);
+		else if (n) {
+			/* the rule set is shared read-only; its lazy table is the one
+			 * part written, once, under jh_lazy's lock */
+			lazy_arg a = {(mc_cfg *)c, run->diag_fn, run->payload};
+			if (jh_lazy_get(&((mc_cfg *)c)->words_once, mc_load_words, &a) == JH_OK)
+				mc_emit_inserts(run, c, miss, n);
+		}
 	}
 	free(run->state);
 	run->state = NULL;
@@ -608,6 +639,12 @@ typedef struct {
 	wordmap masked;  /* words sites mask */
 	int32_t *t2s;    /* traditional -> simplified, per code point T2S_LO..T2S_HI (0 = same) */
 	unsigned long max_suggestions, min_joins;
+	/* The three tables above are loaded at the first mask (most texts
+	 * have none; the word list is 900 KB to read and sort). */
+	jh_lazy once;
+	const jh_rule *rule;
+	const char *words_file, *masked_file, *t2s_file;
+	unsigned words_line, masked_line, t2s_line;
 } ms_cfg;
 
 static const char *const ms_params[] = {"words", "masked", "t2s", "suggestions", "min-joins",
@@ -677,6 +714,7 @@ static void ms_free(void *p)
 	wm_free(&c->words);
 	wm_free(&c->masked);
 	free(c->t2s);
+	jh_lazy_destroy(&c->once);
 	free(c);
 }
 
@@ -685,22 +723,24 @@ static int ms_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *pa
 	ms_cfg *c = calloc(1, sizeof *c);
 	if (!c)
 		return JH_ERR_NOMEM;
+	jh_lazy_init(&c->once);
+	c->rule = r;
 	int rc = JH_OK;
-	unsigned line = r->line;
-	const char *words = jh_rule_param(r, "words", &line);
-	if (!words) {
+	c->words_line = c->masked_line = c->t2s_line = r->line;
+	c->words_file = jh_rule_param(r, "words", &c->words_line);
+	c->masked_file = jh_rule_param(r, "masked", &c->masked_line);
+	c->t2s_file = jh_rule_param(r, "t2s", &c->t2s_line);
+	if (!c->words_file) {
 		jh_report(diag_fn, payload, JH_ERROR, r->file, r->line, 0, r->id,
 		          "check 'mask-suggest' needs words = FILE (word<TAB>frequency)");
 		rc = JH_ERR_RULES;
 	} else {
-		rc = wm_load(&c->words, r, words, line, 1, diag_fn, payload);
+		rc = jh_data_readable(r, c->words_file, c->words_line, diag_fn, payload);
 	}
-	const char *masked = jh_rule_param(r, "masked", &line);
-	if (rc == JH_OK && masked)
-		rc = wm_load(&c->masked, r, masked, line, 0, diag_fn, payload);
-	const char *t2s = jh_rule_param(r, "t2s", &line);
-	if (rc == JH_OK && t2s)
-		rc = ms_load_t2s(c, r, t2s, line, diag_fn, payload);
+	if (rc == JH_OK && c->masked_file)
+		rc = jh_data_readable(r, c->masked_file, c->masked_line, diag_fn, payload);
+	if (rc == JH_OK && c->t2s_file)
+		rc = jh_data_readable(r, c->t2s_file, c->t2s_line, diag_fn, payload);
 	if (rc == JH_OK)
 		rc = jh_param_uint(r, "suggestions", 3, 10, &c->max_suggestions, diag_fn, payload);
 	if (rc == JH_OK)
@@ -1085,6 +1125,19 @@ static int ms_emphasis(const char *t, size_t len, size_t s, size_t e)
 	return 0;
 }
 
+static int ms_load(void *arg)
+{
+	lazy_arg *a = arg;
+	ms_cfg *c = a->cfg;
+	const jh_rule *r = c->rule;
+	int rc = wm_load(&c->words, r, c->words_file, c->words_line, 1, a->diag_fn, a->payload);
+	if (rc == JH_OK && c->masked_file)
+		rc = wm_load(&c->masked, r, c->masked_file, c->masked_line, 0, a->diag_fn, a->payload);
+	if (rc == JH_OK && c->t2s_file)
+		rc = ms_load_t2s(c, r, c->t2s_file, c->t2s_line, a->diag_fn, a->payload);
+	return rc;
+}
+
 static void ms_flush(jh_brun *run)
 {
 	if (!run->open)
@@ -1101,6 +1154,9 @@ static void ms_flush(jh_brun *run)
 	    !(is_han(after) && before >= 0x80 && !(jh_class_of(before) & JH_C_SPACE)))
 		return;
 	if (run->run_len > 6 || (t[s] == '*' && ms_emphasis(t, len, s, e)))
+		return;
+	lazy_arg a = {(ms_cfg *)c, run->diag_fn, run->payload}; /* see mc_finish */
+	if (jh_lazy_get(&((ms_cfg *)c)->once, ms_load, &a) != JH_OK)
 		return;
 	size_t lb[MS_CTX + 1], ra[MS_CTX + 1];
 	int ctx = ms_context(t, len, s, e, lb, ra), nl = ctx / 16, nr = ctx % 16;

@@ -244,7 +244,8 @@ int jh_check(const jh_ruleset *rs, const char *text, size_t len, const jh_check_
 		if (!enabled[idx])
 			continue;
 		runs[k] = (jh_brun){.text = text, .len = len, .rule = rs->rules[idx], .rule_index = idx,
-		                    .cfg = bi->v[k].cfg, .out = out, .variant = opts->variant};
+		                    .cfg = bi->v[k].cfg, .out = out, .variant = opts->variant,
+		                    .diag_fn = opts->diag_fn, .payload = opts->payload};
 	}
 	if (rc == JH_OK)
 		rc = jh_scan(rs, text, len, enabled, runs, &res);

@@ -66,9 +66,12 @@ typedef struct {
 	size_t n_syl;
 	syl_pair *by_syl;   /* the same, sorted by syllable */
 	unsigned long min_freq, margin;
-	/* loaded on first use */
-	pthread_mutex_t lock;
-	int loaded;
+	/* Everything above the parameters and below is loaded on first use
+	 * (the rule is opt-in; start-up must not pay for its tables). */
+	jh_lazy once;
+	const jh_rule *rule;
+	const char *files[3];     /* stop, sound, t2s */
+	unsigned lines[3];
 	dict_slot *dict;
 	size_t dict_cap;
 	double log_total;
@@ -97,7 +100,7 @@ void jh_context_free(void *p)
 	free(c->dict);
 	free(c->single_logp);
 	free(c->prefix_bloom);
-	pthread_mutex_destroy(&c->lock);
+	jh_lazy_destroy(&c->once);
 	free(c);
 }
 
@@ -210,7 +213,8 @@ int jh_context_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *p
 	ctx_cfg *c = calloc(1, sizeof *c);
 	if (!c)
 		return JH_ERR_NOMEM;
-	pthread_mutex_init(&c->lock, NULL);
+	jh_lazy_init(&c->once);
+	c->rule = r;
 	int rc = JH_OK;
 	unsigned line = r->line;
 	const char *v = jh_rule_param(r, "dict", &line);
@@ -218,22 +222,14 @@ int jh_context_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *p
 		rc = JH_ERR_NOMEM;
 	const char *keys[] = {"stop", "sound", "t2s"};
 	for (int k = 0; k < 3 && rc == JH_OK; k++) {
-		line = r->line;
-		v = jh_rule_param(r, keys[k], &line);
-		if (!v) {
+		c->lines[k] = r->line;
+		c->files[k] = jh_rule_param(r, keys[k], &c->lines[k]);
+		if (!c->files[k]) {
 			jh_report(diag_fn, payload, JH_ERROR, r->file, r->line, 0, r->id,
 			          "check 'context' needs '%s'", keys[k]);
 			rc = JH_ERR_RULES;
-		} else if (k == 0) {
-			rc = jh_load_words(&c->stop, r->data_dir, v, r, line, diag_fn, payload);
 		} else {
-			FILE *f = open_data(r, v, line, diag_fn, payload);
-			if (!f) {
-				rc = JH_ERR_RULES;
-			} else {
-				rc = k == 1 ? load_syl(c, f) : load_t2s(c, f);
-				fclose(f);
-			}
+			rc = jh_data_readable(r, c->files[k], c->lines[k], diag_fn, payload);
 		}
 	}
 	if (rc == JH_OK)
@@ -246,6 +242,36 @@ int jh_context_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *p
 	}
 	*out = c;
 	return JH_OK;
+}
+
+typedef struct {
+	ctx_cfg *c;
+	jh_diag_fn diag_fn;
+	void *payload;
+} lazy_arg;
+
+static void dict_load(ctx_cfg *c);
+
+/* The first use: the stop list, the sound and t2s tables, the dictionary. */
+static int load_tables(void *arg)
+{
+	lazy_arg *a = arg;
+	ctx_cfg *c = a->c;
+	const jh_rule *r = c->rule;
+	int rc = jh_load_words(&c->stop, r->data_dir, c->files[0], r, c->lines[0], a->diag_fn,
+	                       a->payload);
+	for (int k = 1; k < 3 && rc == JH_OK; k++) {
+		FILE *f = open_data(r, c->files[k], c->lines[k], a->diag_fn, a->payload);
+		if (!f) {
+			rc = JH_ERR_RULES;
+		} else {
+			rc = k == 1 ? load_syl(c, f) : load_t2s(c, f);
+			fclose(f);
+		}
+	}
+	if (rc == JH_OK)
+		dict_load(c);
+	return rc;
 }
 
 /* ---- dictionary ---- */
@@ -364,15 +390,6 @@ static void dict_load(ctx_cfg *c)
 	}
 }
 
-static void ensure_loaded(ctx_cfg *c)
-{
-	pthread_mutex_lock(&c->lock);
-	if (!c->loaded) {
-		dict_load(c);
-		c->loaded = 1;
-	}
-	pthread_mutex_unlock(&c->lock);
-}
 
 /* ---- scoring ---- */
 
@@ -560,9 +577,11 @@ static void check_run(jh_brun *run, const ctx_cfg *c, scratch *s, int n, int tra
 
 void jh_context_finish(jh_brun *run)
 {
+	/* the rule set is shared read-only; its lazy tables are the one part
+	 * written, once, under jh_lazy's lock */
 	ctx_cfg *c = (ctx_cfg *)run->cfg;
-	ensure_loaded(c);
-	if (!c->dict_cap)
+	lazy_arg a = {c, run->diag_fn, run->payload};
+	if (jh_lazy_get(&c->once, load_tables, &a) != JH_OK || !c->dict_cap)
 		return;
 	scratch s = {0};
 	const char *t = run->text;

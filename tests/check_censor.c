@@ -217,6 +217,48 @@ START_TEST(safe_fixes_restore_exactly)
 }
 END_TEST
 
+START_TEST(lazy_table_error_reported_at_first_use)
+{
+	/* mask-suggest reads its word list at the first mask, not at compile
+	 * time: a missing list is still a compile error; a broken one is
+	 * reported, with its file and line, by the check that needed it, and
+	 * the check goes on without suggestions. */
+	test_diags ds = TEST_DIAGS_INIT;
+	jh_ruleset *rs;
+	ck_assert_int_eq(test_ruleset_try("[censor.m]\nkind = builtin\ncheck = mask-suggest\n"
+	                                  "words = no-such-list.tsv\nmessage = m\ngood = x\n",
+	                                  &rs, &ds),
+	                 JH_ERR_RULES);
+	ck_assert_msg(test_diags_find(&ds, "cannot read") != NULL, "%s", test_diags_text(&ds));
+	jh_ruleset_free(rs);
+	test_diags_free(&ds);
+
+	ds = (test_diags)TEST_DIAGS_INIT;
+	int rc = test_ruleset_try("[censor.m]\nkind = builtin\ncheck = mask-suggest\n"
+	                          "words = lex-bad-utf8.tsv\nmessage = m\nbad = 他甩出了*\ngood = x\n",
+	                          &rs, &ds);
+	ck_assert_msg(rc == JH_OK, "%s", test_diags_text(&ds));
+	jh_check_options o = {0};
+	o.diag_fn = test_diag_collect;
+	o.payload = &ds;
+	jh_findings fs = JH_FINDINGS_INIT;
+	const char *clean = "他走了。";
+	ck_assert_int_eq(jh_check(rs, clean, strlen(clean), &o, &fs), JH_OK);
+	ck_assert_uint_eq(ds.count, 0); /* no mask: the list is not read */
+	const char *masked = "他甩出了*，走了。他拔出了*枪。";
+	for (int round = 0; round < 2; round++)
+		ck_assert_int_eq(jh_check(rs, masked, strlen(masked), &o, &fs), JH_OK);
+	const test_diag *d = test_diags_find(&ds, "not a word of valid UTF-8");
+	ck_assert_msg(d != NULL, "%s", test_diags_text(&ds));
+	ck_assert_ptr_nonnull(strstr(d->file, "lex-bad-utf8.tsv"));
+	ck_assert_uint_eq(d->line, 3);
+	ck_assert_uint_eq(ds.count, 1); /* reported once, not per mask or per check */
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+	test_diags_free(&ds);
+}
+END_TEST
+
 Suite *censor_suite(void)
 {
 	Suite *s = suite_create("censor");
@@ -228,6 +270,7 @@ Suite *censor_suite(void)
 	tcase_add_test(tc, mask_suggest_ranked);
 	tcase_add_test(tc, mask_suggest_quiet_where_no_mask);
 	tcase_add_test(tc, safe_fixes_restore_exactly);
+	tcase_add_test(tc, lazy_table_error_reported_at_first_use);
 	suite_add_tcase(s, tc);
 	return s;
 }
