@@ -56,7 +56,6 @@ static uint32_t wm_get(const wordmap *m, const char *s, size_t n)
 /* Compare two words by their characters read from the end (for suffix
  * search): byte-reversing UTF-8 would break characters, so compare
  * character by character from the back. */
-static const wordmap *sort_map; /* qsort has no context; only used while sorting at compile time */
 
 static size_t char_start_back(const char *s, size_t end)
 {
@@ -84,18 +83,39 @@ static int cmp_rev(const char *a, size_t al, const char *b, size_t bl)
 	return al ? 1 : bl ? -1 : 0;
 }
 
-static int cmp_prefix_idx(const void *x, const void *y)
+/* qsort_r comparators; ctx is the word buffer to compare in (the words
+ * themselves, or their character-reversed copies for the suffix order). */
+static int cmp_idx_in(const void *x, const void *y, void *ctx)
 {
-	const wordmap *m = sort_map;
+	const wordmap *m = ((const void **)ctx)[0];
+	const char *buf = ((const void **)ctx)[1];
 	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	return strcmp(m->buf + m->off[a], m->buf + m->off[b]);
+	return strcmp(buf + m->off[a], buf + m->off[b]);
 }
 
-static int cmp_suffix_idx(const void *x, const void *y)
+/* Each word with its characters in reverse order (the bytes of each
+ * character kept in order), at the same offsets as buf.  Byte order of
+ * UTF-8 is code-point order and no character is a prefix of another, so
+ * strcmp on these copies is cmp_rev on the words, at a fraction of the
+ * cost: sorting 90,000 words with cmp_rev was most of the load time. */
+static char *wm_reversed(const wordmap *m, size_t size)
 {
-	const wordmap *m = sort_map;
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	return cmp_rev(m->buf + m->off[a], m->len[a], m->buf + m->off[b], m->len[b]);
+	char *rev = malloc(size ? size : 1);
+	if (!rev)
+		return NULL;
+	for (size_t i = 0; i < m->n; i++) {
+		const char *w = m->buf + m->off[i];
+		char *out = rev + m->off[i];
+		size_t end = m->len[i];
+		while (end) {
+			size_t st = char_start_back(w, end);
+			memcpy(out, w + st, end - st);
+			out += end - st;
+			end = st;
+		}
+		*out = '\0';
+	}
+	return rev;
 }
 
 static int wm_load(wordmap *m, const jh_rule *r, const char *file, unsigned line, int indexes,
@@ -180,10 +200,13 @@ static int wm_load(wordmap *m, const jh_rule *r, const char *file, unsigned line
 		return JH_ERR_NOMEM;
 	for (size_t i = 0; i < m->n; i++)
 		m->by_prefix[i] = m->by_suffix[i] = (uint32_t)i;
-	sort_map = m;
-	qsort(m->by_prefix, m->n, sizeof *m->by_prefix, cmp_prefix_idx);
-	qsort(m->by_suffix, m->n, sizeof *m->by_suffix, cmp_suffix_idx);
-	sort_map = NULL;
+	char *rev = wm_reversed(m, text.len);
+	if (!rev)
+		return JH_ERR_NOMEM;
+	const void *by_words[2] = {m, m->buf}, *by_rev[2] = {m, rev};
+	qsort_r(m->by_prefix, m->n, sizeof *m->by_prefix, cmp_idx_in, by_words);
+	qsort_r(m->by_suffix, m->n, sizeof *m->by_suffix, cmp_idx_in, by_rev);
+	free(rev);
 	return JH_OK;
 nomem:
 	jh_buf_free(&path);

@@ -856,17 +856,18 @@ static int lookalike_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, v
 static void word_letters(jh_brun *run, size_t a, size_t b)
 {
 	int count[5] = {0}, plain[5] = {0};
-	for (size_t p = a, n; p < b; p += n) {
+	for (size_t p = a, n; p < b; p += n)
+		count[script_of(decode_at(run->text, b, p, &n))]++;
+	int other = count[S_CYRL] ? S_CYRL : S_GREEK;
+	if (!count[S_LATIN] || !count[other] || (count[S_CYRL] && count[S_GREEK]))
+		return; /* one alphabet: the common case, decided without the table */
+	for (size_t p = a, n; p < b; p += n) { /* letters that look like no other */
 		int32_t cp = decode_at(run->text, b, p, &n);
 		int s = script_of(cp);
-		count[s]++;
 		if (s == S_LATIN ? lookalike(cp, S_LATIN, S_CYRL) < 0 && lookalike(cp, S_LATIN, S_GREEK) < 0
 		                 : lookalike(cp, s, S_LATIN) < 0)
 			plain[s]++;
 	}
-	int other = count[S_CYRL] ? S_CYRL : S_GREEK;
-	if (!count[S_LATIN] || !count[other] || (count[S_CYRL] && count[S_GREEK]))
-		return;
 	/* the word's alphabet: the one most of its letters are in; a tie
 	 * (ΔE, ОК) says nothing */
 	if (count[S_LATIN] == count[other])
@@ -955,9 +956,10 @@ static void lookalike_flush(jh_brun *run)
 		return;
 	if (cfg->digits)
 		word_digits(run, run->run_start, run->run_end);
-	else
+	else if (run->open) /* only a word with a non-ASCII letter can mix alphabets */
 		word_letters(run, run->run_start, run->run_end);
 	run->run_len = 0;
+	run->open = 0;
 }
 
 static void lookalike_step(jh_brun *run, const jh_char *c)
@@ -969,12 +971,14 @@ static void lookalike_step(jh_brun *run, const jh_char *c)
 	if (run->run_len && c->pos == run->run_end) {
 		run->run_end += c->len;
 		run->run_len++;
+		run->open |= c->cp >= 0x80;
 		return;
 	}
 	lookalike_flush(run);
 	run->run_start = c->pos;
 	run->run_end = c->pos + c->len;
 	run->run_len = 1;
+	run->open = c->cp >= 0x80;
 }
 
 static void lookalike_finish(jh_brun *run) { lookalike_flush(run); }
