@@ -49,10 +49,24 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 	int lex_on = 0;
 	for (size_t i = 0; i < lx->n_entries && !lex_on; i++)
 		lex_on = enabled[lx->entries[i].rule_index];
+	/* Per class, the builtins it wakes (a character has exactly one class
+	 * bit): looping over every builtin and testing its mask cost more than
+	 * the checks themselves. */
+	enum { N_CLASSES = 13 };
+	size_t *wakers = malloc((bi->n ? bi->n : 1) * N_CLASSES * sizeof *wakers);
+	size_t n_wakers[N_CLASSES] = {0};
+	if (!wakers)
+		return JH_ERR_NOMEM;
 	uint32_t wake = 0;
-	for (size_t i = 0; i < bi->n; i++)
-		if (runs[i].rule)
-			wake |= bi->v[i].def->wake;
+	for (size_t k = 0; k < bi->n; k++) {
+		if (!runs[k].rule)
+			continue;
+		wake |= bi->v[k].def->wake;
+		for (int b = 0; b < N_CLASSES; b++)
+			if (bi->v[k].def->wake & (1u << b))
+				wakers[(size_t)b * bi->n + n_wakers[b]++] = k;
+	}
+	int rc = JH_OK;
 
 	int32_t state = 0, prev_cp = -2;
 	size_t prev_pos = 0, i = 0;
@@ -64,27 +78,35 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 			uint64_t m = jh_trigger_mask(rx, cp) & trig_on;
 			if (m) {
 				if (jh_grow((void **)&res->events, &res->cap_events, res->n_events + 1,
-				            sizeof *res->events))
-					return JH_ERR_NOMEM;
+				            sizeof *res->events)) {
+					rc = JH_ERR_NOMEM;
+					break;
+				}
 				res->events[res->n_events++] = (jh_trigger_event){i, m};
 			}
 		}
 		if (lex_on) {
 			state = jh_lex_step(lx, state, cp);
 			if ((lx->out[state] >= 0 || lx->dict[state]) &&
-			    push_hits(lx, state, i + n, enabled, res))
-				return JH_ERR_NOMEM;
+			    push_hits(lx, state, i + n, enabled, res)) {
+				rc = JH_ERR_NOMEM;
+				break;
+			}
 		}
 		if (cls & wake) {
 			jh_char c = {cp, cls, i, n, prev_cp, prev_pos};
-			for (size_t k = 0; k < bi->n; k++)
-				if (runs[k].rule && (bi->v[k].def->wake & cls))
-					bi->v[k].def->step(&runs[k], &c);
+			int b = __builtin_ctz(cls);
+			const size_t *w = wakers + (size_t)b * bi->n;
+			for (size_t j = 0; j < n_wakers[b]; j++)
+				bi->v[w[j]].def->step(&runs[w[j]], &c);
 		}
 		prev_cp = cp;
 		prev_pos = i;
 		i += n;
 	}
+	free(wakers);
+	if (rc)
+		return rc;
 	for (size_t k = 0; k < bi->n; k++)
 		if (runs[k].rule && bi->v[k].def->finish)
 			bi->v[k].def->finish(&runs[k]);
