@@ -35,6 +35,7 @@
 #include "charclass.h"
 #include "findings.h"
 #include "typo.h"
+#include "typo_lm.h"
 #include "utf8.h"
 
 #define MAX_WORD 4   /* characters in a dictionary word we use */
@@ -57,15 +58,25 @@ typedef struct {
 	uint32_t syllable; /* index of initial+final, for homophone groups */
 } syl_pair;
 
+/* Confusion index: for a key (which side, a neighbour character, a
+ * syllable) the characters x of that syllable that make a frequent word
+ * with the neighbour on that side; for a key (two syllables) the
+ * two-character words that sound so.  Values in conf_val, [start, start+n). */
+typedef struct {
+	uint64_t key;   /* 0 = empty */
+	uint32_t start, n;
+} conf_slot;
+
 typedef struct {
 	char *dict_path;
+	char *model_path, *lexicon_path; /* sunpinyin's word trigram model */
 	jh_strset stop;
 	t2s_pair *t2s;
 	size_t n_t2s;
 	syl_pair *syl;      /* sorted by code point */
 	size_t n_syl;
 	syl_pair *by_syl;   /* the same, sorted by syllable */
-	unsigned long min_freq, margin;
+	unsigned long min_freq, margin, word_margin;
 	/* Everything above the parameters and below is loaded on first use
 	 * (the rule is opt-in; start-up must not pay for its tables). */
 	jh_lazy once;
@@ -81,11 +92,18 @@ typedef struct {
 	 * pairs of characters start no word, and the filter fits in cache). */
 	float *single_logp;      /* U+4E00..U+9FFF, 0 = not a word */
 	uint64_t *prefix_bloom;  /* PREFIX_BITS bits */
+	/* With the model: its handle, and the confusion index (below). */
+	jh_lm *lm;
+	conf_slot *conf;
+	size_t conf_cap;
+	int32_t *conf_val;
+	size_t n_conf_val;
 } ctx_cfg;
 
 #define PREFIX_BITS ((size_t)1 << 23)
 
-const char *const jh_context_params[] = {"dict", "stop", "sound", "t2s", "min-freq", "margin", NULL};
+const char *const jh_context_params[] = {"dict",     "lm",       "lm-words", "stop",        "sound",
+                                         "t2s",      "min-freq", "margin", "word-margin", NULL};
 
 void jh_context_free(void *p)
 {
@@ -93,6 +111,11 @@ void jh_context_free(void *p)
 	if (!c)
 		return;
 	free(c->dict_path);
+	free(c->model_path);
+	free(c->lexicon_path);
+	jh_lm_free(c->lm);
+	free(c->conf);
+	free(c->conf_val);
 	jh_strset_free(&c->stop);
 	free(c->t2s);
 	free(c->syl);
@@ -220,6 +243,12 @@ int jh_context_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *p
 	const char *v = jh_rule_param(r, "dict", &line);
 	if (v && !(c->dict_path = strdup(v)))
 		rc = JH_ERR_NOMEM;
+	v = jh_rule_param(r, "lm", &line);
+	if (v && !(c->model_path = strdup(v)))
+		rc = JH_ERR_NOMEM;
+	v = jh_rule_param(r, "lm-words", &line);
+	if (v && !(c->lexicon_path = strdup(v)))
+		rc = JH_ERR_NOMEM;
 	const char *keys[] = {"stop", "sound", "t2s"};
 	for (int k = 0; k < 3 && rc == JH_OK; k++) {
 		c->lines[k] = r->line;
@@ -236,6 +265,8 @@ int jh_context_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *p
 		rc = jh_param_uint(r, "min-freq", 300, 100000000, &c->min_freq, diag_fn, payload);
 	if (rc == JH_OK)
 		rc = jh_param_uint(r, "margin", 4, 100, &c->margin, diag_fn, payload);
+	if (rc == JH_OK)
+		rc = jh_param_uint(r, "word-margin", 8, 100, &c->word_margin, diag_fn, payload);
 	if (rc) {
 		jh_context_free(c);
 		return rc;
@@ -251,6 +282,7 @@ typedef struct {
 } lazy_arg;
 
 static void dict_load(ctx_cfg *c);
+static int lm_load(ctx_cfg *c, jh_diag_fn diag_fn, void *payload);
 
 /* The first use: the stop list, the sound and t2s tables, the dictionary. */
 static int load_tables(void *arg)
@@ -271,6 +303,8 @@ static int load_tables(void *arg)
 	}
 	if (rc == JH_OK)
 		dict_load(c);
+	if (rc == JH_OK && c->dict_cap && c->model_path && c->lexicon_path)
+		rc = lm_load(c, a->diag_fn, a->payload);
 	return rc;
 }
 
@@ -499,6 +533,273 @@ static double window_score(const ctx_cfg *c, scratch *s, int n, int i, int32_t x
 	return segment(c, w, b - a, best, step, NULL);
 }
 
+
+/* ---- the word trigram model ---- */
+
+#define LM_SEG 4 /* longest word of the model's lexicon a window is cut into */
+
+enum { CONF_LEFT = 1, CONF_RIGHT = 2, CONF_PAIR = 3 };
+
+static uint64_t conf_key(unsigned type, uint32_t a, uint32_t b)
+{
+	return (uint64_t)type << 62 | (uint64_t)(a & 0x3FFFFFFF) << 32 | b;
+}
+
+static size_t conf_at(const ctx_cfg *c, uint64_t key)
+{
+	uint64_t h = key * 0x9E3779B97F4A7C15ull;
+	return (size_t)(h ^ h >> 29) & (c->conf_cap - 1);
+}
+
+/* The values of key: *n of them from the returned pointer. */
+static const int32_t *conf_get(const ctx_cfg *c, uint64_t key, uint32_t *n)
+{
+	*n = 0;
+	if (!c->conf_cap)
+		return NULL;
+	for (size_t i = conf_at(c, key);; i = (i + 1) & (c->conf_cap - 1)) {
+		const conf_slot *s = &c->conf[i];
+		if (!s->key)
+			return NULL;
+		if (s->key == key) {
+			*n = s->n;
+			return c->conf_val + s->start;
+		}
+	}
+}
+
+static const syl_pair *syllable_of(const ctx_cfg *c, int32_t cp)
+{
+	syl_pair key = {cp, 0};
+	return bsearch(&key, c->syl, c->n_syl, sizeof key, cmp_syl_cp);
+}
+
+typedef struct {
+	uint64_t key;
+	int32_t v[2];
+} conf_entry;
+
+static int cmp_conf(const void *a, const void *b)
+{
+	const conf_entry *x = a, *y = b;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* The index, from the dictionary's two-character words of min-freq or
+ * more whose characters have a syllable and are no function characters. */
+static int conf_build(ctx_cfg *c)
+{
+	conf_entry *e = NULL;
+	size_t n = 0, cap = 0;
+	for (size_t i = 0; i < c->dict_cap; i++) {
+		const dict_slot *d = &c->dict[i];
+		if (!d->h || !d->cp[1] || d->cp[2] || d->freq < c->min_freq)
+			continue;
+		const syl_pair *a = syllable_of(c, d->cp[0]), *b = syllable_of(c, d->cp[1]);
+		if (!a || !b || is_stop(c, d->cp[0]) || is_stop(c, d->cp[1]))
+			continue;
+		if (jh_grow((void **)&e, &cap, n + 3, sizeof *e)) {
+			free(e);
+			return JH_ERR_NOMEM;
+		}
+		e[n++] = (conf_entry){conf_key(CONF_LEFT, (uint32_t)d->cp[0], b->syllable), {d->cp[1], 0}};
+		e[n++] = (conf_entry){conf_key(CONF_RIGHT, (uint32_t)d->cp[1], a->syllable), {d->cp[0], 0}};
+		e[n++] = (conf_entry){conf_key(CONF_PAIR, a->syllable, b->syllable), {d->cp[0], d->cp[1]}};
+	}
+	qsort(e, n, sizeof *e, cmp_conf);
+	c->conf_cap = 1;
+	while (c->conf_cap < n + 16)
+		c->conf_cap <<= 1;
+	c->conf = calloc(c->conf_cap, sizeof *c->conf);
+	c->conf_val = malloc((n * 2 + 1) * sizeof *c->conf_val);
+	if (!c->conf || !c->conf_val) {
+		free(e);
+		return JH_ERR_NOMEM;
+	}
+	for (size_t k = 0; k < n;) {
+		size_t j = k;
+		uint32_t start = (uint32_t)c->n_conf_val;
+		for (; j < n && e[j].key == e[k].key; j++) {
+			c->conf_val[c->n_conf_val++] = e[j].v[0];
+			if ((e[j].key >> 62) == CONF_PAIR)
+				c->conf_val[c->n_conf_val++] = e[j].v[1];
+		}
+		size_t i = conf_at(c, e[k].key);
+		while (c->conf[i].key)
+			i = (i + 1) & (c->conf_cap - 1);
+		c->conf[i] = (conf_slot){e[k].key, start, (uint32_t)(j - k)};
+		k = j;
+	}
+	free(e);
+	return JH_OK;
+}
+
+/* The model, if the package is there.  Missing files leave the rule with
+ * its unigram scoring; a broken file is reported, and the rule then finds
+ * nothing. */
+static int lm_load(ctx_cfg *c, jh_diag_fn diag_fn, void *payload)
+{
+	char err[300];
+	int rc = jh_lm_open(&c->lm, c->model_path, c->lexicon_path, err, sizeof err);
+	if (rc == JH_ERR_IO)
+		return JH_OK;
+	if (rc) {
+		const jh_rule *r = c->rule;
+		jh_report(diag_fn, payload, JH_ERROR, r->file, r->line, 0, r->id, "%s", err);
+		return rc;
+	}
+	return conf_build(c);
+}
+
+/* Log-probability of w[0..n) under the trigram model, cut into words of
+ * the model's lexicon by the best unigram path. */
+static double lm_score(const ctx_cfg *c, const int32_t *w, int n)
+{
+	double best[2 * WINDOW + 4];
+	uint32_t id[2 * WINDOW + 4];
+	int step[2 * WINDOW + 4];
+	best[n] = 0;
+	for (int i = n - 1; i >= 0; i--) {
+		id[i] = jh_lm_word(c->lm, w + i, 1);
+		step[i] = 1;
+		best[i] = jh_lm_unigram(c->lm, id[i]) + best[i + 1];
+		for (int L = 2; L <= LM_SEG && i + L <= n; L++) {
+			uint32_t x = jh_lm_word(c->lm, w + i, L);
+			if (x && jh_lm_unigram(c->lm, x) + best[i + L] > best[i]) {
+				best[i] = jh_lm_unigram(c->lm, x) + best[i + L];
+				id[i] = x, step[i] = L;
+			}
+		}
+	}
+	double total = 0;
+	jh_lm_state st = 0;
+	for (int i = 0; i < n; i += step[i])
+		total += jh_lm_next(c->lm, st, id[i], &st);
+	return total;
+}
+
+/* The window around [i, i+k) with those characters replaced by x. */
+static double lm_window(const ctx_cfg *c, const scratch *s, int n, int i, int k, const int32_t *x)
+{
+	int a = i - WINDOW < 0 ? 0 : i - WINDOW, b = i + k + WINDOW > n ? n : i + k + WINDOW;
+	int32_t w[2 * WINDOW + 4];
+	for (int j = a; j < b; j++)
+		w[j - a] = j >= i && j < i + k ? x[j - i] : s->simp[j];
+	return lm_score(c, w, b - a);
+}
+
+/* The form of simplified sx to write in traditional text: a character of
+ * the same syllable that the t2s map turns into sx, if any. */
+static int32_t trad_form(const ctx_cfg *c, int32_t sx)
+{
+	const syl_pair *me = syllable_of(c, sx);
+	if (!me)
+		return sx;
+	for (size_t k = 0; k < c->n_syl; k++) /* winners only: rare */
+		if (c->by_syl[k].syllable == me->syllable && c->by_syl[k].cp != sx &&
+		    simp_of(c, c->by_syl[k].cp) == sx)
+			return c->by_syl[k].cp;
+	return sx;
+}
+
+/* Report x for [i, i+k) unless the document writes the pair more than
+ * once: then it is meant (a name, a term: 義昌 in 大島義昌). */
+static int lm_emit(jh_brun *run, const ctx_cfg *c, const scratch *s, int n, int i, int k,
+                   const int32_t *x, int trad)
+{
+	const char *t = run->text;
+	if (k > 1 ? occurs_twice(t, run->len, s->pos[i], s->pos[i + k])
+	          : (i > 0 && occurs_twice(t, run->len, s->pos[i - 1], s->pos[i + 1])) ||
+	                (i + 1 < n && occurs_twice(t, run->len, s->pos[i], s->pos[i + 2])))
+		return 0;
+	char fix[16];
+	size_t fl = 0;
+	for (int j = 0; j < k; j++)
+		fl += jh_utf8_encode(trad ? trad_form(c, x[j]) : x[j], fix + fl);
+	fix[fl] = '\0';
+	jh_hit h = {run->rule, run->rule_index, s->pos[i], s->pos[i + k], fix, fl, JH_UNSAFE, NULL};
+	int rc = jh_findings_add_hit(run->out, t, &h);
+	if (rc && !run->err)
+		run->err = rc;
+	return 1;
+}
+
+/* With the model: every character that is no function character, and
+ * every pair of them, is a spot; its candidates come from the confusion
+ * index (they complete a frequent word), and the best wins when it raises
+ * the window's trigram log-probability by the margin (word-margin when
+ * the original already makes a word: a slip into another real word needs
+ * more proof) and beats the runner-up by 2. */
+static void check_run_lm(jh_brun *run, const ctx_cfg *c, scratch *s, int n, int trad)
+{
+	if (n < 2)
+		return;
+	segment(c, s->simp, n, s->best, s->step, s->single);
+	for (int i = 0; i < n; i++) {
+		const syl_pair *me = is_stop(c, s->cp[i]) ? NULL : syllable_of(c, s->cp[i]);
+		if (!me)
+			continue;
+		int32_t l = i > 0 ? s->simp[i - 1] : 0, r = i + 1 < n ? s->simp[i + 1] : 0;
+		int32_t pair[2];
+		int word = !s->single[i] || (l && (pair[0] = l, pair[1] = s->simp[i], dict_freq(c, pair, 2))) ||
+		           (r && (pair[0] = s->simp[i], pair[1] = r, dict_freq(c, pair, 2)));
+		double need = word ? (double)c->word_margin : (double)c->margin;
+		double base = NAN;
+		/* Two characters that sound like another word (上网 for 伤亡). */
+		const syl_pair *next = r && !is_stop(c, s->cp[i + 1]) ? syllable_of(c, s->cp[i + 1]) : NULL;
+		if (next) {
+			uint32_t nv;
+			const int32_t *v = conf_get(c, conf_key(CONF_PAIR, me->syllable, next->syllable), &nv);
+			double top = -INFINITY, second = -INFINITY;
+			const int32_t *win = NULL;
+			for (uint32_t k = 0; k < nv; k++, v += 2) {
+				if (v[0] == s->simp[i] || v[1] == s->simp[i + 1])
+					continue;
+				double sc = lm_window(c, s, n, i, 2, v);
+				if (sc > top)
+					second = top, top = sc, win = v;
+				else if (sc > second)
+					second = sc;
+			}
+			if (win) {
+				base = lm_window(c, s, n, i, 1, s->simp + i);
+				if (top - base >= (double)c->word_margin && top - second >= 2 &&
+				    lm_emit(run, c, s, n, i, 2, win, trad)) {
+					i++;
+					continue;
+				}
+			}
+		}
+		/* One character. */
+		double top = -INFINITY, second = -INFINITY;
+		int32_t win = 0;
+		for (int side = 0; side < 2; side++) {
+			int32_t nb = side ? r : l;
+			if (!nb)
+				continue;
+			uint32_t nv;
+			const int32_t *v =
+				conf_get(c, conf_key(side ? CONF_RIGHT : CONF_LEFT, (uint32_t)nb, me->syllable), &nv);
+			for (uint32_t k = 0; k < nv; k++) {
+				int32_t x = v[k];
+				if (x == s->simp[i] || x == win)
+					continue;
+				double sc = lm_window(c, s, n, i, 1, &x);
+				if (sc > top)
+					second = top, top = sc, win = x;
+				else if (sc > second)
+					second = sc;
+			}
+		}
+		if (!win)
+			continue;
+		if (isnan(base))
+			base = lm_window(c, s, n, i, 1, s->simp + i);
+		if (top - base >= need && top - second >= 2)
+			lm_emit(run, c, s, n, i, 1, &win, trad);
+	}
+}
+
 static void check_run(jh_brun *run, const ctx_cfg *c, scratch *s, int n, int trad)
 {
 	if (n < 3)
@@ -603,7 +904,10 @@ void jh_context_finish(jh_brun *run)
 			s.pos[n + 1] = i + k;
 			n++;
 		} else {
-			check_run(run, c, &s, n, trad);
+			if (c->lm)
+				check_run_lm(run, c, &s, n, trad);
+			else
+				check_run(run, c, &s, n, trad);
 			n = 0;
 			/* Dialogue is skipped: speech has its own words. */
 			if (cp == 0x201C || cp == 0x300C || cp == 0x300E)

@@ -1,0 +1,403 @@
+/* typo_lm.c — reader of sunpinyin's threaded back-off trigram model and
+ * of the word list of its pinyin lexicon (see typo_lm.h).
+ *
+ * lm_sc.t3g, little-endian 32-bit words:
+ *   N, use_log, level sizes [N+1],
+ *   probability table (65536 floats), back-off weight table (16384 floats),
+ *   levels 0..N-1 of 12-byte nodes, then level N of 8-byte leaves.
+ * A node holds a word id (18 bits), the index of its back-off weight (14),
+ * of its probability (16), the index of its first child in the next level
+ * (23 bits split in two), and a thread: the level and index of the node to
+ * back off to.  A node's children run to the first child of the node after
+ * it (every level ends with a sentinel).  Level 0 is the single root; a
+ * word missing from the root's children gets the root's own probability.
+ * A leaf holds a word id, a probability index and its thread.  With
+ * use_log the tables hold -log p, else p.
+ *
+ * pydict_sc.bin: word count, node count, offset of the strings; from that
+ * offset, the words in id order as NUL-terminated UCS-4 strings.  The trie
+ * of pinyin before them is not needed here.
+ *
+ * Every offset read from either file is checked against the file's size
+ * and the level it points into, so a truncated or corrupt file is an error
+ * at open or, deep in the trie, an unseen word: never a read out of
+ * bounds. */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "jinghua.h"
+#include "typo_lm.h"
+
+#define PR_SIZE 65536
+#define BOW_SIZE 16384
+#define MAX_N 4
+#define LOG_FLOOR (-50.0)
+
+typedef struct {
+	uint64_t h;  /* 0 = empty */
+	uint32_t id;
+} word_slot;
+
+struct jh_lm {
+	const unsigned char *model, *lex;
+	size_t model_size, lex_size;
+	unsigned n;                      /* order */
+	uint32_t level_size[MAX_N + 1];
+	const unsigned char *level[MAX_N + 1];
+	float log_pr[PR_SIZE], log_bow[BOW_SIZE];
+	/* the lexicon: where each word's characters start (in 4-byte units
+	 * from the start of lex) and its length */
+	uint32_t n_words;
+	uint32_t *word_off;
+	uint8_t *word_len;
+	word_slot *index;
+	size_t index_cap;
+	jh_lm_state start;
+	float *uni;                      /* log P(word) by id */
+};
+
+static uint32_t rd32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static float rdf(const unsigned char *p)
+{
+	uint32_t u = rd32(p);
+	float f;
+	memcpy(&f, &u, sizeof f);
+	return f;
+}
+
+/* ---- nodes ---- */
+
+typedef struct {
+	uint32_t wid, bow, pr, ch, bon, bol;
+} node;
+
+static node get_node(const jh_lm *lm, unsigned lvl, uint32_t i)
+{
+	const unsigned char *p = lm->level[lvl] + (size_t)i * 12;
+	uint32_t a = rd32(p), b = rd32(p + 4), c = rd32(p + 8);
+	node x = {a & 0x3FFFF, a >> 18, b & 0xFFFF, (c >> 25) << 16 | b >> 16, c & 0x7FFFFF,
+	          c >> 23 & 3};
+	return x;
+}
+
+static node get_leaf(const jh_lm *lm, uint32_t i)
+{
+	const unsigned char *p = lm->level[lm->n] + (size_t)i * 8;
+	uint32_t a = rd32(p), b = rd32(p + 4);
+	node x = {a & 0x3FFFF, 0, (b >> 25) << 14 | a >> 18, 0, b & 0x7FFFFF, b >> 23 & 3};
+	return x;
+}
+
+static node get_any(const jh_lm *lm, unsigned lvl, uint32_t i)
+{
+	return lvl == lm->n ? get_leaf(lm, i) : get_node(lm, lvl, i);
+}
+
+/* Is (lvl, i) a node that may be read, sentinels excluded? */
+static int valid(const jh_lm *lm, unsigned lvl, uint32_t i)
+{
+	return lvl <= lm->n && (uint64_t)i + 1 < lm->level_size[lvl];
+}
+
+static jh_lm_state pack(unsigned lvl, uint32_t i)
+{
+	return (jh_lm_state)lvl << 24 | (i & 0xFFFFFF);
+}
+
+/* The history a state leaves for the next word: a leaf or a node without
+ * children stands for its thread. */
+static jh_lm_state historify(const jh_lm *lm, unsigned lvl, uint32_t i)
+{
+	if (!valid(lm, lvl, i))
+		return 0;
+	node x = get_any(lm, lvl, i);
+	if (lvl < lm->n && get_node(lm, lvl, i + 1).ch != x.ch)
+		return pack(lvl, i);
+	if (x.bol >= lvl || !valid(lm, x.bol, x.bon) || x.bol >= lm->n)
+		return 0;
+	return pack(x.bol, x.bol ? x.bon : 0);
+}
+
+/* The child of node (lvl, i) for word wid, as its index in level lvl+1,
+ * or -1. */
+static long find_child(const jh_lm *lm, unsigned lvl, uint32_t i, uint32_t wid)
+{
+	uint32_t lo = get_node(lm, lvl, i).ch, hi = get_node(lm, lvl, i + 1).ch;
+	if (lo > hi || hi > lm->level_size[lvl + 1])
+		return -1;
+	while (lo < hi) {
+		uint32_t m = lo + (hi - lo) / 2;
+		uint32_t w = lvl + 1 == lm->n ? get_leaf(lm, m).wid : get_node(lm, lvl + 1, m).wid;
+		if (w < wid)
+			lo = m + 1;
+		else if (w > wid)
+			hi = m;
+		else
+			return (long)m;
+	}
+	return -1;
+}
+
+double jh_lm_next(const jh_lm *lm, jh_lm_state state, uint32_t wid, jh_lm_state *next)
+{
+	unsigned lvl = state >> 24;
+	uint32_t i = state & 0xFFFFFF;
+	double cost = 0;
+	if (lvl >= lm->n || !valid(lm, lvl, i))
+		lvl = 0, i = 0;
+	if (lvl == 0)
+		i = 0;
+	for (;;) {
+		node x = get_node(lm, lvl, i);
+		/* id 0 is the model's sentence boundary: never a word of text */
+		long m = wid ? find_child(lm, lvl, i, wid) : -1;
+		if (m >= 0) {
+			*next = historify(lm, lvl + 1, (uint32_t)m);
+			return cost + lm->log_pr[get_any(lm, lvl + 1, (uint32_t)m).pr];
+		}
+		cost += lm->log_bow[x.bow];
+		/* the thread goes down a level each time: the walk ends */
+		if (lvl == 0 || x.bol >= lvl || (x.bol && !valid(lm, x.bol, x.bon)))
+			break;
+		lvl = x.bol;
+		i = lvl ? x.bon : 0;
+	}
+	*next = 0;
+	return cost + lm->log_pr[get_node(lm, 0, 0).pr];
+}
+
+double jh_lm_unigram(const jh_lm *lm, uint32_t wid)
+{
+	return wid < lm->n_words ? lm->uni[wid] : lm->uni[0];
+}
+
+jh_lm_state jh_lm_start(const jh_lm *lm)
+{
+	return lm->start;
+}
+
+/* ---- lexicon ---- */
+
+static uint64_t cp_hash(const int32_t *cp, int n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (int i = 0; i < n; i++)
+		h = (h ^ (uint32_t)cp[i]) * 1099511628211ull;
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 29;
+	return h ? h : 1;
+}
+
+static int same_word(const jh_lm *lm, uint32_t id, const int32_t *cp, int n)
+{
+	if (lm->word_len[id] != n)
+		return 0;
+	const unsigned char *p = lm->lex + (size_t)lm->word_off[id] * 4;
+	for (int k = 0; k < n; k++)
+		if ((int32_t)rd32(p + 4 * k) != cp[k])
+			return 0;
+	return 1;
+}
+
+uint32_t jh_lm_word(const jh_lm *lm, const int32_t *cp, int n)
+{
+	if (n < 1 || n > JH_LM_MAX_WORD)
+		return 0;
+	uint64_t h = cp_hash(cp, n);
+	for (size_t i = h & (lm->index_cap - 1);; i = (i + 1) & (lm->index_cap - 1)) {
+		const word_slot *s = &lm->index[i];
+		if (!s->h)
+			return 0;
+		if (s->h == h && same_word(lm, s->id, cp, n))
+			return s->id;
+	}
+}
+
+uint32_t jh_lm_count(const jh_lm *lm)
+{
+	return lm->n_words;
+}
+
+int jh_lm_word_text(const jh_lm *lm, uint32_t id, int32_t *cp, int max)
+{
+	if (id >= lm->n_words)
+		return 0;
+	int n = lm->word_len[id];
+	const unsigned char *p = lm->lex + (size_t)lm->word_off[id] * 4;
+	for (int k = 0; k < n && k < max; k++)
+		cp[k] = (int32_t)rd32(p + 4 * k);
+	return n;
+}
+
+/* ---- opening ---- */
+
+static int fail(char *err, size_t len, int rc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (err && len)
+		vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+static int map_file(const char *path, const unsigned char **out, size_t *size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	void *p = MAP_FAILED;
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (p == MAP_FAILED)
+		return -1;
+	*out = p;
+	*size = (size_t)st.st_size;
+	return 0;
+}
+
+static int load_model(jh_lm *lm, const char *path, char *err, size_t len)
+{
+	if (map_file(path, &lm->model, &lm->model_size))
+		return fail(err, len, JH_ERR_IO, "cannot read %s", path);
+	const unsigned char *m = lm->model;
+	size_t size = lm->model_size;
+	if (size < 8 || (lm->n = rd32(m)) < 1 || lm->n > MAX_N)
+		return fail(err, len, JH_ERR_RULES, "%s: not a sunpinyin model (order)", path);
+	unsigned use_log = rd32(m + 4);
+	uint64_t off = 8 + 4 * (uint64_t)(lm->n + 1);
+	uint64_t tables = off, nodes = tables + 4 * (uint64_t)(PR_SIZE + BOW_SIZE);
+	if (nodes > size)
+		return fail(err, len, JH_ERR_RULES, "%s: truncated", path);
+	uint64_t end = nodes;
+	for (unsigned l = 0; l <= lm->n; l++) {
+		lm->level_size[l] = rd32(m + 8 + 4 * l);
+		/* a level ends with a sentinel; indexes are 23 bits */
+		if (lm->level_size[l] < 2 || lm->level_size[l] > 0x7FFFFF)
+			return fail(err, len, JH_ERR_RULES, "%s: bad size of level %u", path, l);
+		lm->level[l] = m + end;
+		end += (uint64_t)lm->level_size[l] * (l == lm->n ? 8 : 12);
+	}
+	if (end > size)
+		return fail(err, len, JH_ERR_RULES, "%s: truncated (%zu of %llu bytes)", path, size,
+		            (unsigned long long)end);
+	if (lm->level_size[0] != 2)
+		return fail(err, len, JH_ERR_RULES, "%s: bad root", path);
+	for (size_t k = 0; k < PR_SIZE + BOW_SIZE; k++) {
+		double v = rdf(m + tables + 4 * k);
+		double lg = use_log ? -v : (v > 0 ? log(v) : LOG_FLOOR);
+		/* back-off weights may exceed 1; probabilities may not */
+		if (!isfinite(lg) || lg < LOG_FLOOR)
+			lg = LOG_FLOOR;
+		if (k < PR_SIZE)
+			lm->log_pr[k] = (float)(lg > 0 ? 0 : lg);
+		else
+			lm->log_bow[k - PR_SIZE] = (float)(lg > 20 ? 20 : lg);
+	}
+	return JH_OK;
+}
+
+static int load_lexicon(jh_lm *lm, const char *path, char *err, size_t len)
+{
+	if (map_file(path, &lm->lex, &lm->lex_size))
+		return fail(err, len, JH_ERR_IO, "cannot read %s", path);
+	const unsigned char *x = lm->lex;
+	size_t size = lm->lex_size;
+	if (size < 12)
+		return fail(err, len, JH_ERR_RULES, "%s: truncated", path);
+	uint32_t count = rd32(x), off = rd32(x + 8);
+	if (count == 0 || count > 0x3FFFF || off % 4 || off < 12 || off >= size)
+		return fail(err, len, JH_ERR_RULES, "%s: not a sunpinyin lexicon", path);
+	lm->word_off = malloc((size_t)count * sizeof *lm->word_off);
+	lm->word_len = malloc(count);
+	lm->index_cap = 1;
+	while (lm->index_cap < (size_t)count * 2)
+		lm->index_cap <<= 1;
+	lm->index = calloc(lm->index_cap, sizeof *lm->index);
+	if (!lm->word_off || !lm->word_len || !lm->index)
+		return fail(err, len, JH_ERR_NOMEM, "out of memory");
+	size_t at = off / 4, units = size / 4;
+	for (uint32_t id = 0; id < count; id++) {
+		size_t s = at;
+		while (at < units && rd32(x + 4 * at))
+			at++;
+		if (at >= units)
+			return fail(err, len, JH_ERR_RULES, "%s: truncated word list", path);
+		size_t n = at - s;
+		at++; /* the NUL */
+		lm->word_off[id] = (uint32_t)s;
+		lm->word_len[id] = n <= JH_LM_MAX_WORD ? (uint8_t)n : 0;
+		if (!lm->word_len[id])
+			continue;
+		int32_t cp[JH_LM_MAX_WORD];
+		for (size_t k = 0; k < n; k++)
+			cp[k] = (int32_t)rd32(x + 4 * (s + k));
+		uint64_t h = cp_hash(cp, (int)n);
+		size_t i = h & (lm->index_cap - 1);
+		while (lm->index[i].h && !(lm->index[i].h == h && same_word(lm, lm->index[i].id, cp, (int)n)))
+			i = (i + 1) & (lm->index_cap - 1);
+		if (!lm->index[i].h) /* the first id of a word written twice */
+			lm->index[i] = (word_slot){h, id};
+	}
+	lm->n_words = count;
+	return JH_OK;
+}
+
+void jh_lm_free(jh_lm *lm)
+{
+	if (!lm)
+		return;
+	if (lm->model)
+		munmap((void *)lm->model, lm->model_size);
+	if (lm->lex)
+		munmap((void *)lm->lex, lm->lex_size);
+	free(lm->word_off);
+	free(lm->word_len);
+	free(lm->index);
+	free(lm->uni);
+	free(lm);
+}
+
+int jh_lm_open(jh_lm **out, const char *model_path, const char *lexicon_path, char *err,
+               size_t err_len)
+{
+	*out = NULL;
+	jh_lm *lm = calloc(1, sizeof *lm);
+	if (!lm)
+		return fail(err, err_len, JH_ERR_NOMEM, "out of memory");
+	int rc = load_model(lm, model_path, err, err_len);
+	if (rc == JH_OK)
+		rc = load_lexicon(lm, lexicon_path, err, err_len);
+	if (rc) {
+		jh_lm_free(lm);
+		return rc;
+	}
+	long m = find_child(lm, 0, 0, 0);
+	lm->start = m >= 0 ? historify(lm, 1, (uint32_t)m) : 0;
+	/* unigrams of the whole lexicon (id 0: an unseen word) */
+	lm->uni = malloc((size_t)lm->n_words * sizeof *lm->uni);
+	if (!lm->uni) {
+		jh_lm_free(lm);
+		return fail(err, err_len, JH_ERR_NOMEM, "out of memory");
+	}
+	for (uint32_t id = 0; id < lm->n_words; id++) {
+		jh_lm_state st;
+		lm->uni[id] = (float)jh_lm_next(lm, 0, id, &st);
+	}
+	*out = lm;
+	return JH_OK;
+}
