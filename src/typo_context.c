@@ -15,10 +15,13 @@
  * document writes more than once is meant (a name, a term), and dialogue
  * in quotation marks is skipped.
  *
- * The model is a unigram word model, not an n-gram one: it finds slips
- * that leave a non-word (炮單), not those that make another word (上网 for
- * 伤亡, 战事 for 战士).  Those need a word n-gram model; see the note of
- * issue 6.
+ * With sunpinyin's word trigram model (typo_lm.c; Debian sunpinyin-data,
+ * read at run time) every character that is no function character is a
+ * spot: its candidates come from a confusion index (same syllable,
+ * completes a frequent word with a neighbour; or a two-character word of
+ * the same syllables when the original pair is a word, 上网 for 伤亡), and
+ * the window is rescored with the trigram model.  Without the model the
+ * unigram scoring above is used.
  *
  * The dictionary is jieba's dict.txt, read at run time from where Debian
  * installs it (the `dict` parameter), the first time the rule runs: a rule
@@ -266,7 +269,7 @@ int jh_context_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *p
 	if (rc == JH_OK)
 		rc = jh_param_uint(r, "margin", 4, 100, &c->margin, diag_fn, payload);
 	if (rc == JH_OK)
-		rc = jh_param_uint(r, "word-margin", 8, 100, &c->word_margin, diag_fn, payload);
+		rc = jh_param_uint(r, "word-margin", 10, 100, &c->word_margin, diag_fn, payload);
 	if (rc) {
 		jh_context_free(c);
 		return rc;
@@ -744,35 +747,12 @@ static void check_run_lm(jh_brun *run, const ctx_cfg *c, scratch *s, int n, int 
 		int word = !s->single[i] || (l && (pair[0] = l, pair[1] = s->simp[i], dict_freq(c, pair, 2))) ||
 		           (r && (pair[0] = s->simp[i], pair[1] = r, dict_freq(c, pair, 2)));
 		double need = word ? (double)c->word_margin : (double)c->margin;
-		double base = NAN;
-		/* Two characters that sound like another word (上网 for 伤亡). */
-		const syl_pair *next = r && !is_stop(c, s->cp[i + 1]) ? syllable_of(c, s->cp[i + 1]) : NULL;
-		if (next) {
-			uint32_t nv;
-			const int32_t *v = conf_get(c, conf_key(CONF_PAIR, me->syllable, next->syllable), &nv);
-			double top = -INFINITY, second = -INFINITY;
-			const int32_t *win = NULL;
-			for (uint32_t k = 0; k < nv; k++, v += 2) {
-				if (v[0] == s->simp[i] || v[1] == s->simp[i + 1])
-					continue;
-				double sc = lm_window(c, s, n, i, 2, v);
-				if (sc > top)
-					second = top, top = sc, win = v;
-				else if (sc > second)
-					second = sc;
-			}
-			if (win) {
-				base = lm_window(c, s, n, i, 1, s->simp + i);
-				if (top - base >= (double)c->word_margin && top - second >= 2 &&
-				    lm_emit(run, c, s, n, i, 2, win, trad)) {
-					i++;
-					continue;
-				}
-			}
-		}
-		/* One character. */
+		/* The candidates compete: each character x that completes a word
+		 * with a neighbour, and each two-character word that sounds like
+		 * characters i and i+1 (上网 for 伤亡). */
 		double top = -INFINITY, second = -INFINITY;
-		int32_t win = 0;
+		int32_t win[2] = {0, 0};
+		int win_k = 0;
 		for (int side = 0; side < 2; side++) {
 			int32_t nb = side ? r : l;
 			if (!nb)
@@ -782,21 +762,37 @@ static void check_run_lm(jh_brun *run, const ctx_cfg *c, scratch *s, int n, int 
 				conf_get(c, conf_key(side ? CONF_RIGHT : CONF_LEFT, (uint32_t)nb, me->syllable), &nv);
 			for (uint32_t k = 0; k < nv; k++) {
 				int32_t x = v[k];
-				if (x == s->simp[i] || x == win)
+				if (x == s->simp[i] || (win_k == 1 && x == win[0]))
 					continue;
 				double sc = lm_window(c, s, n, i, 1, &x);
 				if (sc > top)
-					second = top, top = sc, win = x;
+					second = top, top = sc, win[0] = x, win_k = 1;
 				else if (sc > second)
 					second = sc;
 			}
 		}
-		if (!win)
+		/* ...when the two make a word already: a non-word is one slip */
+		const syl_pair *next = r && !is_stop(c, s->cp[i + 1]) ? syllable_of(c, s->cp[i + 1]) : NULL;
+		if (next && dict_freq(c, s->simp + i, 2)) {
+			uint32_t nv;
+			const int32_t *v = conf_get(c, conf_key(CONF_PAIR, me->syllable, next->syllable), &nv);
+			for (uint32_t k = 0; k < nv; k++, v += 2) {
+				if (v[0] == s->simp[i] || v[1] == s->simp[i + 1])
+					continue;
+				double sc = lm_window(c, s, n, i, 2, v);
+				if (sc > top)
+					second = top, top = sc, win[0] = v[0], win[1] = v[1], win_k = 2;
+				else if (sc > second)
+					second = sc;
+			}
+		}
+		if (!win_k)
 			continue;
-		if (isnan(base))
-			base = lm_window(c, s, n, i, 1, s->simp + i);
-		if (top - base >= need && top - second >= 2)
-			lm_emit(run, c, s, n, i, 1, &win, trad);
+		if (win_k == 2)
+			need = (double)c->word_margin; /* a whole word changed */
+		double base = lm_window(c, s, n, i, 1, s->simp + i);
+		if (top - base >= need && top - second >= 2 && lm_emit(run, c, s, n, i, win_k, win, trad))
+			i += win_k - 1;
 	}
 }
 

@@ -4,10 +4,13 @@
  * guards that keep real pairs of words out).  The rules use the real data
  * files in rules/data, so the tests also hold the generated lists to what
  * the rules promise. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tests.h"
+#include "typo_lm.h"
+#include "utf8.h"
 
 #define RULES_DATA JH_SRCDIR "/rules/data"
 
@@ -162,6 +165,158 @@ START_TEST(context_without_dictionary)
 }
 END_TEST
 
+
+#define SUNPINYIN "/usr/lib/x86_64-linux-gnu/sunpinyin/data/"
+#define LM_MODEL SUNPINYIN "lm_sc.t3g"
+#define LM_WORDS SUNPINYIN "pydict_sc.bin"
+
+static uint32_t lm_id(const jh_lm *lm, const char *word)
+{
+	int32_t cp[JH_LM_MAX_WORD];
+	int n = 0;
+	for (const char *p = word; *p && n < JH_LM_MAX_WORD;) {
+		size_t k = jh_utf8_decode((const unsigned char *)p, strlen(p), &cp[n++]);
+		p += k ? k : 1;
+	}
+	return jh_lm_word(lm, cp, n);
+}
+
+static double lm_sentence(const jh_lm *lm, const char *const *words)
+{
+	jh_lm_state st = jh_lm_start(lm);
+	double sum = 0;
+	for (; *words; words++)
+		sum += jh_lm_next(lm, st, lm_id(lm, *words), &st);
+	return sum;
+}
+
+/* sunpinyin-data's model: words have ids, context changes probabilities,
+ * and 战士们 beats 战事们 (a slip into another real word). */
+START_TEST(lm_sunpinyin)
+{
+	jh_lm *lm;
+	char err[256];
+	if (jh_lm_open(&lm, LM_MODEL, LM_WORDS, err, sizeof err) == JH_ERR_IO)
+		return; /* sunpinyin-data not installed */
+	ck_assert_ptr_nonnull(lm);
+	ck_assert_uint_ne(lm_id(lm, "中国"), 0);
+	ck_assert_uint_eq(lm_id(lm, "炮單"), 0);
+	const char *right[] = {"战士", "们", "赶紧", "趴下", NULL};
+	const char *wrong[] = {"战事", "们", "赶紧", "趴下", NULL};
+	ck_assert(lm_sentence(lm, right) > lm_sentence(lm, wrong) + 4);
+	jh_lm_state st;
+	double uni = jh_lm_unigram(lm, lm_id(lm, "们"));
+	jh_lm_next(lm, 0, lm_id(lm, "战士"), &st);
+	ck_assert(jh_lm_next(lm, st, lm_id(lm, "们"), &st) > uni);
+	jh_lm_free(lm);
+}
+END_TEST
+
+static void put32(FILE *f, uint32_t v)
+{
+	unsigned char b[4] = {v & 255, v >> 8 & 255, v >> 16 & 255, v >> 24};
+	ck_assert_uint_eq(fwrite(b, 1, 4, f), 4);
+}
+
+/* A model of the right size whose every node is garbage (children and
+ * threads far out of range), or the real one cut short: open fails with
+ * a sentence, or lookups stay in bounds.  Never a crash. */
+START_TEST(lm_corrupt)
+{
+	char model[] = "/tmp/jh-lm-XXXXXX", words[] = "/tmp/jh-lmw-XXXXXX";
+	int fd = mkstemp(model), fw = mkstemp(words);
+	ck_assert(fd >= 0 && fw >= 0);
+	FILE *f = fdopen(fd, "wb"), *w = fdopen(fw, "wb");
+	uint32_t sizes[4] = {2, 5, 4, 3};
+	put32(f, 3), put32(f, 0);
+	for (int l = 0; l < 4; l++)
+		put32(f, sizes[l]);
+	for (int k = 0; k < 65536 + 16384; k++)
+		put32(f, 0x3F000000); /* 0.5 */
+	for (int k = 0; k < (2 + 5 + 4) * 3 + 3 * 2; k++)
+		put32(f, 0xFFFFFFFFu - (uint32_t)k);
+	fclose(f);
+	/* words: "", 中, 中国 */
+	put32(w, 3), put32(w, 0), put32(w, 12);
+	put32(w, 0), put32(w, 0x4E2D), put32(w, 0), put32(w, 0x4E2D), put32(w, 0x56FD), put32(w, 0);
+	fclose(w);
+	jh_lm *lm;
+	char err[256];
+	ck_assert_int_eq(jh_lm_open(&lm, model, words, err, sizeof err), JH_OK);
+	ck_assert_uint_eq(lm_id(lm, "中国"), 2);
+	jh_lm_state st = jh_lm_start(lm);
+	for (uint32_t id = 0; id < 300000; id += 997) {
+		double p = jh_lm_next(lm, st, id, &st);
+		ck_assert(isfinite(p) && p <= 0);
+	}
+	for (uint32_t s = 0; s < 0x4000000; s += 0x10001) { /* any state at all */
+		double p = jh_lm_next(lm, s, 2, &st);
+		ck_assert(isfinite(p));
+	}
+	jh_lm_free(lm);
+	/* the real model, cut: an error, not a crash */
+	FILE *in = fopen(LM_MODEL, "rb");
+	if (in) {
+		static char buf[1 << 20];
+		size_t n = fread(buf, 1, sizeof buf, in);
+		fclose(in);
+		size_t cuts[] = {0, 7, 24, 300000, n};
+		for (size_t k = 0; k < sizeof cuts / sizeof *cuts; k++) {
+			f = fopen(model, "wb");
+			ck_assert_uint_eq(fwrite(buf, 1, cuts[k], f), cuts[k]);
+			fclose(f);
+			int rc = jh_lm_open(&lm, model, words, err, sizeof err);
+			ck_assert_msg(rc == JH_ERR_RULES || (rc == JH_ERR_IO && cuts[k] == 0), "cut %zu: %d",
+			              cuts[k], rc);
+			ck_assert_ptr_null(lm);
+		}
+	}
+	/* a word list whose strings run off the end */
+	w = fopen(words, "wb");
+	put32(w, 50), put32(w, 0), put32(w, 12), put32(w, 0x4E2D);
+	fclose(w);
+	ck_assert_int_eq(jh_lm_open(&lm, LM_MODEL, words, err, sizeof err),
+	                 fopen(LM_MODEL, "rb") ? JH_ERR_RULES : JH_ERR_IO);
+	remove(model);
+	remove(words);
+}
+END_TEST
+
+#define CONTEXT_LM_RULE(model) \
+	"[typo.ctx]\nkind = builtin\ncheck = context\ndict = " JIEBA_DICT "\nlm = " model "\n" \
+	"lm-words = " LM_WORDS "\nstop = typo-drift-stop.tsv\nsound = typo-char-sound.tsv\n" \
+	"t2s = typo-t2s.tsv\nword-margin = 8\nmessage = “{match}”→“{fix}”\nfix = $0\n" \
+	"safety = unsafe\nbad = 还是炮單威力\ngood = 炮弹\n"
+
+/* With the model: a slip into another real word (在伤亡聊天 for 在上网聊天,
+ * at word-margin 8, below the rule file's 10),
+ * and the non-word slips as before; a missing model = the unigram
+ * scoring. */
+START_TEST(context_trigram)
+{
+	FILE *f = fopen(JIEBA_DICT, "rb"), *g = fopen(LM_MODEL, "rb");
+	if (f)
+		fclose(f);
+	if (g)
+		fclose(g);
+	if (!f || !g)
+		return;
+	jh_ruleset *rs = typo_ruleset(CONTEXT_LM_RULE(LM_MODEL));
+	jh_findings fs = JH_FINDINGS_INIT;
+	ck_assert_uint_eq(count(rs, "还是炮单威力", &fs), 1);
+	ck_assert_str_eq(fs.items[0].edits[0].replacement, "弹");
+	ck_assert_uint_eq(count(rs, "他每天晚上都在伤亡聊天。", &fs), 1);
+	ck_assert_str_eq(fs.items[0].edits[0].replacement, "上网");
+	ck_assert_uint_eq(count(rs, "他每天晚上都在上网聊天。", &fs), 0);
+	ck_assert_uint_eq(count(rs, "这次事故造成了严重的人员伤亡。", &fs), 0);
+	jh_ruleset_free(rs);
+	rs = typo_ruleset(CONTEXT_LM_RULE("/nonexistent/lm_sc.t3g"));
+	ck_assert_uint_eq(count(rs, "还是炮单威力", &fs), 1);
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
 Suite *typo_suite(void)
 {
 	Suite *s = suite_create("typo");
@@ -172,6 +327,9 @@ Suite *typo_suite(void)
 	tcase_add_test(tc, name_drift_bad_params);
 	tcase_add_test(tc, context_homophone);
 	tcase_add_test(tc, context_without_dictionary);
+	tcase_add_test(tc, lm_sunpinyin);
+	tcase_add_test(tc, lm_corrupt);
+	tcase_add_test(tc, context_trigram);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
