@@ -17,6 +17,7 @@ typedef struct {
 	unsigned bit;       /* its bit in trigger masks */
 	unsigned lead;      /* match may start this many characters before the trigger */
 	uint32_t pairs;     /* capture groups + 1: the ovector pairs this pattern sets */
+	int jit;            /* JIT-compiled: matched through pcre2_jit_match */
 } jh_rx;
 
 typedef struct {
