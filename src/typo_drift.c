@@ -441,25 +441,41 @@ static int drift_load(drift_cfg *c, const jh_rule *r)
 	return c->load_rc;
 }
 
-void jh_drift_finish(jh_brun *run)
+/* The document is counted in blocks of about DRIFT_BLOCK bytes (cut at a
+ * line end): a name and its drifted form are compared within a block, so
+ * the n-gram table stays at a few tens of MB and in cache whatever the
+ * file's size (one table over a 200 MB file took gigabytes).  A megabyte
+ * is a hundred chapters: a name that drifts is seen often in far less. */
+#ifndef DRIFT_BLOCK
+#define DRIFT_BLOCK ((size_t)1 << 20)
+#endif
+
+static size_t block_end(const char *text, size_t len, size_t start)
+{
+	if (len - start <= DRIFT_BLOCK + DRIFT_BLOCK / 4)
+		return len; /* no short last block */
+	const char *nl = memchr(text + start + DRIFT_BLOCK, '\n', DRIFT_BLOCK / 4);
+	return nl ? (size_t)(nl - text) + 1 : start + DRIFT_BLOCK;
+}
+
+static int drift_block(jh_brun *run, ng_table *t, size_t start, size_t end)
 {
 	const drift_cfg *cfg = run->cfg;
 	const char *text = run->text;
 	size_t len = run->len;
-	ng_table t = {0};
 	int32_t c1 = 0, c2 = 0;     /* the two Han characters before, 0 = none */
 	size_t p1 = 0, p2 = 0;
 	int rc = JH_OK;
-	for (size_t i = 0; i < len && rc == JH_OK;) {
+	for (size_t i = start; i < end && rc == JH_OK;) {
 		int32_t cp;
 		size_t n = jh_utf8_decode((const unsigned char *)text + i, len - i, &cp);
 		if (cp < 0x3007 || !(jh_class_of(cp) & JH_C_HAN)) {
 			c1 = c2 = 0;
 		} else {
 			if (c2)
-				rc = ng_add(&t, BIGRAM_TAG | ((uint64_t)c2 << 21) | (uint64_t)cp, p2);
+				rc = ng_add(t, BIGRAM_TAG | ((uint64_t)c2 << 21) | (uint64_t)cp, p2);
 			if (c1 && rc == JH_OK)
-				rc = ng_add(&t, key3(c1, c2, cp), p1);
+				rc = ng_add(t, key3(c1, c2, cp), p1);
 			c1 = c2, p1 = p2;
 			c2 = cp, p2 = i;
 		}
@@ -470,12 +486,12 @@ void jh_drift_finish(jh_brun *run)
 	/* Most texts a hook sees are short: without a frequent form there is
 	 * nothing to compare, and the tables need not be read. */
 	int frequent = 0;
-	for (size_t k = 0; k < t.cap && !frequent; k++)
-		frequent = t.v[k].key && !(t.v[k].key & BIGRAM_TAG) && t.v[k].count >= cfg->min_count;
+	for (size_t k = 0; k < t->cap && !frequent; k++)
+		frequent = t->v[k].key && !(t->v[k].key & BIGRAM_TAG) && t->v[k].count >= cfg->min_count;
 	if (rc == JH_OK && frequent)
 		rc = drift_load((drift_cfg *)cfg, run->rule);
 	if (rc == JH_OK && frequent)
-		rc = drift_collect(cfg, &t, text, len, &hits, &n_hits, &cap_hits);
+		rc = drift_collect(cfg, t, text, len, &hits, &n_hits, &cap_hits);
 	if (rc == JH_OK) {
 		if (n_hits > 1) /* hits is NULL when there are none: not for qsort */
 			qsort(hits, n_hits, sizeof *hits, cmp_hit);
@@ -490,10 +506,25 @@ void jh_drift_finish(jh_brun *run)
 			size_t g[2] = {fo[0], fo[3]};
 			jh_brun_emit(run, ro[0], ro[3], g, 1, NULL);
 		}
-	} else {
-		run->err = rc;
 	}
 	free(hits);
-	free(t.v);
+	return rc;
 }
 
+void jh_drift_finish(jh_brun *run)
+{
+	ng_table t = {0};
+	int rc = JH_OK;
+	for (size_t start = 0, end; start < run->len && rc == JH_OK; start = end) {
+		end = block_end(run->text, run->len, start);
+		if (t.v) { /* the next block starts empty, in the same memory */
+			memset(t.v, 0, t.cap * sizeof *t.v);
+			t.n = 0;
+			t.full = 0;
+		}
+		rc = drift_block(run, &t, start, end);
+	}
+	if (rc)
+		run->err = rc;
+	free(t.v);
+}

@@ -81,4 +81,17 @@ PY
 expect_exit 1 "huge line checked" -- $J check --format json "$TMP/huge.txt"
 expect_grep '"column":2800002' "$TMP/out" "column on a huge line"
 
+# 9. typo.name-drift counts a long file in blocks of about 1 MB (bounded
+# memory): a chapter with a drifted name is judged the same at the end of
+# 2.6 MB of other text as on its own
+for k in $(seq 350); do cat "$SRCDIR/corpus-samples/003_60affdcbf11d6482.txt"; done >"$TMP/long.txt"
+cat "$SRCDIR/corpus-samples/001_a29c47f7ce22fee1.txt" >>"$TMP/long.txt"
+$J check --select typo.name-drift --format json "$SRCDIR/corpus-samples/001_a29c47f7ce22fee1.txt" >"$TMP/alone.json" 2>/dev/null
+$J check --select typo.name-drift --format json "$TMP/long.txt" >"$TMP/long.json" 2>/dev/null
+alone=$(grep -o '"rule":"typo.name-drift"' "$TMP/alone.json" | wc -l)
+long=$(grep -o '"rule":"typo.name-drift"' "$TMP/long.json" | wc -l)
+if [ "$alone" -ge 1 ] && [ "$alone" = "$long" ]; then pass; else
+	fail "name drift in the last block of a long file: $long findings, $alone alone"; fi
+expect_grep '段興買' "$TMP/long.json" "the drifted name found at the end of a long file"
+
 finish
