@@ -85,35 +85,28 @@ int jh_load_words(jh_strset *set, const char *dir, const char *file, const jh_ru
 		jh_buf_free(&path);
 		return JH_ERR_NOMEM;
 	}
-	FILE *f = fopen(path.data, "rb");
-	if (!f) {
+	jh_tsv t;
+	int rc = jh_tsv_open(&t, path.data);
+	if (rc == JH_ERR_RULES)
 		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id,
 		          "cannot read word list %s", path.data);
-		jh_buf_free(&path);
-		return JH_ERR_RULES;
-	}
-	char *ln = NULL;
-	size_t cap = 0;
-	ssize_t got;
-	unsigned no = 0;
-	int rc = JH_OK;
-	while (rc == JH_OK && (got = getline(&ln, &cap, f)) >= 0) {
-		no++;
-		char *w = ln;
-		if (no == 1 && strncmp(w, "\xEF\xBB\xBF", 3) == 0)
-			w += 3; /* a BOM is not part of the first word */
-		size_t n = strcspn(w, "\t\r\n");
-		if (!n || w[0] == '#')
-			continue;
+	char *w;
+	size_t n, lines = 0;
+	for (const char *p = t.data; rc == JH_OK && (p = memchr(p, '\n', t.len - (size_t)(p - t.data)));
+	     p++)
+		lines++;
+	if (rc == JH_OK)
+		rc = jh_strset_reserve(set, lines + 1);
+	while (rc == JH_OK && jh_tsv_next(&t, &w, &n, 1)) {
+		n = strcspn(w, "\t"); /* the first column */
 		if (jh_utf8_valid_prefix(w, n) != n) {
-			jh_report(diag_fn, payload, JH_ERROR, path.data, no, 0, r->id, "not valid UTF-8");
+			jh_report(diag_fn, payload, JH_ERROR, path.data, t.line, 0, r->id, "not valid UTF-8");
 			rc = JH_ERR_RULES;
-			break;
+		} else if (n) {
+			rc = jh_strset_add(set, w, n);
 		}
-		rc = jh_strset_add(set, w, n);
 	}
-	free(ln);
-	fclose(f);
+	jh_tsv_close(&t);
 	jh_buf_free(&path);
 	return rc;
 }

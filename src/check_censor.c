@@ -83,14 +83,62 @@ static int cmp_rev(const char *a, size_t al, const char *b, size_t bl)
 	return al ? 1 : bl ? -1 : 0;
 }
 
-/* qsort_r comparators; ctx is the word buffer to compare in (the words
- * themselves, or their character-reversed copies for the suffix order). */
-static int cmp_idx_in(const void *x, const void *y, void *ctx)
+/* Sort word indexes by the NUL-terminated strings at buf + off[i] in
+ * byte order (= code-point order for UTF-8): most-significant-byte radix
+ * sort, linear in the bytes of the words, where qsort's comparisons were
+ * most of the time it took to read a 90,000-word list. */
+static void radix_sort(uint32_t *idx, uint32_t *tmp, size_t n, const char *buf,
+                       const uint32_t *off, size_t depth)
 {
-	const wordmap *m = ((const void **)ctx)[0];
-	const char *buf = ((const void **)ctx)[1];
-	uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-	return strcmp(buf + m->off[a], buf + m->off[b]);
+	while (n > 1) {
+		if (n < 32) { /* insertion sort for small buckets */
+			for (size_t i = 1; i < n; i++) {
+				uint32_t x = idx[i];
+				size_t j = i;
+				while (j && strcmp(buf + off[idx[j - 1]] + depth, buf + off[x] + depth) > 0) {
+					idx[j] = idx[j - 1];
+					j--;
+				}
+				idx[j] = x;
+			}
+			return;
+		}
+		/* UTF-8 of Han text uses few byte values at each depth: only the
+		 * range [lo, hi] seen is walked */
+		size_t count[257];
+		int lo = 255, hi = 0;
+		for (size_t i = 0; i < n; i++) {
+			int c = (unsigned char)buf[off[idx[i]] + depth];
+			lo = c < lo ? c : lo;
+			hi = c > hi ? c : hi;
+		}
+		memset(count + lo, 0, (size_t)(hi - lo + 2) * sizeof *count);
+		for (size_t i = 0; i < n; i++)
+			count[(unsigned char)buf[off[idx[i]] + depth] + 1]++;
+		count[lo] = 0;
+		for (int b = lo + 1; b <= hi + 1; b++)
+			count[b] += count[b - 1];
+		size_t start[257];
+		memcpy(start + lo, count + lo, (size_t)(hi - lo + 2) * sizeof *count);
+		for (size_t i = 0; i < n; i++)
+			tmp[count[(unsigned char)buf[off[idx[i]] + depth]]++] = idx[i];
+		memcpy(idx, tmp, n * sizeof *idx);
+		/* bucket 0 holds words that ended: sorted.  Recurse on all but the
+		 * largest bucket, loop on that one (bounded stack). */
+		int first = lo ? lo : 1;
+		if (first > hi)
+			return; /* all ended here */
+		int big = first;
+		for (int b = first + 1; b <= hi; b++)
+			if (count[b] - start[b] > count[big] - start[big])
+				big = b;
+		for (int b = first; b <= hi; b++)
+			if (b != big && count[b] - start[b] > 1)
+				radix_sort(idx + start[b], tmp, count[b] - start[b], buf, off, depth + 1);
+		idx += start[big];
+		n = count[big] - start[big];
+		depth++;
+	}
 }
 
 /* Each word with its characters in reverse order (the bytes of each
@@ -121,30 +169,29 @@ static char *wm_reversed(const wordmap *m, size_t size)
 static int wm_load(wordmap *m, const jh_rule *r, const char *file, unsigned line, int indexes,
                    jh_diag_fn diag_fn, void *payload)
 {
-	jh_buf path = {0}, text = {0};
-	if (jh_buf_puts(&path, r->data_dir) || jh_buf_putc(&path, '/') || jh_buf_puts(&path, file))
-		goto nomem;
-	FILE *f = fopen(path.data, "rb");
-	if (!f) {
+	jh_buf path = {0};
+	if (jh_buf_puts(&path, r->data_dir) || jh_buf_putc(&path, '/') || jh_buf_puts(&path, file)) {
+		jh_buf_free(&path);
+		return JH_ERR_NOMEM;
+	}
+	jh_tsv t;
+	int rc = jh_tsv_open(&t, path.data);
+	if (rc == JH_ERR_RULES)
 		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id, "cannot read word list %s",
 		          path.data);
-		jh_buf_free(&path);
-		return JH_ERR_RULES;
-	}
-	char *ln = NULL;
-	size_t cap = 0;
-	ssize_t got;
-	unsigned no = 0;
-	int rc = JH_OK;
-	while (rc == JH_OK && (got = getline(&ln, &cap, f)) >= 0) {
-		no++;
-		size_t n = strcspn(ln, "\t\r\n");
-		if (!n || ln[0] == '#')
-			continue;
-		char *end;
-		unsigned long fr = ln[n] == '\t' ? strtoul(ln + n + 1, &end, 10) : 1;
-		if (n > 255 || jh_utf8_valid_prefix(ln, n) != n) {
-			jh_report(diag_fn, payload, JH_ERROR, path.data, no, 0, r->id,
+	char *fld[2];
+	size_t fl[2];
+	int nf;
+	while (rc == JH_OK && (nf = jh_tsv_next(&t, fld, fl, 2)) > 0) {
+		size_t n = fl[0];
+		unsigned long fr = 1;
+		if (nf == 2) { /* the frequency: digits, anything after them ignored */
+			fr = 0;
+			for (const char *d = fld[1]; *d >= '0' && *d <= '9' && fr < 0xFFFFFFFFul; d++)
+				fr = fr * 10 + (unsigned long)(*d - '0');
+		}
+		if (!n || n > 255 || jh_utf8_valid_prefix(fld[0], n) != n) {
+			jh_report(diag_fn, payload, JH_ERROR, path.data, t.line, 0, r->id,
 			          "not a word of valid UTF-8 under 256 bytes");
 			rc = JH_ERR_RULES;
 			break;
@@ -156,7 +203,6 @@ static int wm_load(wordmap *m, const jh_rule *r, const char *file, unsigned line
 		}
 		/* The parallel arrays grow only when off did: a realloc per word is
 		 * a copy per word under sanitizers (quadratic on 100,000 words). */
-		int ok = 1;
 		if (m->cap != old_cap) {
 			uint32_t *fq = realloc(m->freq, m->cap * sizeof *fq);
 			if (fq)
@@ -164,21 +210,20 @@ static int wm_load(wordmap *m, const jh_rule *r, const char *file, unsigned line
 			uint8_t *ll = fq ? realloc(m->len, m->cap) : NULL;
 			if (ll)
 				m->len = ll;
-			ok = fq && ll;
+			if (!fq || !ll) {
+				rc = JH_ERR_NOMEM;
+				break;
+			}
 		}
-		if (!ok || jh_buf_append(&text, ln, n) || jh_buf_putc(&text, '\0')) {
-			rc = JH_ERR_NOMEM;
-			break;
-		}
-		m->off[m->n] = (uint32_t)(text.len - n - 1);
+		/* the word stays where it is in the file's buffer, NUL-terminated */
+		m->off[m->n] = (uint32_t)(fld[0] - t.data);
 		m->freq[m->n] = fr > 0xFFFFFFFFul ? 0xFFFFFFFFu : (uint32_t)fr;
 		m->len[m->n] = (uint8_t)n;
 		m->n++;
 	}
-	free(ln);
-	fclose(f);
+	size_t size = t.len;
+	m->buf = jh_tsv_take(&t);
 	jh_buf_free(&path);
-	m->buf = text.data;
 	if (rc)
 		return rc;
 	m->nslot = 16;
@@ -200,17 +245,22 @@ static int wm_load(wordmap *m, const jh_rule *r, const char *file, unsigned line
 		return JH_ERR_NOMEM;
 	for (size_t i = 0; i < m->n; i++)
 		m->by_prefix[i] = m->by_suffix[i] = (uint32_t)i;
-	char *rev = wm_reversed(m, text.len);
-	if (!rev)
+	char *rev = wm_reversed(m, size);
+	uint32_t *tmp = malloc((m->n ? m->n : 1) * sizeof *tmp);
+	if (!rev || !tmp) {
+		free(rev);
+		free(tmp);
 		return JH_ERR_NOMEM;
-	const void *by_words[2] = {m, m->buf}, *by_rev[2] = {m, rev};
-	qsort_r(m->by_prefix, m->n, sizeof *m->by_prefix, cmp_idx_in, by_words);
-	qsort_r(m->by_suffix, m->n, sizeof *m->by_suffix, cmp_idx_in, by_rev);
+	}
+	size_t i = 1; /* the generator writes the list sorted: then it is its own prefix index */
+	while (i < m->n && strcmp(m->buf + m->off[i - 1], m->buf + m->off[i]) <= 0)
+		i++;
+	if (i < m->n)
+		radix_sort(m->by_prefix, tmp, m->n, m->buf, m->off, 0);
+	radix_sort(m->by_suffix, tmp, m->n, rev, m->off, 0);
 	free(rev);
+	free(tmp);
 	return JH_OK;
-nomem:
-	jh_buf_free(&path);
-	return JH_ERR_NOMEM;
 }
 
 /* First position in idx whose word, compared by cmp against key of n

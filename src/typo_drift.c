@@ -81,28 +81,34 @@ static int load_sound(drift_cfg *c, const char *dir, const char *file)
 {
 	char path[4096];
 	snprintf(path, sizeof path, "%s/%s", dir, file);
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return JH_ERR_RULES;
-	char *ln = NULL;
-	size_t cap = 0, cap_v = 0;
-	int rc = JH_OK;
-	while (rc == JH_OK && getline(&ln, &cap, f) >= 0) {
+	jh_tsv t;
+	int rc = jh_tsv_open(&t, path);
+	if (rc)
+		return rc;
+	size_t cap_v = 0;
+	char *f[4];
+	size_t fl[4];
+	/* character<TAB>initial<TAB>final<TAB>radical; a line that is not
+	 * that is skipped, as a table with fewer rows only guards less */
+	while (rc == JH_OK && jh_tsv_next(&t, f, fl, 4) == 4) {
 		struct sound e = {0};
-		char ch[8];
-		if (ln[0] == '#' || sscanf(ln, "%7[^\t]\t%3[^\t]\t%7[^\t]\t%u", ch, e.initial, e.final,
-		                           &e.radical) != 4)
+		if (fl[1] >= sizeof e.initial || fl[2] >= sizeof e.final || !fl[3] ||
+		    jh_utf8_decode((const unsigned char *)f[0], fl[0], &e.cp) != fl[0] || e.cp < 0)
 			continue;
-		if (jh_utf8_decode((const unsigned char *)ch, strlen(ch), &e.cp) != strlen(ch) || e.cp < 0)
-			continue;
+		memcpy(e.initial, f[1], fl[1] + 1);
+		memcpy(e.final, f[2], fl[2] + 1);
+		char *end;
+		e.radical = (unsigned)strtoul(f[3], &end, 10);
 		if (jh_grow((void **)&c->sound, &cap_v, c->n_sound + 1, sizeof *c->sound))
 			rc = JH_ERR_NOMEM;
 		else
 			c->sound[c->n_sound++] = e;
 	}
-	free(ln);
-	fclose(f);
-	if (rc == JH_OK)
+	jh_tsv_close(&t);
+	size_t i = 1;
+	while (i < c->n_sound && c->sound[i - 1].cp <= c->sound[i].cp)
+		i++;
+	if (rc == JH_OK && i < c->n_sound) /* the generator writes it sorted */
 		qsort(c->sound, c->n_sound, sizeof *c->sound, cmp_sound);
 	return rc;
 }

@@ -121,17 +121,53 @@ static int strset_rehash(jh_strset *s, size_t ncap)
 	return JH_OK;
 }
 
+struct jh_chunk {
+	jh_chunk *next;
+	size_t used, cap;
+	char data[];
+};
+
+/* n bytes of the set's arena (chunks of 64 KB, or one of its own for a
+ * longer key). */
+static char *arena_alloc(jh_strset *s, size_t n)
+{
+	jh_chunk *c = s->arena;
+	if (!c || c->cap - c->used < n) {
+		size_t cap = n > 65536 ? n : 65536;
+		if (!(c = malloc(sizeof *c + cap)))
+			return NULL;
+		c->next = s->arena;
+		c->used = 0;
+		c->cap = cap;
+		s->arena = c;
+	}
+	char *p = c->data + c->used;
+	c->used += n;
+	return p;
+}
+
+int jh_strset_reserve(jh_strset *s, size_t n)
+{
+	size_t cap = s->cap ? s->cap : 64;
+	while (cap < 2 * (s->count + n))
+		cap *= 2;
+	return cap > s->cap ? strset_rehash(s, cap) : JH_OK;
+}
+
 int jh_strset_add(jh_strset *s, const char *key, size_t len)
 {
-	if (jh_strset_has(s, key, len))
-		return JH_OK;
 	if ((s->count + 1) * 2 > s->cap && strset_rehash(s, s->cap ? s->cap * 2 : 64))
 		return JH_ERR_NOMEM;
 	size_t j = jh_hash(key, len) & (s->cap - 1);
-	while (s->keys[j])
-		j = (j + 1) & (s->cap - 1);
-	if (!(s->keys[j] = jh_strndup(key, len)))
+	for (; s->keys[j]; j = (j + 1) & (s->cap - 1))
+		if (s->lens[j] == len && memcmp(s->keys[j], key, len) == 0)
+			return JH_OK; /* already there */
+	char *k = arena_alloc(s, len + 1);
+	if (!k)
 		return JH_ERR_NOMEM;
+	memcpy(k, key, len);
+	k[len] = '\0';
+	s->keys[j] = k;
 	s->lens[j] = len;
 	s->count++;
 	if (len > s->max_len)
@@ -154,8 +190,10 @@ int jh_strset_has(const jh_strset *s, const char *key, size_t len)
 
 void jh_strset_free(jh_strset *s)
 {
-	for (size_t i = 0; i < s->cap; i++)
-		free(s->keys[i]);
+	for (jh_chunk *c = s->arena, *next; c; c = next) {
+		next = c->next;
+		free(c);
+	}
 	free(s->keys);
 	free(s->lens);
 	memset(s, 0, sizeof *s);
@@ -186,4 +224,77 @@ int jh_lazy_get(jh_lazy *l, int (*load)(void *arg), void *arg)
 	}
 	pthread_mutex_unlock(&l->lock);
 	return l->rc;
+}
+
+int jh_tsv_open(jh_tsv *t, const char *path)
+{
+	memset(t, 0, sizeof *t);
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return JH_ERR_RULES;
+	jh_buf b = {0};
+	char chunk[65536];
+	size_t got;
+	int rc = JH_OK;
+	while (rc == JH_OK && (got = fread(chunk, 1, sizeof chunk, f)) > 0)
+		rc = jh_buf_append(&b, chunk, got);
+	if (rc == JH_OK && ferror(f))
+		rc = JH_ERR_RULES;
+	fclose(f);
+	if (rc == JH_OK)
+		rc = jh_buf_terminate(&b);
+	if (rc) {
+		jh_buf_free(&b);
+		return rc;
+	}
+	t->data = b.data ? b.data : jh_strdup("");
+	t->len = b.len;
+	if (!t->data)
+		return JH_ERR_NOMEM;
+	if (t->len >= 3 && memcmp(t->data, "\xEF\xBB\xBF", 3) == 0)
+		t->pos = 3;
+	return JH_OK;
+}
+
+int jh_tsv_next(jh_tsv *t, char **fields, size_t *lens, int max)
+{
+	while (t->data && t->pos < t->len) {
+		char *ln = t->data + t->pos;
+		char *nl = memchr(ln, '\n', t->len - t->pos);
+		size_t n = nl ? (size_t)(nl - ln) : t->len - t->pos;
+		t->pos += n + (nl != NULL);
+		t->line++;
+		if (n && ln[n - 1] == '\r')
+			n--;
+		ln[n] = '\0';
+		if (!n || ln[0] == '#')
+			continue;
+		int k = 0;
+		for (char *p = ln; k < max; k++) {
+			char *tab = k + 1 < max ? memchr(p, '\t', (size_t)(ln + n - p)) : NULL;
+			fields[k] = p;
+			lens[k] = tab ? (size_t)(tab - p) : (size_t)(ln + n - p);
+			if (!tab) {
+				k++;
+				break;
+			}
+			*tab = '\0';
+			p = tab + 1;
+		}
+		return k;
+	}
+	return 0;
+}
+
+char *jh_tsv_take(jh_tsv *t)
+{
+	char *d = t->data;
+	memset(t, 0, sizeof *t);
+	return d;
+}
+
+void jh_tsv_close(jh_tsv *t)
+{
+	free(t->data);
+	memset(t, 0, sizeof *t);
 }

@@ -33,19 +33,46 @@ void jh_report(jh_diag_fn fn, void *payload, jh_severity sev, const char *file,
                unsigned line, unsigned column, const char *rule_id, const char *fmt, ...)
 	__attribute__((format(printf, 8, 9)));
 
-/* Open-addressing set of byte strings (used for allow-lists). */
+/* Open-addressing set of byte strings (used for allow-lists).  The keys
+ * live in chunks of an arena, not in a malloc each: word lists of 100,000
+ * entries are read at start-up or first use. */
+typedef struct jh_chunk jh_chunk;
 typedef struct {
 	char **keys;
 	size_t *lens;
 	size_t cap, count;
 	size_t max_len;  /* longest key, in bytes */
+	jh_chunk *arena;
 } jh_strset;
 
 int jh_strset_add(jh_strset *s, const char *key, size_t len);
+/* Room for n more keys without rehashing (for a list of known length). */
+int jh_strset_reserve(jh_strset *s, size_t n);
 int jh_strset_has(const jh_strset *s, const char *key, size_t len);
 void jh_strset_free(jh_strset *s);
 
 uint64_t jh_hash(const char *s, size_t n);
+
+/* A data file (TSV word list or table) read whole and handed out line by
+ * line, its fields split at tabs in place: one read instead of a getline
+ * and a copy per line, for lists of 100,000 lines.  Empty lines and lines
+ * starting with '#' are skipped, a BOM at the start and a CR before the
+ * line end dropped. */
+typedef struct {
+	char *data;
+	size_t len, pos;
+	unsigned line;   /* number of the line last returned */
+} jh_tsv;
+
+/* JH_OK, JH_ERR_NOMEM, or JH_ERR_RULES when the file cannot be read. */
+int jh_tsv_open(jh_tsv *t, const char *path);
+/* The next line's fields (at most max; the last keeps any further tabs),
+ * NUL-terminated; returns how many, 0 at the end of the file. */
+int jh_tsv_next(jh_tsv *t, char **fields, size_t *lens, int max);
+/* The buffer, handed over to the caller (who frees it): words returned
+ * by jh_tsv_next stay valid.  The reader is empty afterwards. */
+char *jh_tsv_take(jh_tsv *t);
+void jh_tsv_close(jh_tsv *t);
 
 /* A table loaded the first time a check needs it, not when the rule set is
  * compiled: most documents never need the big word lists (mask suggestions,
