@@ -22,6 +22,20 @@ static int read_all(int fd, size_t hint, file_data *out)
 		return -1;
 	for (;;) {
 		if (len + 1 >= cap) {
+			/* A file of the size fstat gave is usually complete: look for
+			 * the end with one byte before doubling a buffer of 200 MB. */
+			char probe;
+			ssize_t p = hint && len == hint ? read(fd, &probe, 1) : 1;
+			if (p == 0)
+				break;
+			if (p < 0 && errno == EINTR)
+				continue;
+			if (p < 0) {
+				int e = errno;
+				free(buf);
+				errno = e;
+				return -1;
+			}
 			char *nb = realloc(buf, cap * 2);
 			if (!nb) {
 				free(buf);
@@ -30,6 +44,10 @@ static int read_all(int fd, size_t hint, file_data *out)
 			}
 			buf = nb;
 			cap *= 2;
+			if (hint && len == hint) {
+				buf[len++] = probe; /* the file grew: keep what the probe read */
+				hint = 0;
+			}
 		}
 		ssize_t n = read(fd, buf + len, cap - len - 1);
 		if (n < 0) {
