@@ -144,6 +144,22 @@ int jh_fix(const jh_ruleset *rs, const char *text, size_t len, const jh_check_op
 	size_t cur_len = len;
 	int rc = JH_OK;
 	rep->converged = 0;
+	/* each round is a check: only of the rules that can give an edit */
+	unsigned char *sel = malloc(rs->count ? rs->count : 1);
+	if (!sel) {
+		free(cur);
+		return JH_ERR_NOMEM;
+	}
+	if (opts && opts->enabled)
+		memcpy(sel, opts->enabled, rs->count);
+	else
+		jh_ruleset_default_selection(rs, sel);
+	jh_selection_for_fix(rs, sel, unsafe);
+	jh_check_options fix_opts = {0};
+	if (opts)
+		fix_opts = *opts;
+	fix_opts.enabled = sel;
+	opts = &fix_opts;
 	for (unsigned round = 0; round < JH_FIX_MAX_ROUNDS; round++) {
 		jh_findings fs = JH_FINDINGS_INIT;
 		rc = jh_check(rs, cur, cur_len, opts, &fs);
@@ -173,6 +189,7 @@ int jh_fix(const jh_ruleset *rs, const char *text, size_t len, const jh_check_op
 	}
 	if (rc) {
 		free(cur);
+		free(sel);
 		return rc;
 	}
 	if (!rep->converged) {
@@ -189,6 +206,7 @@ int jh_fix(const jh_ruleset *rs, const char *text, size_t len, const jh_check_op
 		free(next);
 		jh_findings_clear(&fs);
 	}
+	free(sel);
 	*out = cur;
 	*out_len = cur_len;
 	return JH_OK;

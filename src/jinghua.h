@@ -108,6 +108,12 @@ long jh_ruleset_find(const jh_ruleset *rs, const char *id);
 int jh_ruleset_default_selection(const jh_ruleset *rs, unsigned char *enabled);
 int jh_selection_apply(const jh_ruleset *rs, unsigned char *enabled, const char *spec,
                        int on, char *bad_name, size_t bad_name_size);
+/* Narrow a selection to the rules that can give an edit a fix applies:
+ * a regex or builtin rule without a fix gives none, nor, in a safe fix
+ * (unsafe = 0), one marked unsafe (its findings are never safer than the
+ * rule; lexicon rules stay, as their entries carry their own safety).
+ * The fixed text is the same; the checks of each fix round cost less. */
+void jh_selection_for_fix(const jh_ruleset *rs, unsigned char *enabled, int unsafe);
 
 /* Read-only view of a rule. */
 typedef struct {

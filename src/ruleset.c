@@ -163,6 +163,15 @@ static int selects(const char *name, size_t n, const char *id)
 	return strncmp(name, id, n) == 0 && (id[n] == '\0' || id[n] == '.');
 }
 
+void jh_selection_for_fix(const jh_ruleset *rs, unsigned char *enabled, int unsafe)
+{
+	for (size_t i = 0; i < rs->count; i++) {
+		const jh_rule *r = rs->rules[i];
+		if (r->kind != JH_KIND_LEXICON && (!r->has_fix || (!unsafe && r->safety == JH_UNSAFE)))
+			enabled[i] = 0;
+	}
+}
+
 int jh_selection_apply(const jh_ruleset *rs, unsigned char *enabled, const char *spec, int on,
                        char *bad_name, size_t bad_name_size)
 {

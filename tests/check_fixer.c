@@ -197,6 +197,45 @@ static const char fix_rules[] =
 	"fix = 。\\n\\u{3000}\\u{3000}\nsafety = unsafe\nbad = 甲。\\u{3000}\\u{3000}乙\n"
 	"fixed = 甲。\\n\\u{3000}\\u{3000}乙\ngood = 甲。\n";
 
+START_TEST(selection_for_fix)
+{
+	/* the fix rounds check only rules that can give an edit: a regex
+	 * without a fix goes, an unsafe one goes from a safe fix only, the
+	 * lexicon rule stays (its entries have their own safety) */
+	jh_ruleset *rs = test_ruleset(
+		"[censor.nofix]\nkind = regex\nmessage = m\npattern = \\*\nbad = 甩*\ngood = 甩\n"
+		"[typo.lex]\nkind = lexicon\nlexicon = lex-rule-a.tsv\nmessage = m\nsafety = unsafe\n"
+		"bad = 在次\nfixed = 再次\ngood = 再次\n"
+		"[layout.merged]\nkind = regex\nmessage = m\npattern = 。\\x{3000}\nfix = 。\\n\n"
+		"safety = unsafe\nbad = 甲。\\u{3000}乙\nfixed = 甲。\\n乙\ngood = 甲。\n"
+		"[punct.comma]\nkind = regex\nmessage = m\npattern = ,\nfix = ，\nsafety = safe\n"
+		"bad = 好,走\nfixed = 好，走\ngood = 好\n");
+	size_t n = jh_ruleset_count(rs);
+	ck_assert_uint_eq(n, 4);
+	unsigned char sel[4];
+	for (int unsafe = 0; unsafe < 2; unsafe++) {
+		jh_ruleset_default_selection(rs, sel);
+		jh_selection_for_fix(rs, sel, unsafe);
+		for (size_t i = 0; i < n; i++) {
+			jh_rule_info info;
+			jh_rule_get_info(jh_ruleset_rule(rs, i), &info);
+			const char *id = info.id;
+			int want = !strcmp(id, "typo.lex") || !strcmp(id, "punct.comma") ||
+			           (unsafe && !strcmp(id, "layout.merged"));
+			ck_assert_msg(sel[i] == want, "%s (unsafe %d): %d", id, unsafe, sel[i]);
+		}
+	}
+	/* and the fixed text is what a fix with every rule gives */
+	const char *text = "他甩*出,在次。\xE3\x80\x80走";
+	char *out;
+	size_t out_len;
+	ck_assert_int_eq(jh_fix(rs, text, strlen(text), NULL, 1, &out, &out_len, NULL), JH_OK);
+	ck_assert_str_eq(out, "他甩*出，再次。\n走");
+	free(out);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
 START_TEST(fix_idempotent)
 {
 	jh_ruleset *rs = test_ruleset(fix_rules);
@@ -330,6 +369,7 @@ Suite *fixer_suite(void)
 	tcase_add_test(tc, fix_idempotent);
 	tcase_add_test(tc, fix_keeps_bom_and_crlf);
 	tcase_add_test(tc, fix_not_converging);
+	tcase_add_test(tc, selection_for_fix);
 	tcase_add_test(tc, fix_arguments);
 	suite_add_tcase(s, tc);
 	return s;

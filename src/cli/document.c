@@ -209,6 +209,7 @@ typedef struct {
 	size_t n_pairs;
 	int all_lines;
 	int use_lines;
+	const unsigned char *enabled; /* NULL: the file's selection (fs->enabled) */
 } analysis;
 
 static void free_finding(jh_finding *f)
@@ -344,7 +345,7 @@ static int analyze(const analysis *a, const char *text, size_t len, jh_findings 
 			sk.v[i].end = sk.v[i].end > len ? clen + 1 : md_to_prose(&md, sk.v[i].end);
 		}
 	jh_check_options co = {0};
-	co.enabled = fs->enabled;
+	co.enabled = a->enabled ? a->enabled : fs->enabled;
 	co.severity = fs->severity;
 	co.file = a->name;
 	co.diag_fn = diag_to;
@@ -435,6 +436,17 @@ static int fix_loop(const analysis *a, int unsafe, const char *text, size_t len,
 	char *cur = xstrndup(text, len);
 	size_t cur_len = len;
 	memset(st, 0, sizeof *st);
+	/* the rounds check only the rules that can give an edit */
+	const jh_ruleset *rs = a->fs->rs;
+	unsigned char *sel = xmalloc(jh_ruleset_count(rs) + 1);
+	if (a->fs->enabled)
+		memcpy(sel, a->fs->enabled, jh_ruleset_count(rs));
+	else
+		jh_ruleset_default_selection(rs, sel);
+	jh_selection_for_fix(rs, sel, unsafe);
+	analysis fa = *a;
+	fa.enabled = sel;
+	a = &fa;
 	for (unsigned round = 0; round <= JH_FIX_MAX_ROUNDS; round++) {
 		jh_findings fs = JH_FINDINGS_INIT;
 		int rc = analyze(a, cur, cur_len, &fs);
@@ -445,6 +457,7 @@ static int fix_loop(const analysis *a, int unsafe, const char *text, size_t len,
 		jh_findings_clear(&fs);
 		if (rc) {
 			free(cur);
+			free(sel);
 			return rc;
 		}
 		int changed = applied && (next_len != cur_len || memcmp(next, cur, cur_len) != 0);
@@ -463,6 +476,7 @@ static int fix_loop(const analysis *a, int unsafe, const char *text, size_t len,
 		cur = next;
 		cur_len = next_len;
 	}
+	free(sel);
 	*out = cur;
 	*out_len = cur_len;
 	return JH_OK;
