@@ -960,6 +960,116 @@ static double ms_score(const ms_cfg *c, const char *t, const size_t *lb, int nl,
 	return s;
 }
 
+/* What every candidate of one mask shares: the simplified context on each
+ * side, the Viterbi scores of the left context alone and the word scores
+ * of stretches inside the right context.  ms_score recomputed them for
+ * each of the hundreds of candidates a mask gets; ms_score_in reuses
+ * them and gives the same scores (the same sums in the same order). */
+typedef struct {
+	const char *t;
+	const size_t *lb, *ra;
+	int nl, nr;
+	char left[MS_CTX * 4 + 1], right[MS_CTX * 4 + 1];
+	size_t lpos[MS_CTX + 1], rpos[MS_CTX + 1]; /* character starts, and the end */
+	int nlc, nrc;                               /* characters on each side */
+	double dp[MS_CTX + 1];
+	int from[MS_CTX + 1];
+	double rlp[MS_CTX + 1][MS_CTX + 1];         /* word score of right [a, b) */
+} ms_ctx;
+
+static double ms_lp(const ms_cfg *c, const char *s, size_t n, int chars)
+{
+	uint32_t f = wm_get(&c->words, s, n);
+	return f ? lg((double)f) - MS_LOG_TOTAL : (chars == 1 ? MS_UNKNOWN : -1e9);
+}
+
+static int char_starts(const char *s, size_t n, size_t *pos, int max)
+{
+	int k = 0;
+	for (size_t p = 0; p < n && k < max;) {
+		int32_t cp;
+		pos[k++] = p;
+		p += jh_utf8_decode((const unsigned char *)s + p, n - p, &cp);
+	}
+	pos[k] = n;
+	return k;
+}
+
+static void ms_ctx_init(const ms_cfg *c, const char *t, const size_t *lb, int nl, const size_t *ra,
+                        int nr, ms_ctx *x)
+{
+	x->t = t, x->lb = lb, x->ra = ra, x->nl = nl, x->nr = nr;
+	size_t ll = ms_simplify(c, t + lb[nl], lb[0] - lb[nl], x->left);
+	size_t rl = ms_simplify(c, t + ra[0], ra[nr] - ra[0], x->right);
+	x->nlc = char_starts(x->left, ll, x->lpos, MS_CTX);
+	x->nrc = char_starts(x->right, rl, x->rpos, MS_CTX);
+	x->dp[0] = 0;
+	for (int i = 1; i <= x->nlc; i++) {
+		x->dp[i] = -1e9;
+		x->from[i] = i - 1;
+		for (int j = i - 1; j >= 0 && i - j <= 5; j--) {
+			double lp = ms_lp(c, x->left + x->lpos[j], x->lpos[i] - x->lpos[j], i - j);
+			if (x->dp[j] + lp > x->dp[i]) {
+				x->dp[i] = x->dp[j] + lp;
+				x->from[i] = j;
+			}
+		}
+	}
+	for (int a = 0; a < x->nrc; a++)
+		for (int b = a + 1; b <= x->nrc && b - a <= 5; b++)
+			x->rlp[a][b] = ms_lp(c, x->right + x->rpos[a], x->rpos[b] - x->rpos[a], b - a);
+}
+
+static double ms_score_in(const ms_cfg *c, const ms_ctx *x, const char *w, size_t wn, int *joins)
+{
+	char buf[MS_SEG * 4 + 4];
+	size_t pos[MS_SEG + 1];
+	size_t ll = x->lpos[x->nlc], rl = x->rpos[x->nrc];
+	if (wn > MS_MAX_FILL * 4) /* longer than the fast path holds: the full way */
+		return ms_score(c, x->t, x->lb, x->nl, x->ra, x->nr, w, wn, joins);
+	memcpy(buf, x->left, ll);
+	size_t wl = ms_simplify(c, w, wn, buf + ll);
+	memcpy(buf + ll + wl, x->right, rl);
+	int c1 = x->nlc;
+	int m = char_starts(buf + ll, wl, pos + c1, MS_SEG);
+	int c2 = c1 + m, n = c2 + x->nrc;
+	if (n > MS_SEG)
+		return ms_score(c, x->t, x->lb, x->nl, x->ra, x->nr, w, wn, joins);
+	for (int i = 0; i < c1; i++)
+		pos[i] = x->lpos[i];
+	for (int i = c1; i < c2; i++)
+		pos[i] += ll;
+	for (int i = 0; i <= x->nrc; i++)
+		pos[c2 + i] = ll + wl + x->rpos[i];
+	double dp[MS_SEG + 1];
+	int from[MS_SEG + 1];
+	memcpy(dp, x->dp, (size_t)(c1 + 1) * sizeof *dp);
+	memcpy(from, x->from, (size_t)(c1 + 1) * sizeof *from);
+	for (int i = c1 + 1; i <= n; i++) {
+		dp[i] = -1e9;
+		from[i] = i - 1;
+		for (int j = i - 1; j >= 0 && i - j <= 5; j--) {
+			double lp = j >= c2 ? x->rlp[j - c2][i - c2]
+			                    : ms_lp(c, buf + pos[j], pos[i] - pos[j], i - j);
+			if (dp[j] + lp > dp[i]) {
+				dp[i] = dp[j] + lp;
+				from[i] = j;
+			}
+		}
+	}
+	*joins = 0;
+	for (int i = n; i > 0; i = from[i]) {
+		int j = from[i];
+		*joins += (j < c1 && i > c1) + (j < c2 && i > c2);
+	}
+	double sc = dp[n];
+	if (c2 - c1 == 1)
+		sc -= MS_SINGLE_PENALTY;
+	if (c->masked.n && ms_freq(c, &c->masked, w, wn))
+		sc += MS_MASKED_PRIOR;
+	return sc;
+}
+
 static void ms_add(ms_cand *v, int *n, const char *w, size_t wn, double score)
 {
 	if (!wn || wn > MS_MAX_FILL * 4)
@@ -995,7 +1105,7 @@ static void ms_add(ms_cand *v, int *n, const char *w, size_t wn, double score)
  * characters after the mask occur elsewhere, the one to four Han
  * characters before that occurrence are candidates, and the same on the
  * left.  The search is bounded to a window around the mask. */
-static void ms_doc_candidates(const ms_cfg *c, const char *t, size_t len, size_t s, size_t e,
+static void ms_doc_candidates(const ms_cfg *c, const ms_ctx *x, const char *t, size_t len, size_t s, size_t e,
                               const size_t *lb, int nl, const size_t *ra, int nr, ms_cand *v,
                               int *n)
 {
@@ -1020,17 +1130,17 @@ static void ms_doc_candidates(const ms_cfg *c, const char *t, size_t len, size_t
 			hits++;
 			ends[0] = side ? at + kn : at;
 			for (size_t p = ends[0]; nc < MS_MAX_FILL;) { /* Han characters beside it */
-				size_t x = 0, cl = 0;
-				int32_t cp = side ? cp_at(t, len, p, &cl) : cp_before(t, p, &x);
+				size_t back = 0, cl = 0;
+				int32_t cp = side ? cp_at(t, len, p, &cl) : cp_before(t, p, &back);
 				if (!is_han(cp))
 					break;
-				p = side ? p + cl : x;
+				p = side ? p + cl : back;
 				ends[++nc] = p;
 			}
 			for (size_t j = 1; j <= nc; j++) {
 				size_t a = side ? ends[0] : ends[j], b = side ? ends[j] : ends[0];
 				int joins;
-				double sc = ms_score(c, t, lb, nl, ra, nr, t + a, b - a, &joins);
+				double sc = ms_score_in(c, x, t + a, b - a, &joins);
 				/* a recurring string earns back what the model charges for
 				 * characters it does not know (a name is seldom a word) */
 				ms_add(v, n, t + a, b - a, sc + 1.0 + 0.5 * (double)k + 8.0 * (double)(j - 1));
@@ -1046,7 +1156,7 @@ static int cmp_cand(const void *a, const void *b);
 /* Two-character fills made of the last character of a word begun on the
  * left and the first of a word ended on the right (亲*待 → 亲自 + 交待 →
  * 自交).  The best MS_COMBINE one-character candidates are paired. */
-static void ms_combine(const ms_cfg *c, const char *t, const size_t *lb, int nl, const size_t *ra,
+static void ms_combine(const ms_cfg *c, const ms_ctx *x, const char *t, const size_t *lb, int nl, const size_t *ra,
                        int nr, ms_cand *v, int *n)
 {
 	if (!nl || !nr || *n < 2)
@@ -1064,7 +1174,7 @@ static void ms_combine(const ms_cfg *c, const char *t, const size_t *lb, int nl,
 			memcpy(w, top[i].w, top[i].n);
 			memcpy(w + top[i].n, top[j].w, top[j].n);
 			int joins;
-			double s = ms_score(c, t, lb, nl, ra, nr, w, top[i].n + top[j].n, &joins);
+			double s = ms_score_in(c, x, w, top[i].n + top[j].n, &joins);
 			if (joins == 2)
 				ms_add(v, n, w, top[i].n + top[j].n, s);
 		}
@@ -1103,7 +1213,7 @@ static int ms_touches(const ms_cfg *c, const char *lc, size_t lcn, const char *r
 /* Gather fills: the masked-word list, and every dictionary word that spans
  * the mask (its start in the left context and/or its end in the right
  * context: **不离十 → 八九不离十 gives 八九). */
-static int ms_candidates(const ms_cfg *c, const char *t, const size_t *lb, int nl,
+static int ms_candidates(const ms_cfg *c, const ms_ctx *x, const char *t, const size_t *lb, int nl,
                          const size_t *ra, int nr, ms_cand *v)
 {
 	int n = 0, joins;
@@ -1115,7 +1225,7 @@ static int ms_candidates(const ms_cfg *c, const char *t, const size_t *lb, int n
 		size_t wn = c->masked.len[i];
 		if (!ms_touches(c, lc, lcn, rc, rcn, w, wn))
 			continue; /* cheap test first: most listed words fit nowhere */
-		double s = ms_score(c, t, lb, nl, ra, nr, w, wn, &joins);
+		double s = ms_score_in(c, x, w, wn, &joins);
 		if (joins)
 			ms_add(v, &n, w, wn, s);
 	}
@@ -1143,7 +1253,7 @@ static int ms_candidates(const ms_cfg *c, const char *t, const size_t *lb, int n
 					continue;
 				if (rest < rctx_n && ((unsigned char)rctx[rest] & 0xC0) == 0x80)
 					continue;
-				double s = ms_score(c, t, lb, nl, ra, nr, w + kn, fe - kn, &joins);
+				double s = ms_score_in(c, x, w + kn, fe - kn, &joins);
 				ms_add(v, &n, w + kn, fe - kn, s);
 			}
 		}
@@ -1161,7 +1271,7 @@ static int ms_candidates(const ms_cfg *c, const char *t, const size_t *lb, int n
 				break;
 			if (wn == kn)
 				continue;
-			double s = ms_score(c, t, lb, nl, ra, nr, w, wn - kn, &joins);
+			double s = ms_score_in(c, x, w, wn - kn, &joins);
 			ms_add(v, &n, w, wn - kn, s);
 		}
 	}
@@ -1234,14 +1344,16 @@ static void ms_flush(jh_brun *run)
 	size_t lb[MS_CTX + 1], ra[MS_CTX + 1];
 	int ctx = ms_context(t, len, s, e, lb, ra), nl = ctx / 16, nr = ctx % 16;
 	ms_cand v[MS_MAX_CAND];
-	int n = ms_candidates(c, t, lb, nl, ra, nr, v);
-	ms_doc_candidates(c, t, len, s, e, lb, nl, ra, nr, v, &n);
-	ms_combine(c, t, lb, nl, ra, nr, v, &n);
+	ms_ctx x;
+	ms_ctx_init(c, t, lb, nl, ra, nr, &x);
+	int n = ms_candidates(c, &x, t, lb, nl, ra, nr, v);
+	ms_doc_candidates(c, &x, t, len, s, e, lb, nl, ra, nr, v, &n);
+	ms_combine(c, &x, t, lb, nl, ra, nr, v, &n);
 	if (!n)
 		return;
 	qsort(v, (size_t)n, sizeof *v, cmp_cand);
 	int joins;
-	ms_score(c, t, lb, nl, ra, nr, v[0].w, v[0].n, &joins);
+	ms_score_in(c, &x, v[0].w, v[0].n, &joins);
 	if (joins < (int)c->min_joins)
 		return; /* the best fill makes no word with its neighbours: no evidence */
 	jh_buf msg = {0};
