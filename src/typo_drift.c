@@ -316,15 +316,19 @@ static int cmp_hit(const void *a, const void *b)
 }
 
 /* Check the pair (frequent f, rare r) differing at position i; 1 = a slip. */
+/* Is r (rare) a drifted form of f (frequent), differing at position i?
+ * With cheap set, only the tests that need no word table (numerals,
+ * cohesion, the stop list): a pair failing them fails the whole test, so
+ * a block where no pair passes them needs the tables not at all. */
 static int drift_pair(const drift_cfg *cfg, const ng_table *t, const char *text, size_t len,
-                      const ng_slot *f, const ng_slot *r, int i)
+                      const ng_slot *f, const ng_slot *r, int i, int cheap)
 {
 	int32_t fc[3] = {(int32_t)(f->key >> 42), (int32_t)((f->key >> 21) & 0x1FFFFF),
 	                 (int32_t)(f->key & 0x1FFFFF)};
 	int32_t rc = (int32_t)((r->key >> (21 * (2 - i))) & 0x1FFFFF);
 	if (is_numeral(fc[i]) || is_numeral(rc))
 		return 0;
-	if (cfg->n_sound && !alike(cfg, fc[i], rc))
+	if (!cheap && cfg->n_sound && !alike(cfg, fc[i], rc))
 		return 0;
 	/* Cohesion: each half of f is mostly found inside f. */
 	for (int h = 0; h < 2; h++) {
@@ -342,7 +346,7 @@ static int drift_pair(const drift_cfg *cfg, const ng_table *t, const char *text,
 		if (jh_strset_has(&cfg->stop, text + fo[k], fo[k + 1] - fo[k]) ||
 		    jh_strset_has(&cfg->stop, text + ro[k], ro[k + 1] - ro[k]))
 			return 0;
-	if (cfg->common.count) {
+	if (!cheap && cfg->common.count) {
 		/* f's own halves may be words (聂桂林: 桂林); the rare form's may not. */
 		if (common(cfg, text, fo[0], fo[3]) || word_around(cfg, text, ro, i))
 			return 0;
@@ -379,7 +383,7 @@ static inline uint64_t mask_key(uint64_t key, int i)
 }
 
 static int drift_collect(const drift_cfg *cfg, const ng_table *t, const char *text, size_t len,
-                         drift_hit **hits, size_t *n_hits, size_t *cap_hits)
+                         drift_hit **hits, size_t *n_hits, size_t *cap_hits, int cheap)
 {
 	/* Frequent forms by masked key (one position zeroed); two frequent
 	 * forms with the same mask are both real, marked by count 0. */
@@ -414,7 +418,7 @@ static int drift_collect(const drift_cfg *cfg, const ng_table *t, const char *te
 			if (!m || !m->count)
 				continue;
 			const ng_slot *f = &t->v[m->pos];
-			if (!drift_pair(cfg, t, text, len, f, r, i))
+			if (!drift_pair(cfg, t, text, len, f, r, i, cheap))
 				continue;
 			size_t ro[4];
 			tri_offsets(text, len, r->pos, ro);
@@ -494,10 +498,14 @@ static int drift_block(jh_brun *run, ng_table *t, size_t start, size_t end)
 	int frequent = 0;
 	for (size_t k = 0; k < t->cap && !frequent; k++)
 		frequent = t->v[k].key && !(t->v[k].key & BIGRAM_TAG) && t->v[k].count >= cfg->min_count;
-	if (rc == JH_OK && frequent)
+	if (rc == JH_OK && frequent) /* any pair at all, before reading the tables? */
+		rc = drift_collect(cfg, t, text, len, &hits, &n_hits, &cap_hits, 1);
+	int candidates = n_hits > 0;
+	n_hits = 0;
+	if (rc == JH_OK && candidates)
 		rc = drift_load((drift_cfg *)cfg, run->rule);
-	if (rc == JH_OK && frequent)
-		rc = drift_collect(cfg, t, text, len, &hits, &n_hits, &cap_hits);
+	if (rc == JH_OK && candidates)
+		rc = drift_collect(cfg, t, text, len, &hits, &n_hits, &cap_hits, 0);
 	if (rc == JH_OK) {
 		if (n_hits > 1) /* hits is NULL when there are none: not for qsort */
 			qsort(hits, n_hits, sizeof *hits, cmp_hit);
