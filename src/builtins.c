@@ -169,6 +169,24 @@ int jh_builtins_add(jh_builtins *b, jh_rule *r, long rule_index, jh_diag_fn diag
 			return JH_ERR_RULES;
 		}
 	}
+	if (r->has_fix) {
+		/* A builtin hands its fix at most $0-$9; a template that cannot
+		 * expand (${name}, $x) is an error of the rule file, not a failure
+		 * at every finding (which jh_brun_emit could only call out of
+		 * memory). */
+		size_t ov[20] = {0};
+		jh_buf probe = {0};
+		int trc = jh_expand_template(r->fix, "", ov, 10, NULL, &probe);
+		jh_buf_free(&probe);
+		if (trc == JH_ERR_NOMEM)
+			return trc;
+		if (trc) {
+			jh_report(diag_fn, payload, JH_ERROR, r->file, r->line, 0, r->id,
+			          "fix '%s' is not a template a builtin check can fill ($0-$9, $$)",
+			          r->fix);
+			return JH_ERR_RULES;
+		}
+	}
 	void *cfg = NULL;
 	if (def->compile) {
 		int rc = def->compile(r, &cfg, diag_fn, payload);

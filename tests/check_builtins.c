@@ -67,6 +67,29 @@ START_TEST(doubled_flagged)
 }
 END_TEST
 
+START_TEST(builtin_fix_template_checked)
+{
+	/* a builtin fills $0-$9 only: another template is a rule-file error
+	 * (it used to fail every finding as "out of memory"; found by fuzzing) */
+	const char *bad[] = {"$y", "${name}"};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		char ini[256];
+		snprintf(ini, sizeof ini,
+		         "[typo.p]\nkind = builtin\ncheck = doubled\nmessage = m\nfix = %s\n"
+		         "safety = safe\nbad = 的的\ngood = 的\n", bad[i]);
+		test_diags ds = TEST_DIAGS_INIT;
+		jh_ruleset *rs;
+		ck_assert_int_eq(test_ruleset_try(ini, &rs, &ds), JH_ERR_RULES);
+		ck_assert_msg(test_diags_find(&ds, "not a template a builtin check can fill") != NULL,
+		              "%s: %s", bad[i], test_diags_text(&ds));
+		jh_ruleset_free(rs);
+		test_diags_free(&ds);
+	}
+	jh_ruleset *rs = test_ruleset(DOUBLED_RULE("typo.q", ""));
+	jh_ruleset_free(rs);
+}
+END_TEST
+
 START_TEST(doubled_not_flagged)
 {
 	jh_ruleset *rs = test_ruleset(DOUBLED_RULE("typo.doubled", "allow = doubled-allow.txt\n"));
@@ -345,6 +368,7 @@ Suite *builtins_suite(void)
 	Suite *s = suite_create("builtins");
 	TCase *tc = tcase_create("doubled");
 	tcase_add_test(tc, doubled_flagged);
+	tcase_add_test(tc, builtin_fix_template_checked);
 	tcase_add_test(tc, doubled_not_flagged);
 	tcase_add_test(tc, doubled_params);
 	tcase_add_test(tc, doubled_allow_list_bom);
