@@ -58,38 +58,56 @@ int jh_param_uint(const jh_rule *r, const char *key, unsigned long dflt, unsigne
 	return JH_OK;
 }
 
+/* dir/file, dir defaulting to the rule's data folder. */
+static char *data_path(const char *dir, const char *file, const jh_rule *r)
+{
+	jh_buf path = {0};
+	if (!dir)
+		dir = r->data_dir ? r->data_dir : ".";
+	if (jh_buf_puts(&path, dir) || jh_buf_putc(&path, '/') || jh_buf_puts(&path, file)) {
+		jh_buf_free(&path);
+		return NULL;
+	}
+	return path.data;
+}
+
 int jh_data_readable(const jh_rule *r, const char *file, unsigned line, jh_diag_fn diag_fn,
                      void *payload)
 {
-	jh_buf path = {0};
-	if (jh_buf_puts(&path, r->data_dir ? r->data_dir : ".") || jh_buf_putc(&path, '/') ||
-	    jh_buf_puts(&path, file)) {
-		jh_buf_free(&path);
+	char *path = data_path(NULL, file, r);
+	if (!path)
 		return JH_ERR_NOMEM;
-	}
-	FILE *f = fopen(path.data, "rb");
+	FILE *f = fopen(path, "rb");
 	if (!f)
-		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id, "cannot read %s",
-		          path.data);
+		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id, "cannot read %s", path);
 	else
 		fclose(f);
-	jh_buf_free(&path);
+	free(path);
 	return f ? JH_OK : JH_ERR_RULES;
+}
+
+int jh_data_open(jh_tsv *t, const char *dir, const char *file, const jh_rule *r, unsigned line,
+                 jh_diag_fn diag_fn, void *payload)
+{
+	memset(t, 0, sizeof *t);
+	char *path = data_path(dir, file, r);
+	if (!path)
+		return JH_ERR_NOMEM;
+	int rc = jh_tsv_open(t, path);
+	if (rc == JH_ERR_RULES)
+		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id, "cannot read %s", path);
+	if (rc)
+		free(path);
+	else
+		t->path = path;
+	return rc;
 }
 
 int jh_load_words(jh_strset *set, const char *dir, const char *file, const jh_rule *r,
                       unsigned line, jh_diag_fn diag_fn, void *payload)
 {
-	jh_buf path = {0};
-	if (jh_buf_puts(&path, dir) || jh_buf_putc(&path, '/') || jh_buf_puts(&path, file)) {
-		jh_buf_free(&path);
-		return JH_ERR_NOMEM;
-	}
 	jh_tsv t;
-	int rc = jh_tsv_open(&t, path.data);
-	if (rc == JH_ERR_RULES)
-		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id,
-		          "cannot read word list %s", path.data);
+	int rc = jh_data_open(&t, dir, file, r, line, diag_fn, payload);
 	char *w;
 	size_t n, lines = 0;
 	for (const char *p = t.data; rc == JH_OK && (p = memchr(p, '\n', t.len - (size_t)(p - t.data)));
@@ -100,14 +118,13 @@ int jh_load_words(jh_strset *set, const char *dir, const char *file, const jh_ru
 	while (rc == JH_OK && jh_tsv_next(&t, &w, &n, 1)) {
 		n = strcspn(w, "\t"); /* the first column */
 		if (jh_utf8_valid_prefix(w, n) != n) {
-			jh_report(diag_fn, payload, JH_ERROR, path.data, t.line, 0, r->id, "not valid UTF-8");
+			jh_report(diag_fn, payload, JH_ERROR, t.path, t.line, 0, r->id, "not valid UTF-8");
 			rc = JH_ERR_RULES;
 		} else if (n) {
 			rc = jh_strset_add(set, w, n);
 		}
 	}
 	jh_tsv_close(&t);
-	jh_buf_free(&path);
 	return rc;
 }
 

@@ -73,6 +73,11 @@ int jh_compile_uint(const jh_rule *r, const char *key, unsigned long dflt, unsig
  * file, reported when the rules are compiled. */
 int jh_data_readable(const jh_rule *r, const char *file, unsigned line, jh_diag_fn diag_fn,
                      void *payload);
+/* Open dir/file (dir NULL: the rule's data folder) as a jh_tsv; a file
+ * that cannot be read is reported against the rule's line.  t->path names
+ * the file in messages about its lines. */
+int jh_data_open(jh_tsv *t, const char *dir, const char *file, const jh_rule *r, unsigned line,
+                 jh_diag_fn diag_fn, void *payload);
 int jh_load_words(jh_strset *set, const char *dir, const char *file, const jh_rule *r,
                   unsigned line, jh_diag_fn diag_fn, void *payload);
 

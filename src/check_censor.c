@@ -169,16 +169,8 @@ static char *wm_reversed(const wordmap *m, size_t size)
 static int wm_load(wordmap *m, const jh_rule *r, const char *file, unsigned line, int indexes,
                    jh_diag_fn diag_fn, void *payload)
 {
-	jh_buf path = {0};
-	if (jh_buf_puts(&path, r->data_dir) || jh_buf_putc(&path, '/') || jh_buf_puts(&path, file)) {
-		jh_buf_free(&path);
-		return JH_ERR_NOMEM;
-	}
 	jh_tsv t;
-	int rc = jh_tsv_open(&t, path.data);
-	if (rc == JH_ERR_RULES)
-		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id, "cannot read word list %s",
-		          path.data);
+	int rc = jh_data_open(&t, NULL, file, r, line, diag_fn, payload);
 	char *fld[2];
 	size_t fl[2];
 	int nf;
@@ -191,7 +183,7 @@ static int wm_load(wordmap *m, const jh_rule *r, const char *file, unsigned line
 				fr = fr * 10 + (unsigned long)(*d - '0');
 		}
 		if (!n || n > 255 || jh_utf8_valid_prefix(fld[0], n) != n) {
-			jh_report(diag_fn, payload, JH_ERROR, path.data, t.line, 0, r->id,
+			jh_report(diag_fn, payload, JH_ERROR, t.path, t.line, 0, r->id,
 			          "not a word of valid UTF-8 under 256 bytes");
 			rc = JH_ERR_RULES;
 			break;
@@ -223,7 +215,6 @@ static int wm_load(wordmap *m, const jh_rule *r, const char *file, unsigned line
 	}
 	size_t size = t.len;
 	m->buf = jh_tsv_take(&t);
-	jh_buf_free(&path);
 	if (rc)
 		return rc;
 	m->nslot = 16;
@@ -727,37 +718,22 @@ static const char *const ms_params[] = {"words", "masked", "t2s", "suggestions",
 static int ms_load_t2s(ms_cfg *c, const jh_rule *r, const char *file, unsigned line,
                        jh_diag_fn diag_fn, void *payload)
 {
-	jh_buf path = {0};
-	if (jh_buf_puts(&path, r->data_dir) || jh_buf_putc(&path, '/') || jh_buf_puts(&path, file))
-		return JH_ERR_NOMEM;
-	FILE *f = fopen(path.data, "rb");
-	if (!f) {
-		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id, "cannot read %s",
-		          path.data);
-		jh_buf_free(&path);
-		return JH_ERR_RULES;
-	}
-	jh_buf_free(&path);
-	if (!(c->t2s = calloc(T2S_HI - T2S_LO + 1, sizeof *c->t2s))) {
-		fclose(f);
-		return JH_ERR_NOMEM;
-	}
-	char *ln = NULL;
-	size_t cap = 0;
-	ssize_t got;
-	while ((got = getline(&ln, &cap, f)) >= 0) {
-		if (ln[0] == '#' || (size_t)got < 3)
-			continue;
-		int32_t a, b = -1;
-		size_t n = jh_utf8_decode((const unsigned char *)ln, (size_t)got, &a);
-		if (a >= T2S_LO && a <= T2S_HI && ln[n] == '\t')
-			jh_utf8_decode((const unsigned char *)ln + n + 1, (size_t)got - n - 1, &b);
+	jh_tsv t;
+	int rc = jh_data_open(&t, NULL, file, r, line, diag_fn, payload);
+	if (rc == JH_OK && !(c->t2s = calloc(T2S_HI - T2S_LO + 1, sizeof *c->t2s)))
+		rc = JH_ERR_NOMEM;
+	char *f[2];
+	size_t fl[2];
+	while (rc == JH_OK && jh_tsv_next(&t, f, fl, 2) == 2) {
+		int32_t a, b = -1; /* one character, a tab, its simplified form */
+		if (jh_utf8_decode((const unsigned char *)f[0], fl[0], &a) == fl[0] && a >= T2S_LO &&
+		    a <= T2S_HI && fl[1])
+			jh_utf8_decode((const unsigned char *)f[1], fl[1], &b);
 		if (b > 0)
 			c->t2s[a - T2S_LO] = b;
 	}
-	free(ln);
-	fclose(f);
-	return JH_OK;
+	jh_tsv_close(&t);
+	return rc;
 }
 
 /* Copy n bytes of s to out (room for 4*chars), traditional characters

@@ -20,46 +20,19 @@
 
 /* ---- small helpers ---- */
 
-/* Read a whole data file of the rule's folder into a NUL-terminated buffer. */
+/* Read a whole data file of the rule's folder into a NUL-terminated buffer.
+ * Not validated as UTF-8 (that alone took a third of the start-up): invalid
+ * bytes decode to -1 and never match a character of the text. */
 static int read_data(const jh_rule *r, const char *file, unsigned line, char **out, size_t *out_len,
                      jh_diag_fn diag_fn, void *payload)
 {
-	jh_buf path = {0};
-	if (jh_buf_puts(&path, r->data_dir) || jh_buf_putc(&path, '/') || jh_buf_puts(&path, file) ||
-	    jh_buf_terminate(&path)) {
-		jh_buf_free(&path);
-		return JH_ERR_NOMEM;
-	}
-	FILE *f = fopen(path.data, "rb");
-	int rc = JH_OK;
-	jh_buf b = {0};
-	long size;
-	if (!f || fseek(f, 0, SEEK_END) || (size = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
-		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id, "cannot read %s", path.data);
-		rc = JH_ERR_RULES;
-		goto done;
-	}
-	/* one allocation of the file's size: the tables are read at every start */
-	if (jh_buf_reserve(&b, (size_t)size + 1)) {
-		rc = JH_ERR_NOMEM;
-		goto done;
-	}
-	b.len = fread(b.data, 1, (size_t)size, f);
-	if (jh_buf_terminate(&b)) {
-		rc = JH_ERR_NOMEM;
-		goto done;
-	}
-	/* Not validated as UTF-8 (that alone took a third of the start-up):
-	 * invalid bytes decode to -1 and never match a character of the text. */
-	*out = b.data;
-	*out_len = b.len;
-	b.data = NULL;
-done:
-	if (f)
-		fclose(f);
-	jh_buf_free(&b);
-	jh_buf_free(&path);
-	return rc;
+	jh_tsv t;
+	int rc = jh_data_open(&t, NULL, file, r, line, diag_fn, payload);
+	if (rc)
+		return rc;
+	*out_len = t.len;
+	*out = jh_tsv_take(&t);
+	return JH_OK;
 }
 
 /* Split the line at *p into at most max tab-separated fields, in place;

@@ -303,7 +303,6 @@ static int parse_bool(const char *v, int *out)
 	return 0;
 }
 
-static char *read_file(const char *path, size_t *len);
 
 /* Take ownership of text as an example of r. */
 static int push_example(loader *ld, jh_rule *r, jh_example_kind kind, char *text)
@@ -350,7 +349,7 @@ static int add_example_file(loader *ld, jh_rule *r, jh_example_kind kind, const 
 		return JH_ERR_NOMEM;
 	}
 	size_t len;
-	char *text = read_file(path.data, &len);
+	char *text = jh_read_file(path.data, &len);
 	if (!text)
 		LERR(ld, "cannot read example file %s", path.data);
 	else if (strlen(text) != len) {
@@ -621,36 +620,10 @@ int jh_ruleset_load_string(jh_ruleset *rs, const char *name, const char *text,
 	return load_text(rs, name, text, data_dir, diag_fn, payload);
 }
 
-static char *read_file(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return NULL;
-	jh_buf b = {0};
-	char chunk[65536];
-	size_t n;
-	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-		if (jh_buf_append(&b, chunk, n)) {
-			jh_buf_free(&b);
-			fclose(f);
-			errno = ENOMEM;
-			return NULL;
-		}
-	int err = ferror(f);
-	fclose(f);
-	if (err || jh_buf_terminate(&b)) {
-		jh_buf_free(&b);
-		errno = EIO;
-		return NULL;
-	}
-	*len = b.len;
-	return b.data;
-}
-
 int jh_ruleset_load_file(jh_ruleset *rs, const char *path, jh_diag_fn diag_fn, void *payload)
 {
 	size_t len;
-	char *text = read_file(path, &len);
+	char *text = jh_read_file(path, &len);
 	if (!text) {
 		jh_report(diag_fn, payload, JH_ERROR, path, 0, 0, NULL, "cannot read rule file: %s",
 		          strerror(errno));

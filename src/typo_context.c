@@ -40,6 +40,7 @@
 #include "typo.h"
 #include "typo_lm.h"
 #include "utf8.h"
+#include "util.h"
 
 #define MAX_WORD 4   /* characters in a dictionary word we use */
 #define WINDOW 6     /* characters rescored on each side of a candidate */
@@ -313,17 +314,6 @@ static int load_tables(void *arg)
 
 /* ---- dictionary ---- */
 
-static uint64_t word_hash(const int32_t *cp, int n)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (int i = 0; i < n; i++)
-		h = (h ^ (uint64_t)cp[i]) * 1099511628211ull;
-	/* FNV's low bits are poorly mixed; the table indexes by them. */
-	h ^= h >> 31;
-	h *= 0xbf58476d1ce4e5b9ull;
-	h ^= h >> 29;
-	return h ? h : 1; /* never 0 */
-}
 
 static dict_slot *dict_find(const ctx_cfg *c, const int32_t *cp, int n, uint64_t h)
 {
@@ -363,7 +353,7 @@ static uint32_t dict_freq(const ctx_cfg *c, const int32_t *cp, int n)
 		return 0;
 	if (n >= 2 && !prefix_maybe(c, cp[0], cp[1]))
 		return 0;
-	const dict_slot *s = dict_find(c, cp, n, word_hash(cp, n));
+	const dict_slot *s = dict_find(c, cp, n, jh_hash_cps(cp, n));
 	return s->h ? s->freq : 0;
 }
 
@@ -409,7 +399,7 @@ static void dict_load(ctx_cfg *c)
 			continue;
 		if (n >= 2)
 			prefix_add(c, cp[0], cp[1]);
-		uint64_t h = word_hash(cp, n);
+		uint64_t h = jh_hash_cps(cp, n);
 		dict_slot *s = dict_find(c, cp, n, h);
 		if (!s->h) {
 			s->h = h;
@@ -422,7 +412,7 @@ static void dict_load(ctx_cfg *c)
 	fclose(f);
 	c->log_total = log(total > 1 ? total : 1);
 	for (int32_t x = 0x4E00; x < 0xA000; x++) {
-		const dict_slot *s = dict_find(c, &x, 1, word_hash(&x, 1));
+		const dict_slot *s = dict_find(c, &x, 1, jh_hash_cps(&x, 1));
 		c->single_logp[x - 0x4E00] = (float)(log(s->h ? s->freq : 1) - c->log_total);
 	}
 }

@@ -18,7 +18,6 @@
  * table of bigram and trigram counts keyed by packed code points, grown by
  * doubling.  No library offers n-gram counting over code points, and this
  * table is fifty lines. */
-#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,9 +46,9 @@ typedef struct {
 	/* The two tables are read the first time the rule runs, not when the
 	 * rule set is compiled: a run that does not select the rule (or a
 	 * hook on a short file) does not pay for 90 000 lines. */
-	char *dir, *words_file, *sound_file;
-	pthread_mutex_t lock;
-	int loaded, load_rc;
+	const jh_rule *rule;
+	const char *words_file, *sound_file; /* the rule's parameters */
+	jh_lazy once;
 } drift_cfg;
 
 const char *const jh_drift_params[] = {"words", "stop", "sound", "min-count", "max-rare", "cohesion",
@@ -63,10 +62,7 @@ void jh_drift_free(void *p)
 	jh_strset_free(&c->common);
 	jh_strset_free(&c->stop);
 	free(c->sound);
-	free(c->dir);
-	free(c->words_file);
-	free(c->sound_file);
-	pthread_mutex_destroy(&c->lock);
+	jh_lazy_destroy(&c->once);
 	free(c);
 }
 
@@ -77,12 +73,10 @@ static int cmp_sound(const void *a, const void *b)
 }
 
 /* Read data/FILE: character<TAB>initial<TAB>final<TAB>radical. */
-static int load_sound(drift_cfg *c, const char *dir, const char *file)
+static int load_sound(drift_cfg *c)
 {
-	char path[4096];
-	snprintf(path, sizeof path, "%s/%s", dir, file);
 	jh_tsv t;
-	int rc = jh_tsv_open(&t, path);
+	int rc = jh_data_open(&t, NULL, c->sound_file, c->rule, c->rule->line, NULL, NULL);
 	if (rc)
 		return rc;
 	size_t cap_v = 0;
@@ -130,31 +124,17 @@ int jh_drift_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *pay
 	drift_cfg *c = calloc(1, sizeof *c);
 	if (!c)
 		return JH_ERR_NOMEM;
-	pthread_mutex_init(&c->lock, NULL);
+	jh_lazy_init(&c->once);
+	c->rule = r;
 	int rc = JH_OK;
-	const char *dir = r->data_dir ? r->data_dir : ".";
-	if (!(c->dir = strdup(dir)))
-		rc = JH_ERR_NOMEM;
 	/* words and sound: checked now, read on first use (drift_load). */
 	const char *keys[2] = {"words", "sound"};
-	char **names[2] = {&c->words_file, &c->sound_file};
+	const char **names[2] = {&c->words_file, &c->sound_file};
 	for (int k = 0; k < 2 && rc == JH_OK; k++) {
 		unsigned line = r->line;
-		const char *v = jh_rule_param(r, keys[k], &line);
-		if (!v)
-			continue;
-		char path[4096];
-		snprintf(path, sizeof path, "%s/%s", dir, v);
-		FILE *f = fopen(path, "rb");
-		if (!f) {
-			jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id, "cannot read %s",
-			          path);
-			rc = JH_ERR_RULES;
-		} else {
-			fclose(f);
-			if (!(*names[k] = strdup(v)))
-				rc = JH_ERR_NOMEM;
-		}
+		*names[k] = jh_rule_param(r, keys[k], &line);
+		if (*names[k])
+			rc = jh_data_readable(r, *names[k], line, diag_fn, payload);
 	}
 	unsigned line = r->line;
 	const char *stop = jh_rule_param(r, "stop", &line);
@@ -433,22 +413,23 @@ static int drift_collect(const drift_cfg *cfg, const ng_table *t, const char *te
 	return rc;
 }
 
-/* Read the common words and the sound table once, under the lock: the
- * rule set may serve several threads. */
-static int drift_load(drift_cfg *c, const jh_rule *r)
+/* Read the common words and the sound table, once (jh_lazy): the rule set
+ * may serve several threads.  A file gone since compiling means fewer
+ * guards, not an error; only running out of memory stops the check. */
+static int drift_read(void *arg)
 {
-	pthread_mutex_lock(&c->lock);
-	if (!c->loaded) {
-		int rc = JH_OK;
-		if (c->words_file)
-			rc = jh_load_words(&c->common, c->dir, c->words_file, r, r->line, NULL, NULL);
-		if (rc == JH_OK && c->sound_file)
-			rc = load_sound(c, c->dir, c->sound_file);
-		c->load_rc = rc == JH_ERR_NOMEM ? rc : JH_OK; /* a file gone since: fewer guards */
-		c->loaded = 1;
-	}
-	pthread_mutex_unlock(&c->lock);
-	return c->load_rc;
+	drift_cfg *c = arg;
+	int rc = JH_OK;
+	if (c->words_file)
+		rc = jh_load_words(&c->common, NULL, c->words_file, c->rule, c->rule->line, NULL, NULL);
+	if (rc == JH_OK && c->sound_file)
+		rc = load_sound(c);
+	return rc == JH_ERR_NOMEM ? rc : JH_OK;
+}
+
+static int drift_load(drift_cfg *c)
+{
+	return jh_lazy_get(&c->once, drift_read, c);
 }
 
 /* The document is counted in blocks of about DRIFT_BLOCK bytes (cut at a
@@ -503,7 +484,7 @@ static int drift_block(jh_brun *run, ng_table *t, size_t start, size_t end)
 	int candidates = n_hits > 0;
 	n_hits = 0;
 	if (rc == JH_OK && candidates)
-		rc = drift_load((drift_cfg *)cfg, run->rule);
+		rc = drift_load((drift_cfg *)cfg); /* the lazy part of a shared rule set */
 	if (rc == JH_OK && candidates)
 		rc = drift_collect(cfg, t, text, len, &hits, &n_hits, &cap_hits, 0);
 	if (rc == JH_OK) {

@@ -34,6 +34,7 @@
 #include <unistd.h>
 #include "jinghua.h"
 #include "typo_lm.h"
+#include "util.h"
 
 #define PR_SIZE 65536
 #define BOW_SIZE 16384
@@ -189,16 +190,6 @@ jh_lm_state jh_lm_start(const jh_lm *lm)
 
 /* ---- lexicon ---- */
 
-static uint64_t cp_hash(const int32_t *cp, int n)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (int i = 0; i < n; i++)
-		h = (h ^ (uint32_t)cp[i]) * 1099511628211ull;
-	h ^= h >> 31;
-	h *= 0xbf58476d1ce4e5b9ull;
-	h ^= h >> 29;
-	return h ? h : 1;
-}
 
 static int same_word(const jh_lm *lm, uint32_t id, const int32_t *cp, int n)
 {
@@ -215,7 +206,7 @@ uint32_t jh_lm_word(const jh_lm *lm, const int32_t *cp, int n)
 {
 	if (n < 1 || n > JH_LM_MAX_WORD)
 		return 0;
-	uint64_t h = cp_hash(cp, n);
+	uint64_t h = jh_hash_cps(cp, n);
 	for (size_t i = h & (lm->index_cap - 1);; i = (i + 1) & (lm->index_cap - 1)) {
 		const word_slot *s = &lm->index[i];
 		if (!s->h)
@@ -346,7 +337,7 @@ static int load_lexicon(jh_lm *lm, const char *path, char *err, size_t len)
 		int32_t cp[JH_LM_MAX_WORD];
 		for (size_t k = 0; k < n; k++)
 			cp[k] = (int32_t)rd32(x + 4 * (s + k));
-		uint64_t h = cp_hash(cp, (int)n);
+		uint64_t h = jh_hash_cps(cp, (int)n);
 		size_t i = h & (lm->index_cap - 1);
 		while (lm->index[i].h && !(lm->index[i].h == h && same_word(lm, lm->index[i].id, cp, (int)n)))
 			i = (i + 1) & (lm->index_cap - 1);

@@ -1,4 +1,5 @@
 /* util.c — growable buffers, string copies, diagnostics, string sets. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -241,31 +242,49 @@ int jh_lazy_get(jh_lazy *l, int (*load)(void *arg), void *arg)
 	return l->rc;
 }
 
+char *jh_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return NULL;
+	jh_buf b = {0};
+	char chunk[65536];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+		if (jh_buf_append(&b, chunk, n)) {
+			jh_buf_free(&b);
+			fclose(f);
+			errno = ENOMEM;
+			return NULL;
+		}
+	int err = ferror(f);
+	fclose(f);
+	if (err || jh_buf_terminate(&b)) {
+		jh_buf_free(&b);
+		errno = err ? EIO : ENOMEM;
+		return NULL;
+	}
+	*len = b.len;
+	return b.data;
+}
+
+uint64_t jh_hash_cps(const int32_t *cp, int n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (int i = 0; i < n; i++)
+		h = (h ^ (uint32_t)cp[i]) * 1099511628211ull;
+	/* FNV's low bits are poorly mixed; tables index by them. */
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 29;
+	return h ? h : 1;
+}
+
 int jh_tsv_open(jh_tsv *t, const char *path)
 {
 	memset(t, 0, sizeof *t);
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return JH_ERR_RULES;
-	jh_buf b = {0};
-	char chunk[65536];
-	size_t got;
-	int rc = JH_OK;
-	while (rc == JH_OK && (got = fread(chunk, 1, sizeof chunk, f)) > 0)
-		rc = jh_buf_append(&b, chunk, got);
-	if (rc == JH_OK && ferror(f))
-		rc = JH_ERR_RULES;
-	fclose(f);
-	if (rc == JH_OK)
-		rc = jh_buf_terminate(&b);
-	if (rc) {
-		jh_buf_free(&b);
-		return rc;
-	}
-	t->data = b.data ? b.data : jh_strdup("");
-	t->len = b.len;
-	if (!t->data)
-		return JH_ERR_NOMEM;
+	if (!(t->data = jh_read_file(path, &t->len)))
+		return errno == ENOMEM ? JH_ERR_NOMEM : JH_ERR_RULES;
 	if (t->len >= 3 && memcmp(t->data, "\xEF\xBB\xBF", 3) == 0)
 		t->pos = 3;
 	return JH_OK;
@@ -304,6 +323,7 @@ int jh_tsv_next(jh_tsv *t, char **fields, size_t *lens, int max)
 char *jh_tsv_take(jh_tsv *t)
 {
 	char *d = t->data;
+	free(t->path);
 	memset(t, 0, sizeof *t);
 	return d;
 }
@@ -311,5 +331,6 @@ char *jh_tsv_take(jh_tsv *t)
 void jh_tsv_close(jh_tsv *t)
 {
 	free(t->data);
+	free(t->path);
 	memset(t, 0, sizeof *t);
 }

@@ -53,6 +53,13 @@ void jh_strset_free(jh_strset *s);
 
 uint64_t jh_hash(const char *s, size_t n);
 
+/* A whole file, NUL-terminated (len excludes the NUL), or NULL with errno
+ * set (ENOMEM, EIO, or fopen's). */
+char *jh_read_file(const char *path, size_t *len);
+
+/* Hash of a sequence of code points (never 0, so 0 can mark an empty slot). */
+uint64_t jh_hash_cps(const int32_t *cp, int n);
+
 /* A data file (TSV word list or table) read whole and handed out line by
  * line, its fields split at tabs in place: one read instead of a getline
  * and a copy per line, for lists of 100,000 lines.  Empty lines and lines
@@ -62,6 +69,7 @@ typedef struct {
 	char *data;
 	size_t len, pos;
 	unsigned line;   /* number of the line last returned */
+	char *path;      /* set by jh_data_open (builtins.h), for messages */
 } jh_tsv;
 
 /* JH_OK, JH_ERR_NOMEM, or JH_ERR_RULES when the file cannot be read. */

@@ -174,7 +174,7 @@ START_TEST(doubled_bad_params)
 		const char *needle;
 	} cases[] = {
 		{"allow-aabb = 2\n", 7, "allow-aabb must be"},
-		{"allow = no-such-list.txt\n", 7, "cannot read word list"},
+		{"allow = no-such-list.txt\n", 7, "/no-such-list.txt"},
 		{"colour = red\n", 7, "unknown key 'colour'"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
