@@ -883,68 +883,12 @@ static uint32_t ms_freq(const ms_cfg *c, const wordmap *m, const char *s, size_t
 #endif
 #define MS_SEG (MS_CTX * 2 + MS_MAX_FILL)
 
-static double ms_score(const ms_cfg *c, const char *t, const size_t *lb, int nl, const size_t *ra,
-                       int nr, const char *w, size_t wn, int *joins)
-{
-	char buf[MS_SEG * 4 + 4];
-	size_t pos[MS_SEG + 1]; /* character starts in buf */
-	size_t bl = ms_simplify(c, t + lb[nl], lb[0] - lb[nl], buf);
-	size_t b1 = bl;
-	bl += ms_simplify(c, w, wn, buf + bl);
-	size_t b2 = bl;
-	bl += ms_simplify(c, t + ra[0], ra[nr] - ra[0], buf + bl);
-	int n = 0, c1 = -1, c2 = -1;
-	for (size_t p = 0; p < bl && n < MS_SEG;) {
-		if (p == b1)
-			c1 = n;
-		if (p == b2)
-			c2 = n;
-		int32_t cp;
-		pos[n++] = p;
-		p += jh_utf8_decode((const unsigned char *)buf + p, bl - p, &cp);
-	}
-	pos[n] = bl;
-	if (c2 < 0)
-		c2 = n;
-	if (c1 < 0)
-		c1 = n;
-	double dp[MS_SEG + 1];
-	int from[MS_SEG + 1];
-	dp[0] = 0;
-	for (int i = 1; i <= n; i++) {
-		dp[i] = -1e9;
-		from[i] = i - 1;
-		for (int j = i - 1; j >= 0 && i - j <= 5; j--) {
-			uint32_t f = wm_get(&c->words, buf + pos[j], pos[i] - pos[j]);
-			double lp = f ? lg((double)f) - MS_LOG_TOTAL : (i - j == 1 ? MS_UNKNOWN : -1e9);
-			if (dp[j] + lp > dp[i]) {
-				dp[i] = dp[j] + lp;
-				from[i] = j;
-			}
-		}
-	}
-	*joins = 0;
-	for (int i = n; i > 0; i = from[i]) { /* words crossing a boundary of the fill */
-		int j = from[i];
-		*joins += (j < c1 && i > c1) + (j < c2 && i > c2);
-	}
-	double s = dp[n];
-	if (c2 - c1 == 1)
-		s -= MS_SINGLE_PENALTY; /* sites mask words; one masked character is rarer */
-	if (c->masked.n && ms_freq(c, &c->masked, w, wn))
-		s += MS_MASKED_PRIOR;
-	return s;
-}
-
 /* What every candidate of one mask shares: the simplified context on each
  * side, the Viterbi scores of the left context alone and the word scores
  * of stretches inside the right context.  ms_score recomputed them for
  * each of the hundreds of candidates a mask gets; ms_score_in reuses
  * them and gives the same scores (the same sums in the same order). */
 typedef struct {
-	const char *t;
-	const size_t *lb, *ra;
-	int nl, nr;
 	char left[MS_CTX * 4 + 1], right[MS_CTX * 4 + 1];
 	size_t lpos[MS_CTX + 1], rpos[MS_CTX + 1]; /* character starts, and the end */
 	int nlc, nrc;                               /* characters on each side */
@@ -974,7 +918,6 @@ static int char_starts(const char *s, size_t n, size_t *pos, int max)
 static void ms_ctx_init(const ms_cfg *c, const char *t, const size_t *lb, int nl, const size_t *ra,
                         int nr, ms_ctx *x)
 {
-	x->t = t, x->lb = lb, x->ra = ra, x->nl = nl, x->nr = nr;
 	size_t ll = ms_simplify(c, t + lb[nl], lb[0] - lb[nl], x->left);
 	size_t rl = ms_simplify(c, t + ra[0], ra[nr] - ra[0], x->right);
 	x->nlc = char_starts(x->left, ll, x->lpos, MS_CTX);
@@ -996,51 +939,62 @@ static void ms_ctx_init(const ms_cfg *c, const char *t, const size_t *lb, int nl
 			x->rlp[a][b] = ms_lp(c, x->right + x->rpos[a], x->rpos[b] - x->rpos[a], b - a);
 }
 
-static double ms_score_in(const ms_cfg *c, const ms_ctx *x, const char *w, size_t wn, int *joins)
+static double ms_score(const ms_cfg *c, const ms_ctx *x, const char *w, size_t wn, int *joins)
 {
+	*joins = 0;
+	if (wn > MS_MAX_FILL * 4)
+		return -1e9; /* longer than any fill ms_add keeps (and than buf) */
 	char buf[MS_SEG * 4 + 4];
-	size_t pos[MS_SEG + 1];
+	size_t pos[MS_SEG + 1]; /* character starts in buf */
 	size_t ll = x->lpos[x->nlc], rl = x->rpos[x->nrc];
-	if (wn > MS_MAX_FILL * 4) /* longer than the fast path holds: the full way */
-		return ms_score(c, x->t, x->lb, x->nl, x->ra, x->nr, w, wn, joins);
 	memcpy(buf, x->left, ll);
-	size_t wl = ms_simplify(c, w, wn, buf + ll);
-	memcpy(buf + ll + wl, x->right, rl);
-	int c1 = x->nlc;
-	int m = char_starts(buf + ll, wl, pos + c1, MS_SEG);
-	int c2 = c1 + m, n = c2 + x->nrc;
-	if (n > MS_SEG)
-		return ms_score(c, x->t, x->lb, x->nl, x->ra, x->nr, w, wn, joins);
-	for (int i = 0; i < c1; i++)
-		pos[i] = x->lpos[i];
-	for (int i = c1; i < c2; i++)
-		pos[i] += ll;
-	for (int i = 0; i <= x->nrc; i++)
-		pos[c2 + i] = ll + wl + x->rpos[i];
+	size_t b2 = ll + ms_simplify(c, w, wn, buf + ll);
+	memcpy(buf + b2, x->right, rl);
+	size_t bl = b2 + rl;
+	int n = 0, c1 = -1, c2 = -1;
+	for (size_t p = 0; p < bl && n < MS_SEG;) {
+		if (p == ll)
+			c1 = n;
+		if (p == b2)
+			c2 = n;
+		int32_t cp;
+		pos[n++] = p;
+		p += jh_utf8_decode((const unsigned char *)buf + p, bl - p, &cp);
+	}
+	pos[n] = bl; /* a text cut at MS_SEG characters ends in one long last piece */
+	if (c2 < 0)
+		c2 = n;
+	if (c1 < 0)
+		c1 = n;
 	double dp[MS_SEG + 1];
-	int from[MS_SEG + 1];
-	memcpy(dp, x->dp, (size_t)(c1 + 1) * sizeof *dp);
-	memcpy(from, x->from, (size_t)(c1 + 1) * sizeof *from);
-	for (int i = c1 + 1; i <= n; i++) {
+	int from[MS_SEG + 1], i0 = 1;
+	dp[0] = 0;
+	if (c1 == x->nlc) { /* the left context alone: scored once per mask */
+		memcpy(dp, x->dp, (size_t)(c1 + 1) * sizeof *dp);
+		memcpy(from, x->from, (size_t)(c1 + 1) * sizeof *from);
+		i0 = c1 + 1;
+	}
+	for (int i = i0; i <= n; i++) {
 		dp[i] = -1e9;
 		from[i] = i - 1;
+		/* inside the right context, as ms_ctx_init scored it (unless cut) */
+		int right = i > c2 && i - c2 <= x->nrc && pos[i] == b2 + x->rpos[i - c2];
 		for (int j = i - 1; j >= 0 && i - j <= 5; j--) {
-			double lp = j >= c2 ? x->rlp[j - c2][i - c2]
-			                    : ms_lp(c, buf + pos[j], pos[i] - pos[j], i - j);
+			double lp = right && j >= c2 ? x->rlp[j - c2][i - c2]
+			                             : ms_lp(c, buf + pos[j], pos[i] - pos[j], i - j);
 			if (dp[j] + lp > dp[i]) {
 				dp[i] = dp[j] + lp;
 				from[i] = j;
 			}
 		}
 	}
-	*joins = 0;
-	for (int i = n; i > 0; i = from[i]) {
+	for (int i = n; i > 0; i = from[i]) { /* words crossing a boundary of the fill */
 		int j = from[i];
 		*joins += (j < c1 && i > c1) + (j < c2 && i > c2);
 	}
 	double sc = dp[n];
 	if (c2 - c1 == 1)
-		sc -= MS_SINGLE_PENALTY;
+		sc -= MS_SINGLE_PENALTY; /* sites mask words; one masked character is rarer */
 	if (c->masked.n && ms_freq(c, &c->masked, w, wn))
 		sc += MS_MASKED_PRIOR;
 	return sc;
@@ -1116,7 +1070,7 @@ static void ms_doc_candidates(const ms_cfg *c, const ms_ctx *x, const char *t, s
 			for (size_t j = 1; j <= nc; j++) {
 				size_t a = side ? ends[0] : ends[j], b = side ? ends[j] : ends[0];
 				int joins;
-				double sc = ms_score_in(c, x, t + a, b - a, &joins);
+				double sc = ms_score(c, x, t + a, b - a, &joins);
 				/* a recurring string earns back what the model charges for
 				 * characters it does not know (a name is seldom a word) */
 				ms_add(v, n, t + a, b - a, sc + 1.0 + 0.5 * (double)k + 8.0 * (double)(j - 1));
@@ -1150,7 +1104,7 @@ static void ms_combine(const ms_cfg *c, const ms_ctx *x, const char *t, const si
 			memcpy(w, top[i].w, top[i].n);
 			memcpy(w + top[i].n, top[j].w, top[j].n);
 			int joins;
-			double s = ms_score_in(c, x, w, top[i].n + top[j].n, &joins);
+			double s = ms_score(c, x, w, top[i].n + top[j].n, &joins);
 			if (joins == 2)
 				ms_add(v, n, w, top[i].n + top[j].n, s);
 		}
@@ -1201,7 +1155,7 @@ static int ms_candidates(const ms_cfg *c, const ms_ctx *x, const char *t, const 
 		size_t wn = c->masked.len[i];
 		if (!ms_touches(c, lc, lcn, rc, rcn, w, wn))
 			continue; /* cheap test first: most listed words fit nowhere */
-		double s = ms_score_in(c, x, w, wn, &joins);
+		double s = ms_score(c, x, w, wn, &joins);
 		if (joins)
 			ms_add(v, &n, w, wn, s);
 	}
@@ -1229,7 +1183,7 @@ static int ms_candidates(const ms_cfg *c, const ms_ctx *x, const char *t, const 
 					continue;
 				if (rest < rctx_n && ((unsigned char)rctx[rest] & 0xC0) == 0x80)
 					continue;
-				double s = ms_score_in(c, x, w + kn, fe - kn, &joins);
+				double s = ms_score(c, x, w + kn, fe - kn, &joins);
 				ms_add(v, &n, w + kn, fe - kn, s);
 			}
 		}
@@ -1247,7 +1201,7 @@ static int ms_candidates(const ms_cfg *c, const ms_ctx *x, const char *t, const 
 				break;
 			if (wn == kn)
 				continue;
-			double s = ms_score_in(c, x, w, wn - kn, &joins);
+			double s = ms_score(c, x, w, wn - kn, &joins);
 			ms_add(v, &n, w, wn - kn, s);
 		}
 	}
@@ -1329,7 +1283,7 @@ static void ms_flush(jh_brun *run)
 		return;
 	qsort(v, (size_t)n, sizeof *v, cmp_cand);
 	int joins;
-	ms_score_in(c, &x, v[0].w, v[0].n, &joins);
+	ms_score(c, &x, v[0].w, v[0].n, &joins);
 	if (joins < (int)c->min_joins)
 		return; /* the best fill makes no word with its neighbours: no evidence */
 	jh_buf msg = {0};

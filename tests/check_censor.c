@@ -259,6 +259,25 @@ START_TEST(lazy_table_error_reported_at_first_use)
 }
 END_TEST
 
+START_TEST(mask_suggest_long_masked_word)
+{
+	/* A word of the masked list longer than any fill (40 characters, 120
+	 * bytes) that touches the context: skipped, not copied into the
+	 * scorer's fixed buffer (ASan in CI catches an overflow here). */
+	jh_ruleset *rs = test_ruleset("[censor.m]\nkind = builtin\ncheck = mask-suggest\n"
+	                              "words = ms-words.tsv\nmasked = ms-masked-long.tsv\n"
+	                              "message = m\nbad = 他拔出手*来\ngood = 他拔出手枪来\n");
+	const char *text = "他拔出手*来。";
+	jh_findings fs = JH_FINDINGS_INIT;
+	test_check(rs, text, strlen(text), &fs);
+	const jh_finding *f = first_of(&fs, "censor.m");
+	ck_assert_msg(f != NULL, "no suggestion");
+	ck_assert_ptr_null(strstr(f->message, "枪枪"));
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
 Suite *censor_suite(void)
 {
 	Suite *s = suite_create("censor");
@@ -271,6 +290,7 @@ Suite *censor_suite(void)
 	tcase_add_test(tc, mask_suggest_quiet_where_no_mask);
 	tcase_add_test(tc, safe_fixes_restore_exactly);
 	tcase_add_test(tc, lazy_table_error_reported_at_first_use);
+	tcase_add_test(tc, mask_suggest_long_masked_word);
 	suite_add_tcase(s, tc);
 	return s;
 }
