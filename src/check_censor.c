@@ -24,7 +24,7 @@ typedef struct {
 	uint32_t *off, *freq; /* per word */
 	uint8_t *len;         /* bytes */
 	size_t n, cap;
-	uint32_t *slot;       /* hash slots: word index + 1, 0 = empty */
+	uint64_t *slot;       /* hash slots: tag << 32 | word index + 1, 0 = empty */
 	size_t nslot;
 	uint32_t *by_prefix;  /* word indexes sorted by bytes */
 	uint32_t *by_suffix;  /* word indexes sorted by reversed characters */
@@ -42,14 +42,23 @@ static void wm_free(wordmap *m)
 	memset(m, 0, sizeof *m);
 }
 
+/* A slot keeps the upper half of the word's hash beside its index: most
+ * lookups are misses (substrings of a Viterbi window are seldom words),
+ * and the tag rejects them without touching the length, offset and text
+ * arrays — three cache misses each on a table of this size. */
+static uint64_t wm_tag(uint64_t h) { return (h >> 32) << 32; }
+
 static uint32_t wm_get(const wordmap *m, const char *s, size_t n)
 {
 	if (!m->nslot || n == 0 || n > 255)
 		return 0;
-	size_t h = (size_t)jh_hash(s, n) & (m->nslot - 1);
-	for (uint32_t v; (v = m->slot[h]); h = (h + 1) & (m->nslot - 1))
-		if (m->len[v - 1] == n && memcmp(m->buf + m->off[v - 1], s, n) == 0)
-			return m->freq[v - 1];
+	uint64_t hash = jh_hash(s, n), tag = wm_tag(hash);
+	size_t h = (size_t)hash & (m->nslot - 1);
+	for (uint64_t v; (v = m->slot[h]); h = (h + 1) & (m->nslot - 1)) {
+		uint32_t i = (uint32_t)v - 1;
+		if (wm_tag(v) == tag && m->len[i] == n && memcmp(m->buf + m->off[i], s, n) == 0)
+			return m->freq[i];
+	}
 	return 0;
 }
 
@@ -223,10 +232,11 @@ static int wm_load(wordmap *m, const jh_rule *r, const char *file, unsigned line
 	if (!(m->slot = calloc(m->nslot, sizeof *m->slot)))
 		return JH_ERR_NOMEM;
 	for (size_t i = 0; i < m->n; i++) {
-		size_t h = (size_t)jh_hash(m->buf + m->off[i], m->len[i]) & (m->nslot - 1);
+		uint64_t hash = jh_hash(m->buf + m->off[i], m->len[i]);
+		size_t h = (size_t)hash & (m->nslot - 1);
 		while (m->slot[h])
 			h = (h + 1) & (m->nslot - 1);
-		m->slot[h] = (uint32_t)i + 1;
+		m->slot[h] = wm_tag(hash) | ((uint64_t)i + 1);
 	}
 	if (!indexes)
 		return JH_OK;
@@ -702,6 +712,10 @@ typedef struct {
 	wordmap words;   /* general model: word -> frequency */
 	wordmap masked;  /* words sites mask */
 	int32_t *t2s;    /* traditional -> simplified, per code point T2S_LO..T2S_HI (0 = same) */
+	/* The masked words by their first and by their last character: a mask
+	 * looks up the few characters that make a word with its neighbours
+	 * instead of testing every listed word (ms_touching). */
+	struct ms_key { int32_t cp; uint32_t i; } *by_first, *by_last;
 	unsigned long max_suggestions, min_joins;
 	/* The three tables above are loaded at the first mask (most texts
 	 * have none; the word list is 900 KB to read and sort). */
@@ -763,6 +777,8 @@ static void ms_free(void *p)
 	wm_free(&c->words);
 	wm_free(&c->masked);
 	free(c->t2s);
+	free(c->by_first);
+	free(c->by_last);
 	jh_lazy_destroy(&c->once);
 	free(c);
 }
@@ -1116,28 +1132,73 @@ static int cmp_cand(const void *a, const void *b)
 	return x->score < y->score ? 1 : x->score > y->score ? -1 : strcmp(x->w, y->w);
 }
 
-/* Does w make a two-character word with the context character on either
- * side?  A quick filter before the full score. */
-static int ms_touches(const ms_cfg *c, const char *lc, size_t lcn, const char *rc, size_t rcn,
-                      const char *w, size_t wn)
+static int cmp_key(const void *a, const void *b)
 {
-	char buf[16];
-	int32_t cp;
-	size_t first = jh_utf8_decode((const unsigned char *)w, wn, &cp);
-	size_t last = wn - char_start_back(w, wn);
-	if (lcn && lcn + first <= sizeof buf) {
-		memcpy(buf, lc, lcn);
-		memcpy(buf + lcn, w, first);
-		if (wm_get(&c->words, buf, lcn + first))
-			return 1;
+	const struct ms_key *x = a, *y = b;
+	return x->cp != y->cp ? (x->cp > y->cp) - (x->cp < y->cp) : (x->i > y->i) - (x->i < y->i);
+}
+
+/* Index the masked words by first (last = 0) or last character. */
+static int ms_index_masked(const wordmap *m, int last, struct ms_key **out)
+{
+	struct ms_key *k = malloc((m->n ? m->n : 1) * sizeof *k);
+	if (!k)
+		return JH_ERR_NOMEM;
+	for (size_t i = 0; i < m->n; i++) {
+		const char *w = m->buf + m->off[i];
+		size_t at = last ? char_start_back(w, m->len[i]) : 0;
+		jh_utf8_decode((const unsigned char *)w + at, m->len[i] - at, &k[i].cp);
+		k[i].i = (uint32_t)i;
 	}
-	if (rcn && last + rcn <= sizeof buf) {
-		memcpy(buf, w + wn - last, last);
-		memcpy(buf + last, rc, rcn);
-		if (wm_get(&c->words, buf, last + rcn))
-			return 1;
+	qsort(k, m->n, sizeof *k, cmp_key);
+	*out = k;
+	return JH_OK;
+}
+
+/* Mark the masked words whose first (or last) character is cp. */
+static void ms_mark(const struct ms_key *k, size_t n, int32_t cp, uint8_t *mark)
+{
+	size_t lo = 0, hi = n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (k[mid].cp < cp)
+			lo = mid + 1;
+		else
+			hi = mid;
 	}
-	return 0;
+	for (; lo < n && k[lo].cp == cp; lo++)
+		mark[k[lo].i] = 1;
+}
+
+/* Mark the masked words that make a two-character word with the context
+ * character on either side (lc + their first character, or their last
+ * character + rc): a quick filter before the full score.  The model's
+ * two-character words that begin with lc (or end with rc) are few, so
+ * they are enumerated from the sorted indexes and each confirmed with
+ * wm_get, the test a word-by-word filter would make. */
+static void ms_touching(const ms_cfg *c, const char *lc, size_t lcn, const char *rc, size_t rcn,
+                        uint8_t *mark)
+{
+	const wordmap *m = &c->words;
+	for (int side = 0; side < 2; side++) {
+		const char *key = side ? rc : lc;
+		size_t kn = side ? rcn : lcn;
+		if (!kn)
+			continue;
+		const uint32_t *idx = side ? m->by_suffix : m->by_prefix;
+		for (size_t i = wm_lower(m, idx, key, kn, side); i < m->n; i++) {
+			const char *w = m->buf + m->off[idx[i]];
+			size_t wn = m->len[idx[i]];
+			if (wn < kn || memcmp(side ? w + wn - kn : w, key, kn))
+				break;
+			int32_t cp;
+			const char *o = side ? w : w + kn; /* the other character */
+			size_t on = jh_utf8_decode((const unsigned char *)o, wn - kn, &cp);
+			if (on != wn - kn || cp < 0 || !wm_get(m, w, wn))
+				continue; /* not a two-character word, or frequency 0 */
+			ms_mark(side ? c->by_last : c->by_first, c->masked.n, cp, mark);
+		}
+	}
 }
 
 /* Gather fills: the masked-word list, and every dictionary word that spans
@@ -1150,15 +1211,21 @@ static int ms_candidates(const ms_cfg *c, const ms_ctx *x, const char *t, const 
 	char lc[8], rc[8]; /* the context characters touching the mask, simplified */
 	size_t lcn = nl ? ms_simplify(c, t + lb[1], lb[0] - lb[1], lc) : 0;
 	size_t rcn = nr ? ms_simplify(c, t + ra[0], ra[1] - ra[0], rc) : 0;
-	for (size_t i = 0; i < c->masked.n; i++) {
+	uint8_t *mark = c->masked.n ? calloc(c->masked.n, 1) : NULL;
+	if (c->masked.n && !mark)
+		return -1;
+	if (mark)
+		ms_touching(c, lc, lcn, rc, rcn, mark);
+	for (size_t i = 0; i < c->masked.n; i++) { /* in list order, as ranked ties expect */
 		const char *w = c->masked.buf + c->masked.off[i];
 		size_t wn = c->masked.len[i];
-		if (!ms_touches(c, lc, lcn, rc, rcn, w, wn))
-			continue; /* cheap test first: most listed words fit nowhere */
+		if (!mark[i])
+			continue; /* most listed words fit nowhere */
 		double s = ms_score(c, x, w, wn, &joins);
 		if (joins)
 			ms_add(v, &n, w, wn, s);
 	}
+	free(mark);
 	const wordmap *m = &c->words;
 	char rctx[64];
 	size_t rctx_n = ms_simplify(c, t + ra[0], ra[nr] - ra[0], rctx);
@@ -1246,6 +1313,10 @@ static int ms_load(void *arg)
 	int rc = wm_load(&c->words, r, c->words_file, c->words_line, 1, a->diag_fn, a->payload);
 	if (rc == JH_OK && c->masked_file)
 		rc = wm_load(&c->masked, r, c->masked_file, c->masked_line, 0, a->diag_fn, a->payload);
+	if (rc == JH_OK)
+		rc = ms_index_masked(&c->masked, 0, &c->by_first);
+	if (rc == JH_OK)
+		rc = ms_index_masked(&c->masked, 1, &c->by_last);
 	if (rc == JH_OK && c->t2s_file)
 		rc = ms_load_t2s(c, r, c->t2s_file, c->t2s_line, a->diag_fn, a->payload);
 	return rc;
@@ -1277,6 +1348,10 @@ static void ms_flush(jh_brun *run)
 	ms_ctx x;
 	ms_ctx_init(c, t, lb, nl, ra, nr, &x);
 	int n = ms_candidates(c, &x, t, lb, nl, ra, nr, v);
+	if (n < 0) {
+		run->err = JH_ERR_NOMEM;
+		return;
+	}
 	ms_doc_candidates(c, &x, t, len, s, e, lb, nl, ra, nr, v, &n);
 	ms_combine(c, &x, t, lb, nl, ra, nr, v, &n);
 	if (!n)
