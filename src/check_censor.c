@@ -24,6 +24,7 @@ typedef struct {
 	uint32_t *off, *freq; /* per word */
 	uint8_t *len;         /* bytes */
 	size_t n, cap;
+	size_t n_all;         /* entries: the n words, then prefixes that are no word */
 	uint64_t *slot;       /* hash slots: tag << 32 | word index + 1, 0 = empty */
 	size_t nslot;
 	uint32_t *by_prefix;  /* word indexes sorted by bytes */
@@ -42,24 +43,51 @@ static void wm_free(wordmap *m)
 	memset(m, 0, sizeof *m);
 }
 
-/* A slot keeps the upper half of the word's hash beside its index: most
+/* A slot keeps the top 31 bits of the word's hash beside its index: most
  * lookups are misses (substrings of a Viterbi window are seldom words),
  * and the tag rejects them without touching the length, offset and text
- * arrays — three cache misses each on a table of this size. */
-static uint64_t wm_tag(uint64_t h) { return (h >> 32) << 32; }
+ * arrays — three cache misses each on a table of this size.  Bit 32 says
+ * that a longer word begins with this one (WM_EXT, kept for the model of
+ * mask suggestions, whose segmentation stops extending a word there). */
+#define WM_EXT ((uint64_t)1 << 32)
+static uint64_t wm_tag(uint64_t h) { return (h >> 33) << 33; }
 
-static uint32_t wm_get(const wordmap *m, const char *s, size_t n)
+/* The slot of s (n bytes), or NULL. */
+static const uint64_t *wm_slot(const wordmap *m, const char *s, size_t n)
 {
 	if (!m->nslot || n == 0 || n > 255)
-		return 0;
+		return NULL;
 	uint64_t hash = jh_hash(s, n), tag = wm_tag(hash);
 	size_t h = (size_t)hash & (m->nslot - 1);
 	for (uint64_t v; (v = m->slot[h]); h = (h + 1) & (m->nslot - 1)) {
 		uint32_t i = (uint32_t)v - 1;
 		if (wm_tag(v) == tag && m->len[i] == n && memcmp(m->buf + m->off[i], s, n) == 0)
-			return m->freq[i];
+			return &m->slot[h];
 	}
-	return 0;
+	return NULL;
+}
+
+static uint32_t wm_get(const wordmap *m, const char *s, size_t n)
+{
+	const uint64_t *v = wm_slot(m, s, n);
+	return v ? m->freq[(uint32_t)*v - 1] : 0;
+}
+
+/* Frequency of s, and in *ext whether a longer word starts with it. */
+static uint32_t wm_look(const wordmap *m, const char *s, size_t n, int *ext)
+{
+	const uint64_t *v = wm_slot(m, s, n);
+	*ext = v && (*v & WM_EXT);
+	return v ? m->freq[(uint32_t)*v - 1] : 0;
+}
+
+static void wm_insert(wordmap *m, size_t i, uint64_t flags)
+{
+	uint64_t hash = jh_hash(m->buf + m->off[i], m->len[i]);
+	size_t h = (size_t)hash & (m->nslot - 1);
+	while (m->slot[h])
+		h = (h + 1) & (m->nslot - 1);
+	m->slot[h] = wm_tag(hash) | flags | ((uint64_t)i + 1);
 }
 
 /* Compare two words by their characters read from the end (for suffix
@@ -175,6 +203,108 @@ static char *wm_reversed(const wordmap *m, size_t size)
 	return rev;
 }
 
+/* The two sorted indexes of a word list. */
+static int wm_sort(wordmap *m, size_t size)
+{
+	m->by_prefix = malloc((m->n ? m->n : 1) * sizeof *m->by_prefix);
+	m->by_suffix = malloc((m->n ? m->n : 1) * sizeof *m->by_suffix);
+	if (!m->by_prefix || !m->by_suffix)
+		return JH_ERR_NOMEM;
+	for (size_t i = 0; i < m->n; i++)
+		m->by_prefix[i] = m->by_suffix[i] = (uint32_t)i;
+	char *rev = wm_reversed(m, size);
+	uint32_t *tmp = malloc((m->n ? m->n : 1) * sizeof *tmp);
+	if (!rev || !tmp) {
+		free(rev);
+		free(tmp);
+		return JH_ERR_NOMEM;
+	}
+	size_t i = 1; /* the generator writes the list sorted: then it is its own prefix index */
+	while (i < m->n && strcmp(m->buf + m->off[i - 1], m->buf + m->off[i]) <= 0)
+		i++;
+	if (i < m->n)
+		radix_sort(m->by_prefix, tmp, m->n, m->buf, m->off, 0);
+	radix_sort(m->by_suffix, tmp, m->n, rev, m->off, 0);
+	free(rev);
+	free(tmp);
+	return JH_OK;
+}
+
+static size_t common_prefix(const char *a, size_t an, const char *b, size_t bn)
+{
+	size_t k = 0;
+	while (k < an && k < bn && a[k] == b[k])
+		k++;
+	return k;
+}
+
+static int wm_append(wordmap *m, uint32_t off, size_t len)
+{
+	size_t old = m->cap;
+	if (jh_grow((void **)&m->off, &m->cap, m->n_all + 1, sizeof *m->off))
+		return JH_ERR_NOMEM;
+	if (m->cap != old) {
+		uint32_t *fq = realloc(m->freq, m->cap * sizeof *fq);
+		if (fq)
+			m->freq = fq;
+		uint8_t *ll = fq ? realloc(m->len, m->cap) : NULL;
+		if (ll)
+			m->len = ll;
+		if (!fq || !ll)
+			return JH_ERR_NOMEM;
+	}
+	m->off[m->n_all] = off;
+	m->len[m->n_all] = (uint8_t)len;
+	m->freq[m->n_all++] = 0;
+	return JH_OK;
+}
+
+/* Which words does a longer word begin with (ext[i]), and the prefixes of
+ * up to WM_PREFIX characters that are no word, appended as entries of
+ * frequency 0 (m->n counts the words only, so the sorted indexes never
+ * see them).  In byte order the words that begin with P follow each other,
+ * P itself first if it is a word: so each word is compared with its
+ * neighbours only, and a prefix is new where it is longer than what the
+ * word shares with the one before. */
+#define WM_PREFIX 4
+static int wm_prefixes(wordmap *m, uint8_t **ext_out)
+{
+	uint8_t *ext = calloc(m->n ? m->n : 1, 1);
+	if (!ext)
+		return JH_ERR_NOMEM;
+	for (size_t k = 0; k < m->n; k++) {
+		uint32_t wi = m->by_prefix[k];
+		const char *w = m->buf + m->off[wi];
+		size_t wn = m->len[wi], shared = 0;
+		if (k > 0) {
+			uint32_t pi = m->by_prefix[k - 1];
+			shared = common_prefix(m->buf + m->off[pi], m->len[pi], w, wn);
+		}
+		for (size_t j = k + 1; j < m->n; j++) { /* past copies of the same word */
+			uint32_t ni = m->by_prefix[j];
+			if (m->len[ni] > wn && !memcmp(m->buf + m->off[ni], w, wn)) {
+				ext[wi] = 1;
+				break;
+			}
+			if (m->len[ni] != wn || memcmp(m->buf + m->off[ni], w, wn))
+				break;
+		}
+		size_t p = 0;
+		for (int c = 1; c <= WM_PREFIX; c++) {
+			int32_t cp;
+			p += jh_utf8_decode((const unsigned char *)w + p, wn - p, &cp);
+			if (p >= wn)
+				break;
+			if (p > shared && wm_append(m, m->off[wi], p)) {
+				free(ext);
+				return JH_ERR_NOMEM;
+			}
+		}
+	}
+	*ext_out = ext;
+	return JH_OK;
+}
+
 static int wm_load(wordmap *m, const jh_rule *r, const char *file, unsigned line, int indexes,
                    jh_diag_fn diag_fn, void *payload)
 {
@@ -224,43 +354,24 @@ static int wm_load(wordmap *m, const jh_rule *r, const char *file, unsigned line
 	}
 	size_t size = t.len;
 	m->buf = jh_tsv_take(&t);
+	m->n_all = m->n;
 	if (rc)
 		return rc;
+	if (indexes && (rc = wm_sort(m, size)))
+		return rc;
+	uint8_t *ext = NULL;
+	if (indexes && (rc = wm_prefixes(m, &ext)))
+		return rc;
 	m->nslot = 16;
-	while (m->nslot < m->n * 2)
+	while (m->nslot < m->n_all * 2)
 		m->nslot <<= 1;
-	if (!(m->slot = calloc(m->nslot, sizeof *m->slot)))
-		return JH_ERR_NOMEM;
-	for (size_t i = 0; i < m->n; i++) {
-		uint64_t hash = jh_hash(m->buf + m->off[i], m->len[i]);
-		size_t h = (size_t)hash & (m->nslot - 1);
-		while (m->slot[h])
-			h = (h + 1) & (m->nslot - 1);
-		m->slot[h] = wm_tag(hash) | ((uint64_t)i + 1);
-	}
-	if (!indexes)
-		return JH_OK;
-	m->by_prefix = malloc((m->n ? m->n : 1) * sizeof *m->by_prefix);
-	m->by_suffix = malloc((m->n ? m->n : 1) * sizeof *m->by_suffix);
-	if (!m->by_prefix || !m->by_suffix)
-		return JH_ERR_NOMEM;
-	for (size_t i = 0; i < m->n; i++)
-		m->by_prefix[i] = m->by_suffix[i] = (uint32_t)i;
-	char *rev = wm_reversed(m, size);
-	uint32_t *tmp = malloc((m->n ? m->n : 1) * sizeof *tmp);
-	if (!rev || !tmp) {
-		free(rev);
-		free(tmp);
+	if (!(m->slot = calloc(m->nslot, sizeof *m->slot))) {
+		free(ext);
 		return JH_ERR_NOMEM;
 	}
-	size_t i = 1; /* the generator writes the list sorted: then it is its own prefix index */
-	while (i < m->n && strcmp(m->buf + m->off[i - 1], m->buf + m->off[i]) <= 0)
-		i++;
-	if (i < m->n)
-		radix_sort(m->by_prefix, tmp, m->n, m->buf, m->off, 0);
-	radix_sort(m->by_suffix, tmp, m->n, rev, m->off, 0);
-	free(rev);
-	free(tmp);
+	for (size_t i = 0; i < m->n_all; i++) /* the words first: a duplicate never wins */
+		wm_insert(m, i, i >= m->n || (ext && ext[i]) ? WM_EXT : 0);
+	free(ext);
 	return JH_OK;
 }
 
@@ -911,6 +1022,7 @@ typedef struct {
 	double dp[MS_CTX + 1];
 	int from[MS_CTX + 1];
 	double rlp[MS_CTX + 1][MS_CTX + 1];         /* word score of right [a, b) */
+	uint8_t lext[MS_CTX + 1];                   /* left [j, end) begins a longer word */
 } ms_ctx;
 
 static double ms_lp(const ms_cfg *c, const char *s, size_t n, int chars)
@@ -953,6 +1065,44 @@ static void ms_ctx_init(const ms_cfg *c, const char *t, const size_t *lb, int nl
 	for (int a = 0; a < x->nrc; a++)
 		for (int b = a + 1; b <= x->nrc && b - a <= 5; b++)
 			x->rlp[a][b] = ms_lp(c, x->right + x->rpos[a], x->rpos[b] - x->rpos[a], b - a);
+	for (int j = 0; j < x->nlc; j++) {
+		int ext = 0;
+		if (x->nlc - j <= WM_PREFIX)
+			wm_look(&c->words, x->left + x->lpos[j], x->lpos[x->nlc] - x->lpos[j], &ext);
+		x->lext[j] = (uint8_t)ext;
+	}
+}
+
+/* Word scores lp[i][d] of the pieces [i - d, i) that end after the left
+ * context (i >= i0), as ms_lp gives them, found by walking forward from
+ * each start while the piece read so far begins some word (WM_EXT): a
+ * piece that begins no word cannot be one, and stays at ms_lp's score of
+ * a non-word.  Starts in the left context walk on only if the rest of the
+ * left context begins a word (x->lext); starts in the right context are
+ * skipped when skip_right (their scores are x->rlp). */
+static void ms_piece_scores(const ms_cfg *c, const ms_ctx *x, const char *buf, const size_t *pos,
+                            int n, int i0, int c2, int skip_right, double lp[][6])
+{
+	for (int i = i0; i <= n; i++)
+		for (int d = 1; d <= 5; d++)
+			lp[i][d] = d == 1 ? MS_UNKNOWN : -1e9;
+	int last = skip_right ? c2 : n;
+	for (int j = i0 - 5 > 0 ? i0 - 5 : 0; j < last; j++) {
+		int i = j + 1;
+		if (j < i0 - 1) { /* in the left context: [j, i0 - 1) was looked up once per mask */
+			if (!x->lext[j])
+				continue;
+			i = i0;
+		}
+		for (; i <= n && i - j <= 5; i++) {
+			int ext;
+			uint32_t f = wm_look(&c->words, buf + pos[j], pos[i] - pos[j], &ext);
+			if (f)
+				lp[i][i - j] = lg((double)f) - MS_LOG_TOTAL;
+			if (!ext)
+				break;
+		}
+	}
 }
 
 static double ms_score(const ms_cfg *c, const ms_ctx *x, const char *w, size_t wn, int *joins)
@@ -990,14 +1140,23 @@ static double ms_score(const ms_cfg *c, const ms_ctx *x, const char *w, size_t w
 		memcpy(from, x->from, (size_t)(c1 + 1) * sizeof *from);
 		i0 = c1 + 1;
 	}
+	/* inside the right context, as ms_ctx_init scored it (unless cut) */
+	int right[MS_SEG + 1], all_right = 1;
+	for (int i = i0; i <= n; i++) {
+		right[i] = i > c2 && i - c2 <= x->nrc && pos[i] == b2 + x->rpos[i - c2];
+		if (i > c2 && !right[i])
+			all_right = 0;
+	}
+	double lpt[MS_SEG + 1][6];
+	if (i0 > 1)
+		ms_piece_scores(c, x, buf, pos, n, i0, c2, all_right, lpt);
 	for (int i = i0; i <= n; i++) {
 		dp[i] = -1e9;
 		from[i] = i - 1;
-		/* inside the right context, as ms_ctx_init scored it (unless cut) */
-		int right = i > c2 && i - c2 <= x->nrc && pos[i] == b2 + x->rpos[i - c2];
 		for (int j = i - 1; j >= 0 && i - j <= 5; j--) {
-			double lp = right && j >= c2 ? x->rlp[j - c2][i - c2]
-			                             : ms_lp(c, buf + pos[j], pos[i] - pos[j], i - j);
+			double lp = right[i] && j >= c2 ? x->rlp[j - c2][i - c2]
+			            : i0 > 1            ? lpt[i][i - j]
+			                                : ms_lp(c, buf + pos[j], pos[i] - pos[j], i - j);
 			if (dp[j] + lp > dp[i]) {
 				dp[i] = dp[j] + lp;
 				from[i] = j;
