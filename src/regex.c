@@ -16,8 +16,10 @@ void jh_regexes_init(jh_regexes *rx) { memset(rx, 0, sizeof *rx); }
 
 void jh_regexes_free(jh_regexes *rx)
 {
-	for (size_t i = 0; i < rx->n; i++)
+	for (size_t i = 0; i < rx->n; i++) {
 		pcre2_code_free(rx->v[i].code);
+		pcre2_code_free(rx->v[i].jit);
+	}
 	free(rx->v);
 	for (int i = 0; i < 256; i++)
 		free(rx->bmp[i]);
@@ -146,12 +148,6 @@ int jh_regexes_add(jh_regexes *rx, jh_rule *r, long rule_index, jh_diag_fn diag_
 		          "bad pattern at offset %zu: %s", (size_t)erroff, (const char *)msg);
 		return JH_ERR_RULES;
 	}
-	int jrc = pcre2_jit_compile(code, PCRE2_JIT_COMPLETE);
-	if (jrc != 0) {
-		/* Still correct without JIT, only slower: say so, go on. */
-		jh_report(diag_fn, payload, JH_WARNING, r->file, r->line, 0, r->id,
-		          "pattern runs without JIT (error %d)", jrc);
-	}
 	uint32_t captures = 0;
 	pcre2_pattern_info(code, PCRE2_INFO_CAPTURECOUNT, &captures);
 	if (r->has_fix && !template_ok(code, r->fix, captures)) {
@@ -170,7 +166,9 @@ int jh_regexes_add(jh_regexes *rx, jh_rule *r, long rule_index, jh_diag_fn diag_
 	jh_rx *x = &rx->v[rx->n];
 	x->rule_index = rule_index;
 	x->code = code;
-	x->jit = jrc == 0;
+	x->seen = 0;
+	x->jit_state = 0;
+	x->jit = NULL;
 	x->lead = r->lead;
 	x->triggered = r->trigger != NULL;
 	x->pairs = captures + 1;
@@ -278,12 +276,45 @@ void jh_trigger_lists_free(jh_trigger_lists *l)
 	memset(l, 0, sizeof *l);
 }
 
+/* The JIT-compiled pattern once x has seen enough text, else NULL (match
+ * with x->code).  One thread compiles, on a copy; the others go on with
+ * the interpreter until the copy is published. */
+static pcre2_code *jit_code(jh_rx *x, size_t len, const jh_rule *rule, jh_diag_fn diag_fn,
+                            void *payload)
+{
+	pcre2_code *j = __atomic_load_n(&x->jit, __ATOMIC_ACQUIRE);
+	if (j || __atomic_load_n(&x->jit_state, __ATOMIC_RELAXED) == 2)
+		return j;
+	if (__atomic_add_fetch(&x->seen, len, __ATOMIC_RELAXED) < JH_JIT_AFTER)
+		return NULL;
+	int idle = 0;
+	if (!__atomic_compare_exchange_n(&x->jit_state, &idle, 1, 0, __ATOMIC_ACQ_REL,
+	                                 __ATOMIC_RELAXED))
+		return NULL; /* another thread is at it */
+	pcre2_code *copy = pcre2_code_copy(x->code);
+	int jrc = copy ? pcre2_jit_compile(copy, PCRE2_JIT_COMPLETE) : PCRE2_ERROR_NOMEMORY;
+	if (jrc == 0) {
+		__atomic_store_n(&x->jit, copy, __ATOMIC_RELEASE);
+	} else {
+		/* Still correct without JIT, only slower: say so, go on. */
+		pcre2_code_free(copy);
+		copy = NULL;
+		jh_report(diag_fn, payload, JH_WARNING, rule->file, rule->line, 0, rule->id,
+		          "pattern runs without JIT (error %d)", jrc);
+	}
+	__atomic_store_n(&x->jit_state, 2, __ATOMIC_RELEASE);
+	return copy;
+}
+
 int jh_regex_run(const jh_regexes *rx, size_t slot, const jh_rule *rule, const char *text,
                  size_t len, const size_t *positions, size_t n_positions,
                  jh_rx_scratch *scratch, const char *file, jh_diag_fn diag_fn, void *payload,
                  jh_findings *out)
 {
 	const jh_rx *x = &rx->v[slot];
+	/* the rule set is shared read-only; the JIT copy is the one part
+	 * written, once, with atomics */
+	pcre2_code *jit = jit_code((jh_rx *)x, len, rule, diag_fn, payload);
 	size_t resume = 0;     /* matches never overlap: the next starts here */
 	size_t ev = 0;
 	int limit_errors = 0;
@@ -307,9 +338,8 @@ int jh_regex_run(const jh_regexes *rx, size_t slot, const jh_rule *rule, const c
 		/* pcre2_jit_match skips pcre2_match's argument checks, which cost
 		 * as much as the match itself when a rule is tried at 700,000
 		 * trigger positions of a text; the arguments are ours and valid. */
-		int rc = x->jit ? pcre2_jit_match(x->code, subject, len, start, 0, scratch->md,
-		                                  scratch->mctx)
-		                : pcre2_match(x->code, subject, len, start, 0, scratch->md, scratch->mctx);
+		int rc = jit ? pcre2_jit_match(jit, subject, len, start, 0, scratch->md, scratch->mctx)
+		             : pcre2_match(x->code, subject, len, start, 0, scratch->md, scratch->mctx);
 		if (rc == PCRE2_ERROR_NOMATCH) {
 			if (!x->triggered)
 				break;

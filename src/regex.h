@@ -1,4 +1,4 @@
-/* regex.h — PCRE2-JIT regex rules.  A rule with a `trigger` set runs only
+/* regex.h — PCRE2 regex rules (JIT-compiled once they see enough text).  A rule with a `trigger` set runs only
  * around the positions where one of its trigger characters occurs (found by
  * the class scan); a rule without one scans the whole text. */
 #ifndef JH_REGEX_H
@@ -17,8 +17,18 @@ typedef struct {
 	unsigned bit;       /* its bit in trigger masks */
 	unsigned lead;      /* match may start this many characters before the trigger */
 	uint32_t pairs;     /* capture groups + 1: the ovector pairs this pattern sets */
-	int jit;            /* JIT-compiled: matched through pcre2_jit_match */
+	/* JIT compiling costs ~0.1 ms a pattern, more than the interpreter
+	 * spends on a chapter: a pattern is JIT-compiled once it has been run
+	 * over JH_JIT_AFTER bytes of text (atomic count, shared by threads).
+	 * The JIT code is a copy of the pattern, published by an atomic
+	 * pointer, so that threads matching with the original meanwhile never
+	 * see it change. */
+	size_t seen;        /* bytes run over, atomic */
+	int jit_state;      /* 0 not tried, 1 compiling, 2 done; atomic */
+	pcre2_code *jit;    /* the JIT-compiled copy, or NULL; atomic */
 } jh_rx;
+
+#define JH_JIT_AFTER 65536
 
 typedef struct {
 	uint32_t lo, hi;
