@@ -71,6 +71,8 @@ static char *data_path(const char *dir, const char *file, const jh_rule *r)
 	return path.data;
 }
 
+char *jh_data_path(const jh_rule *r, const char *file) { return data_path(NULL, file, r); }
+
 int jh_data_readable(const jh_rule *r, const char *file, unsigned line, jh_diag_fn diag_fn,
                      void *payload)
 {

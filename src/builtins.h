@@ -71,6 +71,8 @@ int jh_compile_uint(const jh_rule *r, const char *key, unsigned long dflt, unsig
 /* At compile time, for a table loaded on first use (see jh_lazy): is the
  * file there and readable?  A missing file is still an error of the rule
  * file, reported when the rules are compiled. */
+/* The path of a file of the rule's data folder (malloc'd), or NULL. */
+char *jh_data_path(const jh_rule *r, const char *file);
 int jh_data_readable(const jh_rule *r, const char *file, unsigned line, jh_diag_fn diag_fn,
                      void *payload);
 /* Open dir/file (dir NULL: the rule's data folder) as a jh_tsv; a file

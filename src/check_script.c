@@ -9,6 +9,7 @@
  * In the scan they only count, one table lookup per Han character; the
  * paragraphs that hold something to report are decoded a second time in
  * finish(). */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <ctype.h>
@@ -19,48 +20,6 @@
 #include "utf8.h"
 
 /* ---- small helpers ---- */
-
-/* Read a whole data file of the rule's folder into a NUL-terminated buffer.
- * Not validated as UTF-8 (that alone took a third of the start-up): invalid
- * bytes decode to -1 and never match a character of the text. */
-static int read_data(const jh_rule *r, const char *file, unsigned line, char **out, size_t *out_len,
-                     jh_diag_fn diag_fn, void *payload)
-{
-	jh_tsv t;
-	int rc = jh_data_open(&t, NULL, file, r, line, diag_fn, payload);
-	if (rc)
-		return rc;
-	*out_len = t.len;
-	*out = jh_tsv_take(&t);
-	return JH_OK;
-}
-
-/* Split the line at *p into at most max tab-separated fields, in place;
- * returns the number found and moves *p to the next line. */
-static int split_line(char **p, char **fields, int max)
-{
-	char *s = *p, *nl = strchr(s, '\n');
-	if (nl)
-		*nl = 0;
-	*p = nl ? nl + 1 : s + strlen(s);
-	size_t l = strlen(s);
-	if (l && s[l - 1] == '\r')
-		s[l - 1] = 0;
-	if (!*s || *s == '#')
-		return 0;
-	int n = 0;
-	while (n < max) {
-		fields[n++] = s;
-		char *t = strchr(s, '\t');
-		if (!t)
-			break;
-		*t = 0;
-		s = t + 1;
-	}
-	for (int i = n; i < max; i++)
-		fields[i] = NULL;
-	return n;
-}
 
 static int32_t decode_at(const char *text, size_t len, size_t pos, size_t *n)
 {
@@ -99,13 +58,18 @@ typedef struct {
 	size_t wrong_len;
 } phrase_ent;
 
+struct script_chars;
+static void chars_release(struct script_chars *t);
+
 typedef struct {
 	int mode;
 	int variant;             /* V_NONE = auto */
 	unsigned long para_min;  /* evidence for a paragraph to keep its own variant */
-	char *chars_text, *phrases_text;
-	uint8_t *bmp;            /* flags of every BMP code point */
-	char_ent *ents;          /* sorted by code point */
+	struct script_chars *chars; /* shared by the rules that read the same file */
+	char *phrases_text;
+	uint8_t *bmp;            /* flags of every BMP code point: chars->bmp, or a copy */
+	int own_bmp;             /* the phrase check adds F_SUSPECT to its own copy */
+	const char_ent *ents;    /* chars->ents, sorted by code point */
 	size_t n_ents;
 	phrase_ent *ph;
 	size_t n_ph;
@@ -113,7 +77,6 @@ typedef struct {
 	size_t index_mask;
 	size_t max_phrase;       /* longest phrase, in bytes */
 	/* regional forms (裏 裡, 爲 為, 着 著): group of each BMP character + 1 */
-	char *regional_text;
 	uint8_t *group;
 	int32_t forms[MAX_GROUPS][GROUP_FORMS];
 	int standard;            /* 0 = the document's majority, else 1 + column */
@@ -128,13 +91,12 @@ static void variant_free(void *p)
 	variant_cfg *c = p;
 	if (!c)
 		return;
-	free(c->chars_text);
+	chars_release(c->chars);
 	free(c->phrases_text);
-	free(c->bmp);
-	free(c->ents);
+	if (c->own_bmp)
+		free(c->bmp);
 	free(c->ph);
 	free(c->index);
-	free(c->regional_text);
 	free(c->group);
 	free(c);
 }
@@ -170,39 +132,124 @@ static int parse_variant(const char *v)
 	return -1;
 }
 
+/* The character table (script-chars.tsv): the three variant checks read
+ * the same file, so it is parsed once per process and shared, counted by
+ * references, keyed by its path.  The lock guards the list: rule sets may
+ * be compiled by several threads. */
+typedef struct script_chars {
+	char *path, *text;
+	char_ent *ents;          /* sorted by code point */
+	size_t n_ents;
+	uint8_t *bmp;            /* F_HANS / F_HANT of every BMP code point */
+	int refs;
+	struct script_chars *next;
+} script_chars;
+
+static pthread_mutex_t chars_lock = PTHREAD_MUTEX_INITIALIZER;
+static script_chars *chars_cache;
+
+static void chars_free(script_chars *t)
+{
+	free(t->path);
+	free(t->text);
+	free(t->ents);
+	free(t->bmp);
+	free(t);
+}
+
+static void chars_release(struct script_chars *t)
+{
+	if (!t)
+		return;
+	pthread_mutex_lock(&chars_lock);
+	if (--t->refs == 0) {
+		script_chars **p = &chars_cache;
+		while (*p != t)
+			p = &(*p)->next;
+		*p = t->next;
+		chars_free(t);
+	}
+	pthread_mutex_unlock(&chars_lock);
+}
+
+/* Parse char<TAB>hans|hant<TAB>forms lines; others are skipped. */
+static int chars_parse(script_chars *t, jh_tsv *tsv)
+{
+	size_t cap = 0;
+	if (!(t->bmp = calloc(0x10000, 1)))
+		return JH_ERR_NOMEM;
+	char *f[3];
+	size_t fl[3];
+	while (jh_tsv_next(tsv, f, fl, 3) == 3) {
+		int32_t cp;
+		size_t n = jh_utf8_decode((const unsigned char *)f[0], fl[0], &cp);
+		if (cp < 0 || n != fl[0])
+			continue;
+		uint8_t fla = !strcmp(f[1], "hans") ? F_HANS : !strcmp(f[1], "hant") ? F_HANT : 0;
+		if (!fla)
+			continue;
+		if (jh_grow((void **)&t->ents, &cap, t->n_ents + 1, sizeof *t->ents))
+			return JH_ERR_NOMEM;
+		t->ents[t->n_ents++] = (char_ent){cp, fla, f[2]};
+		if (cp < 0x10000)
+			t->bmp[cp] |= fla;
+	}
+	int sorted = 1; /* the generator writes them in order; a hand-edited file may not be */
+	for (size_t i = 1; i < t->n_ents && sorted; i++)
+		sorted = t->ents[i - 1].cp < t->ents[i].cp;
+	if (!sorted)
+		qsort(t->ents, t->n_ents, sizeof *t->ents, cmp_ent);
+	return JH_OK;
+}
+
+static int chars_get(const jh_rule *r, const char *file, unsigned line, script_chars **out,
+                     jh_diag_fn diag_fn, void *payload)
+{
+	char *path = jh_data_path(r, file);
+	if (!path)
+		return JH_ERR_NOMEM;
+	pthread_mutex_lock(&chars_lock);
+	script_chars *t = chars_cache;
+	while (t && strcmp(t->path, path))
+		t = t->next;
+	int rc = JH_OK;
+	if (t) {
+		t->refs++;
+		free(path);
+	} else if (!(t = calloc(1, sizeof *t))) {
+		free(path);
+		rc = JH_ERR_NOMEM;
+	} else {
+		t->path = path;
+		jh_tsv tsv;
+		rc = jh_data_open(&tsv, NULL, file, r, line, diag_fn, payload);
+		if (rc == JH_OK)
+			rc = chars_parse(t, &tsv);
+		t->text = jh_tsv_take(&tsv);
+		if (rc) {
+			chars_free(t);
+			t = NULL;
+		} else {
+			t->refs = 1;
+			t->next = chars_cache;
+			chars_cache = t;
+		}
+	}
+	pthread_mutex_unlock(&chars_lock);
+	*out = t;
+	return rc;
+}
+
 static int load_chars(variant_cfg *c, const jh_rule *r, jh_diag_fn diag_fn, void *payload)
 {
 	unsigned line = r->line;
 	const char *file = jh_rule_param(r, "chars", &line);
-	size_t len, cap = 0;
-	int rc = read_data(r, file ? file : "script-chars.tsv", line, &c->chars_text, &len, diag_fn,
-	                   payload);
+	int rc = chars_get(r, file ? file : "script-chars.tsv", line, &c->chars, diag_fn, payload);
 	if (rc)
 		return rc;
-	if (!(c->bmp = calloc(0x10000, 1)))
-		return JH_ERR_NOMEM;
-	for (char *p = c->chars_text; *p;) {
-		char *f[3];
-		if (split_line(&p, f, 3) < 3)
-			continue;
-		int32_t cp;
-		size_t n = jh_utf8_decode((const unsigned char *)f[0], strlen(f[0]), &cp);
-		if (cp < 0 || f[0][n])
-			continue;
-		uint8_t fl = !strcmp(f[1], "hans") ? F_HANS : !strcmp(f[1], "hant") ? F_HANT : 0;
-		if (!fl)
-			continue;
-		if (jh_grow((void **)&c->ents, &cap, c->n_ents + 1, sizeof *c->ents))
-			return JH_ERR_NOMEM;
-		c->ents[c->n_ents++] = (char_ent){cp, fl, f[2]};
-		if (cp < 0x10000)
-			c->bmp[cp] |= fl;
-	}
-	int sorted = 1; /* the generator writes them in order; a hand-edited file may not be */
-	for (size_t i = 1; i < c->n_ents && sorted; i++)
-		sorted = c->ents[i - 1].cp < c->ents[i].cp;
-	if (!sorted)
-		qsort(c->ents, c->n_ents, sizeof *c->ents, cmp_ent);
+	c->bmp = c->chars->bmp;
+	c->ents = c->chars->ents;
+	c->n_ents = c->chars->n_ents;
 	return JH_OK;
 }
 
@@ -242,27 +289,33 @@ static int load_phrases(variant_cfg *c, const jh_rule *r, jh_diag_fn diag_fn, vo
 {
 	unsigned line = r->line;
 	const char *file = jh_rule_param(r, "phrases", &line);
-	size_t len, cap = 0;
-	int rc = read_data(r, file ? file : "script-phrases.tsv", line, &c->phrases_text, &len,
-	                   diag_fn, payload);
+	jh_tsv t;
+	int rc = jh_data_open(&t, NULL, file ? file : "script-phrases.tsv", r, line, diag_fn, payload);
 	if (rc)
 		return rc;
-	size_t lines = 1;
-	for (const char *q = c->phrases_text; (q = strchr(q, '\n')); q++)
+	size_t lines = 1, cap = 0;
+	for (const char *q = t.data; (q = memchr(q, '\n', t.len - (size_t)(q - t.data))); q++)
 		lines++;
-	if (jh_grow((void **)&c->ph, &cap, lines, sizeof *c->ph))
+	uint8_t *own = malloc(0x10000);
+	if (!own || jh_grow((void **)&c->ph, &cap, lines, sizeof *c->ph)) {
+		free(own);
+		jh_tsv_close(&t);
 		return JH_ERR_NOMEM;
-	for (char *p = c->phrases_text; *p;) {
-		char *f[4];
-		if (split_line(&p, f, 4) < 2 || !*f[0] || !*f[1])
-			continue;
-		if (jh_grow((void **)&c->ph, &cap, c->n_ph + 1, sizeof *c->ph))
-			return JH_ERR_NOMEM;
-		size_t wl = strlen(f[0]);
-		c->ph[c->n_ph++] = (phrase_ent){f[0], f[1], f[2] ? f[2] : "", f[3] ? f[3] : "", wl};
-		if (wl > c->max_phrase)
-			c->max_phrase = wl;
 	}
+	memcpy(own, c->bmp, 0x10000); /* the shared flags, and this check's suspects */
+	c->bmp = own;
+	c->own_bmp = 1;
+	char *f[4];
+	size_t fl[4];
+	int nf;
+	while ((nf = jh_tsv_next(&t, f, fl, 4)) > 0) {
+		if (nf < 2 || !fl[0] || !fl[1])
+			continue;
+		c->ph[c->n_ph++] = (phrase_ent){f[0], f[1], nf > 2 ? f[2] : "", nf > 3 ? f[3] : "", fl[0]};
+		if (fl[0] > c->max_phrase)
+			c->max_phrase = fl[0];
+	}
+	c->phrases_text = jh_tsv_take(&t);
 	size_t size = 16;
 	while (size < 2 * c->n_ph)
 		size *= 2;
@@ -289,35 +342,40 @@ static int load_regional(variant_cfg *c, const jh_rule *r, jh_diag_fn diag_fn, v
 {
 	unsigned line = r->line;
 	const char *file = jh_rule_param(r, "regional", &line);
-	size_t len;
-	int rc = read_data(r, file ? file : "script-regional.tsv", line, &c->regional_text, &len,
-	                   diag_fn, payload);
+	jh_tsv t;
+	int rc = jh_data_open(&t, NULL, file ? file : "script-regional.tsv", r, line, diag_fn, payload);
 	if (rc)
 		return rc;
-	if (!(c->group = calloc(0x10000, 1)))
+	if (!(c->group = calloc(0x10000, 1))) {
+		jh_tsv_close(&t);
 		return JH_ERR_NOMEM;
+	}
 	const char *std = jh_rule_param(r, "standard", &line);
 	c->standard = !std || !strcmp(std, "auto") ? 0 : !strcmp(std, "opencc") ? 1
 	              : !strcmp(std, "tw") ? 2 : !strcmp(std, "hk") ? 3 : -1;
 	if (c->standard < 0) {
 		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id,
 		          "standard must be auto, opencc, tw or hk, not '%s'", std);
+		jh_tsv_close(&t);
 		return JH_ERR_RULES;
 	}
 	int g = 0;
-	for (char *p = c->regional_text; *p && g < MAX_GROUPS;) {
-		char *f[GROUP_FORMS];
-		if (split_line(&p, f, GROUP_FORMS) < GROUP_FORMS)
+	char *f[GROUP_FORMS];
+	size_t fl[GROUP_FORMS];
+	int nf;
+	while (g < MAX_GROUPS && (nf = jh_tsv_next(&t, f, fl, GROUP_FORMS)) > 0) {
+		if (nf < GROUP_FORMS)
 			continue;
 		for (int k = 0; k < GROUP_FORMS; k++) {
 			int32_t cp;
-			jh_utf8_decode((const unsigned char *)f[k], strlen(f[k]), &cp);
+			jh_utf8_decode((const unsigned char *)f[k], fl[k], &cp);
 			c->forms[g][k] = cp;
 			if (cp > 0 && cp < 0x10000)
 				c->group[cp] = (uint8_t)(g + 1);
 		}
 		g++;
 	}
+	jh_tsv_close(&t);
 	return JH_OK;
 }
 

@@ -81,9 +81,11 @@ char *jh_unescape(const char *s, int raw, const char **err)
 	if (jh_buf_reserve(&b, strlen(s)))
 		goto nomem;
 	for (const char *p = s; *p; p++) {
-		if (*p != '\\') {
-			if (jh_buf_putc(&b, *p))
+		if (*p != '\\') { /* the text up to the next escape, in one piece */
+			size_t run = strcspn(p, "\\");
+			if (jh_buf_append(&b, p, run))
 				goto nomem;
+			p += run - 1;
 			continue;
 		}
 		p++;
