@@ -279,13 +279,13 @@ void jh_trigger_lists_free(jh_trigger_lists *l)
 /* The JIT-compiled pattern once x has seen enough text, else NULL (match
  * with x->code).  One thread compiles, on a copy; the others go on with
  * the interpreter until the copy is published. */
-static pcre2_code *jit_code(jh_rx *x, size_t len, const jh_rule *rule, jh_diag_fn diag_fn,
+static pcre2_code *jit_code(jh_rx *x, size_t work, const jh_rule *rule, jh_diag_fn diag_fn,
                             void *payload)
 {
 	pcre2_code *j = __atomic_load_n(&x->jit, __ATOMIC_ACQUIRE);
 	if (j || __atomic_load_n(&x->jit_state, __ATOMIC_RELAXED) == 2)
 		return j;
-	if (__atomic_add_fetch(&x->seen, len, __ATOMIC_RELAXED) < JH_JIT_AFTER)
+	if (__atomic_add_fetch(&x->seen, work, __ATOMIC_RELAXED) < JH_JIT_AFTER)
 		return NULL;
 	int idle = 0;
 	if (!__atomic_compare_exchange_n(&x->jit_state, &idle, 1, 0, __ATOMIC_ACQ_REL,
@@ -314,7 +314,10 @@ int jh_regex_run(const jh_regexes *rx, size_t slot, const jh_rule *rule, const c
 	const jh_rx *x = &rx->v[slot];
 	/* the rule set is shared read-only; the JIT copy is the one part
 	 * written, once, with atomics */
-	pcre2_code *jit = jit_code((jh_rx *)x, len, rule, diag_fn, payload);
+	/* the work ahead: the calls of a triggered rule, the text of another
+	 * (pcre2_match's set-up per call costs about as much as 1 KB of text) */
+	size_t work = x->triggered ? n_positions : len / 1024 + 1;
+	pcre2_code *jit = jit_code((jh_rx *)x, work, rule, diag_fn, payload);
 	size_t resume = 0;     /* matches never overlap: the next starts here */
 	size_t ev = 0;
 	int limit_errors = 0;

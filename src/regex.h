@@ -17,18 +17,19 @@ typedef struct {
 	unsigned bit;       /* its bit in trigger masks */
 	unsigned lead;      /* match may start this many characters before the trigger */
 	uint32_t pairs;     /* capture groups + 1: the ovector pairs this pattern sets */
-	/* JIT compiling costs ~0.1 ms a pattern, more than the interpreter
-	 * spends on a chapter: a pattern is JIT-compiled once it has been run
-	 * over JH_JIT_AFTER bytes of text (atomic count, shared by threads).
+	/* JIT compiling costs ~250,000 instructions a pattern, more than the
+	 * interpreter spends on a few calls: a pattern is JIT-compiled once it
+	 * has been called JH_JIT_AFTER times (or run over that many KB of text
+	 * without a trigger; an atomic count shared by threads).
 	 * The JIT code is a copy of the pattern, published by an atomic
 	 * pointer, so that threads matching with the original meanwhile never
 	 * see it change. */
-	size_t seen;        /* bytes run over, atomic */
+	size_t seen;        /* calls (KB of text), atomic */
 	int jit_state;      /* 0 not tried, 1 compiling, 2 done; atomic */
 	pcre2_code *jit;    /* the JIT-compiled copy, or NULL; atomic */
 } jh_rx;
 
-#define JH_JIT_AFTER 65536
+#define JH_JIT_AFTER 8
 
 typedef struct {
 	uint32_t lo, hi;
