@@ -5,6 +5,8 @@
  * rules/censor.rules; what is here needs counts over the whole document or
  * a word-frequency model, which no regex can hold. */
 #define _GNU_SOURCE /* memmem */
+#include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +30,14 @@ typedef struct {
 	uint64_t *slot;       /* hash slots: tag << 32 | word index + 1, 0 = empty */
 	size_t nslot;
 	uint32_t *by_prefix;  /* word indexes sorted by bytes */
-	uint32_t *by_suffix;  /* word indexes sorted by reversed characters */
+	/* Word indexes by their last character (runs, in sfx_run), each run
+	 * sorted by reversed characters the first time a search needs it:
+	 * sorting all 80,000 words so was half of the model's load, and a
+	 * text asks for a few dozen last characters. */
+	uint32_t *by_suffix;
+	struct wm_run { int32_t cp; uint32_t start, n; int sorted; } *sfx_run;
+	size_t n_runs;
+	pthread_mutex_t sfx_lock;
 } wordmap;
 
 static void wm_free(wordmap *m)
@@ -39,7 +48,10 @@ static void wm_free(wordmap *m)
 	free(m->len);
 	free(m->slot);
 	free(m->by_prefix);
+	if (m->by_suffix)
+		pthread_mutex_destroy(&m->sfx_lock);
 	free(m->by_suffix);
+	free(m->sfx_run);
 	memset(m, 0, sizeof *m);
 }
 
@@ -178,56 +190,119 @@ static void radix_sort(uint32_t *idx, uint32_t *tmp, size_t n, const char *buf,
 	}
 }
 
-/* Each word with its characters in reverse order (the bytes of each
- * character kept in order), at the same offsets as buf.  Byte order of
- * UTF-8 is code-point order and no character is a prefix of another, so
- * strcmp on these copies is cmp_rev on the words, at a fraction of the
- * cost: sorting 90,000 words with cmp_rev was most of the load time. */
-static char *wm_reversed(const wordmap *m, size_t size)
+/* Word indexes grouped by last character: a stable two-pass radix sort
+ * on the code point (21 bits), then the runs of equal code points. */
+static int wm_group_by_last(wordmap *m)
 {
-	char *rev = malloc(size ? size : 1);
-	if (!rev)
-		return NULL;
-	for (size_t i = 0; i < m->n; i++) {
-		const char *w = m->buf + m->off[i];
-		char *out = rev + m->off[i];
-		size_t end = m->len[i];
-		while (end) {
-			size_t st = char_start_back(w, end);
-			memcpy(out, w + st, end - st);
-			out += end - st;
-			end = st;
-		}
-		*out = '\0';
-	}
-	return rev;
-}
-
-/* The two sorted indexes of a word list. */
-static int wm_sort(wordmap *m, size_t size)
-{
-	m->by_prefix = malloc((m->n ? m->n : 1) * sizeof *m->by_prefix);
-	m->by_suffix = malloc((m->n ? m->n : 1) * sizeof *m->by_suffix);
-	if (!m->by_prefix || !m->by_suffix)
-		return JH_ERR_NOMEM;
-	for (size_t i = 0; i < m->n; i++)
-		m->by_prefix[i] = m->by_suffix[i] = (uint32_t)i;
-	char *rev = wm_reversed(m, size);
-	uint32_t *tmp = malloc((m->n ? m->n : 1) * sizeof *tmp);
-	if (!rev || !tmp) {
-		free(rev);
+	size_t n = m->n;
+	int32_t *cp = malloc((n ? n : 1) * sizeof *cp);
+	uint32_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
+	m->by_suffix = malloc((n ? n : 1) * sizeof *m->by_suffix);
+	if (!cp || !tmp || !m->by_suffix) {
+		free(cp);
 		free(tmp);
 		return JH_ERR_NOMEM;
 	}
-	size_t i = 1; /* the generator writes the list sorted: then it is its own prefix index */
+	for (size_t i = 0; i < n; i++) {
+		const char *w = m->buf + m->off[i];
+		size_t at = char_start_back(w, m->len[i]);
+		jh_utf8_decode((const unsigned char *)w + at, m->len[i] - at, &cp[i]);
+		if (cp[i] < 0)
+			cp[i] = 0; /* words are valid UTF-8; a stray byte never ends a key */
+		m->by_suffix[i] = (uint32_t)i;
+	}
+	for (int shift = 0; shift < 22; shift += 11) {
+		size_t count[2049] = {0};
+		for (size_t i = 0; i < n; i++)
+			count[((uint32_t)cp[m->by_suffix[i]] >> shift & 2047) + 1]++;
+		for (int b = 1; b <= 2048; b++)
+			count[b] += count[b - 1];
+		for (size_t i = 0; i < n; i++)
+			tmp[count[(uint32_t)cp[m->by_suffix[i]] >> shift & 2047]++] = m->by_suffix[i];
+		memcpy(m->by_suffix, tmp, n * sizeof *tmp);
+	}
+	size_t cap = 0;
+	for (size_t i = 0; i < n; i++) {
+		int32_t c = cp[m->by_suffix[i]];
+		if (m->n_runs && m->sfx_run[m->n_runs - 1].cp == c) {
+			m->sfx_run[m->n_runs - 1].n++;
+			continue;
+		}
+		if (jh_grow((void **)&m->sfx_run, &cap, m->n_runs + 1, sizeof *m->sfx_run)) {
+			free(cp);
+			free(tmp);
+			return JH_ERR_NOMEM;
+		}
+		m->sfx_run[m->n_runs++] = (struct wm_run){c, (uint32_t)i, 1, 0};
+	}
+	free(cp);
+	free(tmp);
+	pthread_mutex_init(&m->sfx_lock, NULL);
+	return JH_OK;
+}
+
+static int cmp_suffix(const void *a, const void *b, void *arg)
+{
+	const wordmap *m = arg;
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	int c = cmp_rev(m->buf + m->off[x], m->len[x], m->buf + m->off[y], m->len[y]);
+	return c ? c : (x > y) - (x < y); /* equal words keep the list's order */
+}
+
+/* The run of words whose last character is the key's, sorted by reversed
+ * characters (under the lock the first time: the rule set is shared by
+ * threads), as [*lo, *hi) of m->by_suffix; empty if there is none. */
+static void wm_suffix_run(const wordmap *m, const char *key, size_t kn, size_t *lo, size_t *hi)
+{
+	*lo = *hi = 0;
+	if (!kn || !m->n_runs)
+		return;
+	size_t at = char_start_back(key, kn);
+	int32_t cp;
+	jh_utf8_decode((const unsigned char *)key + at, kn - at, &cp);
+	size_t a = 0, b = m->n_runs;
+	while (a < b) {
+		size_t mid = a + (b - a) / 2;
+		if (m->sfx_run[mid].cp < cp)
+			a = mid + 1;
+		else
+			b = mid;
+	}
+	if (a == m->n_runs || m->sfx_run[a].cp != cp || cp <= 0)
+		return;
+	struct wm_run *r = &m->sfx_run[a];
+	if (!__atomic_load_n(&r->sorted, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_lock((pthread_mutex_t *)&m->sfx_lock);
+		if (!r->sorted) {
+			qsort_r(m->by_suffix + r->start, r->n, sizeof *m->by_suffix, cmp_suffix, (void *)m);
+			__atomic_store_n(&r->sorted, 1, __ATOMIC_RELEASE);
+		}
+		pthread_mutex_unlock((pthread_mutex_t *)&m->sfx_lock);
+	}
+	*lo = r->start;
+	*hi = r->start + r->n;
+}
+
+/* The prefix index (the list itself when it is sorted, as the generator
+ * writes it) and the words grouped by last character. */
+static int wm_sort(wordmap *m)
+{
+	m->by_prefix = malloc((m->n ? m->n : 1) * sizeof *m->by_prefix);
+	if (!m->by_prefix)
+		return JH_ERR_NOMEM;
+	for (size_t i = 0; i < m->n; i++)
+		m->by_prefix[i] = (uint32_t)i;
+	size_t i = 1;
 	while (i < m->n && strcmp(m->buf + m->off[i - 1], m->buf + m->off[i]) <= 0)
 		i++;
-	if (i < m->n)
+	if (i < m->n) {
+		uint32_t *tmp = malloc(m->n * sizeof *tmp);
+		if (!tmp)
+			return JH_ERR_NOMEM;
 		radix_sort(m->by_prefix, tmp, m->n, m->buf, m->off, 0);
-	radix_sort(m->by_suffix, tmp, m->n, rev, m->off, 0);
-	free(rev);
-	free(tmp);
-	return JH_OK;
+		free(tmp);
+	}
+	return wm_group_by_last(m);
 }
 
 static size_t common_prefix(const char *a, size_t an, const char *b, size_t bn)
@@ -352,12 +427,11 @@ static int wm_load(wordmap *m, const jh_rule *r, const char *file, unsigned line
 		m->len[m->n] = (uint8_t)n;
 		m->n++;
 	}
-	size_t size = t.len;
 	m->buf = jh_tsv_take(&t);
 	m->n_all = m->n;
 	if (rc)
 		return rc;
-	if (indexes && (rc = wm_sort(m, size)))
+	if (indexes && (rc = wm_sort(m)))
 		return rc;
 	uint8_t *ext = NULL;
 	if (indexes && (rc = wm_prefixes(m, &ext)))
@@ -375,12 +449,83 @@ static int wm_load(wordmap *m, const jh_rule *r, const char *file, unsigned line
 	return JH_OK;
 }
 
+/* The word model (censor-words.tsv) serves lost characters and mask
+ * suggestions: it is loaded once per process, with the indexes mask
+ * suggestions need, and shared, counted by references, keyed by path.
+ * A load that fails is not kept: the next rule to need the file reports
+ * the error against its own line. */
+typedef struct wm_shared {
+	char *path;
+	wordmap m;
+	int refs;
+	struct wm_shared *next;
+} wm_shared;
+
+static pthread_mutex_t model_lock = PTHREAD_MUTEX_INITIALIZER;
+static wm_shared *models;
+static const wordmap wm_empty;
+
+static int wm_get_shared(const jh_rule *r, const char *file, unsigned line, const wordmap **out,
+                         jh_diag_fn diag_fn, void *payload)
+{
+	char *path = jh_data_path(r, file);
+	if (!path)
+		return JH_ERR_NOMEM;
+	pthread_mutex_lock(&model_lock);
+	wm_shared *e = models;
+	while (e && strcmp(e->path, path))
+		e = e->next;
+	int rc = JH_OK;
+	if (e) {
+		e->refs++;
+		free(path);
+	} else if (!(e = calloc(1, sizeof *e))) {
+		free(path);
+		rc = JH_ERR_NOMEM;
+	} else {
+		e->path = path;
+		rc = wm_load(&e->m, r, file, line, 1, diag_fn, payload);
+		if (rc) {
+			wm_free(&e->m);
+			free(e->path);
+			free(e);
+			e = NULL;
+		} else {
+			e->refs = 1;
+			e->next = models;
+			models = e;
+		}
+	}
+	pthread_mutex_unlock(&model_lock);
+	*out = e ? &e->m : NULL;
+	return rc;
+}
+
+static void wm_release_shared(const wordmap *m)
+{
+	if (!m || m == &wm_empty)
+		return;
+	pthread_mutex_lock(&model_lock);
+	for (wm_shared **p = &models; *p; p = &(*p)->next)
+		if (&(*p)->m == m) {
+			wm_shared *e = *p;
+			if (--e->refs == 0) {
+				*p = e->next;
+				wm_free(&e->m);
+				free(e->path);
+				free(e);
+			}
+			break;
+		}
+	pthread_mutex_unlock(&model_lock);
+}
+
 /* First position in idx whose word, compared by cmp against key of n
  * bytes, is not less than it; prefix semantics come from comparing only
  * the key's length. */
-static size_t wm_lower(const wordmap *m, const uint32_t *idx, const char *key, size_t n, int rev)
+static size_t wm_lower(const wordmap *m, const uint32_t *idx, size_t lo, size_t hi, const char *key,
+                       size_t n, int rev)
 {
-	size_t lo = 0, hi = m->n;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 		uint32_t w = idx[mid];
@@ -446,7 +591,7 @@ typedef struct {
 	uint8_t *idx;          /* per code point 0x4E00..0x9FFF: group + 1, 0 = none */
 	unsigned long min_han, factor, certainty;
 	int insert;            /* 1: the insertion rule (suggestions), 0: the document rule */
-	wordmap words;         /* loaded on first use: only a document missing characters needs it */
+	const wordmap *words;  /* shared; loaded on first use: only a document missing characters needs it */
 	jh_lazy words_once;
 	const jh_rule *rule;
 	const char *words_file;
@@ -468,7 +613,7 @@ static void mc_free(void *p)
 	if (!c)
 		return;
 	free(c->idx);
-	wm_free(&c->words);
+	wm_release_shared(c->words);
 	jh_lazy_destroy(&c->words_once);
 	free(c);
 }
@@ -683,7 +828,7 @@ static int mc_covered(const mc_cfg *c, const char *t, size_t len, size_t s, size
 	for (int i = 0; i < ns; i++)
 		for (int j = 0; j < ne; j++)
 			if (i + j >= 1 && i + j <= 3 &&
-			    wm_get(&c->words, t + starts[i], ends[j] - starts[i]) >= 20)
+			    wm_get(c->words, t + starts[i], ends[j] - starts[i]) >= 20)
 				return 1;
 	return 0;
 }
@@ -699,7 +844,7 @@ static int mc_word_ends_at(const mc_cfg *c, const char *t, size_t pos)
 		if (!is_han(cp_before(t, s, &q)))
 			return 0;
 		s = q;
-		if (k >= 2 && wm_get(&c->words, t + s, pos - s) >= 20)
+		if (k >= 2 && wm_get(c->words, t + s, pos - s) >= 20)
 			return 1;
 	}
 	return 0;
@@ -742,7 +887,7 @@ static void mc_emit_inserts(jh_brun *run, const mc_cfg *c, const int *miss, int 
 			p += cl ? cl : 1;
 			continue;
 		}
-		uint32_t alone = wm_get(&c->words, t + p, cl);
+		uint32_t alone = wm_get(c->words, t + p, cl);
 		uint32_t best = 0;
 		size_t at = 0;
 		const char *ins = NULL;
@@ -753,7 +898,7 @@ static void mc_emit_inserts(jh_brun *run, const mc_cfg *c, const int *miss, int 
 			char w[32];
 			memcpy(w, m, ml); /* missing char before this one */
 			memcpy(w + ml, t + p, cl);
-			uint32_t f = after_word ? 0 : wm_get(&c->words, w, ml + cl);
+			uint32_t f = after_word ? 0 : wm_get(c->words, w, ml + cl);
 			if (f > best) {
 				best = f;
 				at = p;
@@ -761,7 +906,7 @@ static void mc_emit_inserts(jh_brun *run, const mc_cfg *c, const int *miss, int 
 			}
 			memcpy(w, t + p, cl); /* after it */
 			memcpy(w + cl, m, ml);
-			f = wm_get(&c->words, w, ml + cl);
+			f = wm_get(c->words, w, ml + cl);
 			if (f > best) {
 				best = f;
 				at = p + cl;
@@ -785,9 +930,11 @@ static int mc_load_words(void *arg)
 {
 	lazy_arg *a = arg;
 	mc_cfg *c = a->cfg;
-	if (!c->words_file)
+	if (!c->words_file) {
+		c->words = &wm_empty;
 		return JH_OK;
-	return wm_load(&c->words, c->rule, c->words_file, c->words_line, 0, a->diag_fn, a->payload);
+	}
+	return wm_get_shared(c->rule, c->words_file, c->words_line, &c->words, a->diag_fn, a->payload);
 }
 
 static void mc_finish(jh_brun *run)
@@ -820,7 +967,7 @@ static void mc_finish(jh_brun *run)
 #define T2S_HI 0x9FFF
 
 typedef struct {
-	wordmap words;   /* general model: word -> frequency */
+	const wordmap *words; /* general model: word -> frequency (shared, see wm_get_shared) */
 	wordmap masked;  /* words sites mask */
 	int32_t *t2s;    /* traditional -> simplified, per code point T2S_LO..T2S_HI (0 = same) */
 	/* The masked words by their first and by their last character: a mask
@@ -885,7 +1032,7 @@ static void ms_free(void *p)
 	ms_cfg *c = p;
 	if (!c)
 		return;
-	wm_free(&c->words);
+	wm_release_shared(c->words);
 	wm_free(&c->masked);
 	free(c->t2s);
 	free(c->by_first);
@@ -1027,7 +1174,7 @@ typedef struct {
 
 static double ms_lp(const ms_cfg *c, const char *s, size_t n, int chars)
 {
-	uint32_t f = wm_get(&c->words, s, n);
+	uint32_t f = wm_get(c->words, s, n);
 	return f ? lg((double)f) - MS_LOG_TOTAL : (chars == 1 ? MS_UNKNOWN : -1e9);
 }
 
@@ -1068,7 +1215,7 @@ static void ms_ctx_init(const ms_cfg *c, const char *t, const size_t *lb, int nl
 	for (int j = 0; j < x->nlc; j++) {
 		int ext = 0;
 		if (x->nlc - j <= WM_PREFIX)
-			wm_look(&c->words, x->left + x->lpos[j], x->lpos[x->nlc] - x->lpos[j], &ext);
+			wm_look(c->words, x->left + x->lpos[j], x->lpos[x->nlc] - x->lpos[j], &ext);
 		x->lext[j] = (uint8_t)ext;
 	}
 }
@@ -1096,7 +1243,7 @@ static void ms_piece_scores(const ms_cfg *c, const ms_ctx *x, const char *buf, c
 		}
 		for (; i <= n && i - j <= 5; i++) {
 			int ext;
-			uint32_t f = wm_look(&c->words, buf + pos[j], pos[i] - pos[j], &ext);
+			uint32_t f = wm_look(c->words, buf + pos[j], pos[i] - pos[j], &ext);
 			if (f)
 				lp[i][i - j] = lg((double)f) - MS_LOG_TOTAL;
 			if (!ext)
@@ -1338,14 +1485,17 @@ static void ms_mark(const struct ms_key *k, size_t n, int32_t cp, uint8_t *mark)
 static void ms_touching(const ms_cfg *c, const char *lc, size_t lcn, const char *rc, size_t rcn,
                         uint8_t *mark)
 {
-	const wordmap *m = &c->words;
+	const wordmap *m = c->words;
 	for (int side = 0; side < 2; side++) {
 		const char *key = side ? rc : lc;
 		size_t kn = side ? rcn : lcn;
 		if (!kn)
 			continue;
 		const uint32_t *idx = side ? m->by_suffix : m->by_prefix;
-		for (size_t i = wm_lower(m, idx, key, kn, side); i < m->n; i++) {
+		size_t lo = 0, hi = m->n;
+		if (side)
+			wm_suffix_run(m, key, kn, &lo, &hi);
+		for (size_t i = wm_lower(m, idx, lo, hi, key, kn, side); i < hi; i++) {
 			const char *w = m->buf + m->off[idx[i]];
 			size_t wn = m->len[idx[i]];
 			if (wn < kn || memcmp(side ? w + wn - kn : w, key, kn))
@@ -1385,14 +1535,14 @@ static int ms_candidates(const ms_cfg *c, const ms_ctx *x, const char *t, const 
 			ms_add(v, &n, w, wn, s);
 	}
 	free(mark);
-	const wordmap *m = &c->words;
+	const wordmap *m = c->words;
 	char rctx[64];
 	size_t rctx_n = ms_simplify(c, t + ra[0], ra[nr] - ra[0], rctx);
 	for (int k = 1; k <= nl && k <= 3; k++) { /* words starting in the left context */
 		char kb[64];
 		const char *key = kb;
 		size_t kn = ms_simplify(c, t + lb[k], lb[0] - lb[k], kb);
-		for (size_t i = wm_lower(m, m->by_prefix, key, kn, 0); i < m->n; i++) {
+		for (size_t i = wm_lower(m, m->by_prefix, 0, m->n, key, kn, 0); i < m->n; i++) {
 			uint32_t wi = m->by_prefix[i];
 			const char *w = m->buf + m->off[wi];
 			size_t wn = m->len[wi];
@@ -1419,7 +1569,9 @@ static int ms_candidates(const ms_cfg *c, const ms_ctx *x, const char *t, const 
 		char kb[64];
 		const char *key = kb;
 		size_t kn = ms_simplify(c, t + ra[0], ra[k] - ra[0], kb);
-		for (size_t i = wm_lower(m, m->by_suffix, key, kn, 1); i < m->n; i++) {
+		size_t lo, hi;
+		wm_suffix_run(m, key, kn, &lo, &hi);
+		for (size_t i = wm_lower(m, m->by_suffix, lo, hi, key, kn, 1); i < hi; i++) {
 			uint32_t wi = m->by_suffix[i];
 			const char *w = m->buf + m->off[wi];
 			size_t wn = m->len[wi];
@@ -1469,7 +1621,7 @@ static int ms_load(void *arg)
 	lazy_arg *a = arg;
 	ms_cfg *c = a->cfg;
 	const jh_rule *r = c->rule;
-	int rc = wm_load(&c->words, r, c->words_file, c->words_line, 1, a->diag_fn, a->payload);
+	int rc = wm_get_shared(r, c->words_file, c->words_line, &c->words, a->diag_fn, a->payload);
 	if (rc == JH_OK && c->masked_file)
 		rc = wm_load(&c->masked, r, c->masked_file, c->masked_line, 0, a->diag_fn, a->payload);
 	if (rc == JH_OK)
