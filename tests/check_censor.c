@@ -9,7 +9,6 @@
 #include "tests.h"
 
 #define CENSOR_RULES JH_SRCDIR "/rules/censor.rules"
-#define SAMPLE(name) JH_SRCDIR "/corpus-samples/" name
 
 static jh_ruleset *censor_rules(void)
 {
@@ -22,17 +21,6 @@ static jh_ruleset *censor_rules(void)
 	              test_diags_text(&ds));
 	test_diags_free(&ds);
 	return rs;
-}
-
-static char *read_file(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	ck_assert_msg(f != NULL, "cannot read %s", path);
-	char *buf = malloc(1 << 20);
-	size_t n = fread(buf, 1, (1 << 20) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	return buf;
 }
 
 /* Remove every occurrence of the UTF-8 character ch from s, in place. */
@@ -62,7 +50,7 @@ START_TEST(missing_chars_real_chapter)
 {
 	/* 002 lost every 中 and 上 to a site's font (央军, 马背的, 途一再). */
 	jh_ruleset *rs = censor_rules();
-	char *text = read_file(SAMPLE("002_39197a4f12f91164.txt"));
+	char *text = test_read_sample("002_39197a4f12f91164.txt");
 	jh_findings fs = JH_FINDINGS_INIT;
 	test_check(rs, text, strlen(text), &fs);
 	const jh_finding *f = first_of(&fs, "censor.missing-chars");
@@ -94,9 +82,7 @@ START_TEST(missing_chars_quiet_on_whole_chapters)
 	                                    "003_60affdcbf11d6482.txt", "004_dbde7f81f1fb45be.txt"};
 	jh_ruleset *rs = censor_rules();
 	for (size_t k = 0; k < sizeof clean / sizeof *clean; k++) {
-		char path[512];
-		snprintf(path, sizeof path, "%s/corpus-samples/%s", JH_SRCDIR, clean[k]);
-		char *text = read_file(path);
+		char *text = test_read_sample(clean[k]);
 		jh_findings fs = JH_FINDINGS_INIT;
 		test_check(rs, text, strlen(text), &fs);
 		ck_assert_msg(first_of(&fs, "censor.missing-chars") == NULL, "%s flagged", clean[k]);

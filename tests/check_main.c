@@ -101,6 +101,21 @@ jh_ruleset *test_ruleset(const char *ini)
 	return rs;
 }
 
+char *test_read_sample(const char *name)
+{
+	char path[512];
+	snprintf(path, sizeof path, "%s/corpus-samples/%s", JH_SRCDIR, name);
+	FILE *f = fopen(path, "rb");
+	ck_assert_msg(f != NULL, "cannot read %s", path);
+	char *buf = malloc(1 << 20);
+	ck_assert_ptr_nonnull(buf);
+	size_t n = fread(buf, 1, (1 << 20) - 1, f);
+	ck_assert_msg(feof(f), "%s is over 1 MB: not a sample", path);
+	fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
 void test_check(const jh_ruleset *rs, const char *text, size_t len, jh_findings *out)
 {
 	ck_assert_int_eq(jh_check(rs, text, len, NULL, out), JH_OK);

@@ -309,19 +309,6 @@ static char *replace_after_han(const char *s, const char *from, const char *to)
 	return out;
 }
 
-static char *read_sample(const char *name)
-{
-	char path[512];
-	snprintf(path, sizeof path, "%s/corpus-samples/%s", JH_SRCDIR, name);
-	FILE *f = fopen(path, "rb");
-	ck_assert_msg(f != NULL, "cannot read %s", path);
-	char *buf = malloc(1 << 20);
-	size_t n = fread(buf, 1, (1 << 20) - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-	return buf;
-}
-
 /* The width and spacing artifacts peers fix, made on purpose: every
  * ，。！？：； after a Han character turned half-width, and a space put
  * after each ，  The safe fixes must give back exactly the text before. */
@@ -338,7 +325,7 @@ START_TEST(safe_fixes_restore_width_and_spaces)
 	jh_check_options opts = {0};
 	opts.enabled = on;
 	for (size_t s = 0; s < sizeof samples / sizeof *samples; s++) {
-		char *orig = read_sample(samples[s]);
+		char *orig = test_read_sample(samples[s]);
 		char *text = orig, *next;
 		for (size_t d = 0; d < sizeof damage / sizeof *damage; d++) {
 			next = replace_after_han(text, damage[d][0], damage[d][1]);

@@ -54,6 +54,9 @@ const test_diag *test_diags_find(const test_diags *ds, const char *needle);
 /* How many diagnostics have this severity. */
 size_t test_diags_count(const test_diags *ds, jh_severity sev);
 
+/* A file of corpus-samples/ (under 1 MB), NUL-terminated; the caller frees it. */
+char *test_read_sample(const char *name);
+
 /* New rule set loaded from INI text (data dir TEST_DATA_DIR) and compiled;
  * fails the test if loading or compiling says anything at all. */
 jh_ruleset *test_ruleset(const char *ini);
