@@ -76,6 +76,58 @@ START_TEST(missing_chars_real_chapter)
 }
 END_TEST
 
+/* Two findings lists alike: the same spans, messages and edits, and the
+ * same rules (ids compared when both rule sets are alive: a finding's id
+ * belongs to its rule set). */
+static void assert_same_findings(const jh_findings *a, const jh_findings *b, int ids)
+{
+	ck_assert_uint_eq(a->count, b->count);
+	for (size_t i = 0; i < a->count; i++) {
+		const jh_finding *x = &a->items[i], *y = &b->items[i];
+		if (ids)
+			ck_assert_str_eq(x->rule_id, y->rule_id);
+		ck_assert_uint_eq(x->byte_start, y->byte_start);
+		ck_assert_uint_eq(x->byte_end, y->byte_end);
+		ck_assert_str_eq(x->message, y->message);
+		ck_assert_uint_eq(x->n_edits, y->n_edits);
+		for (size_t k = 0; k < x->n_edits; k++)
+			ck_assert_str_eq(x->edits[k].replacement, y->edits[k].replacement);
+	}
+}
+
+/* The word model of lost characters and mask suggestions is loaded once
+ * per process and shared by every rule set that reads the same file,
+ * counted by reference: a rule set freed first leaves the others' intact
+ * (ASan in CI would see a model freed under them), the last one frees it,
+ * and a later rule set loads it afresh; the suffix index, sorted a run at
+ * a time as masks ask, gives the same suggestions every time. */
+START_TEST(word_model_shared_by_rule_sets)
+{
+	char *text = test_read_sample("002_39197a4f12f91164.txt");
+	size_t len = strlen(text);
+	jh_ruleset *a = censor_rules(), *b = censor_rules();
+	jh_findings fa = JH_FINDINGS_INIT, fb = JH_FINDINGS_INIT;
+	test_check(a, text, len, &fa);
+	ck_assert_uint_gt(test_count_rule(&fa, "censor.mask.suggest"), 0);
+	ck_assert_uint_gt(test_count_rule(&fa, "censor.missing-chars.insert"), 0);
+	test_check(b, text, len, &fb);
+	assert_same_findings(&fa, &fb, 1);
+	jh_findings_clear(&fa);
+	jh_ruleset_free(a); /* b still holds the model */
+	test_check(b, text, len, &fa);
+	assert_same_findings(&fa, &fb, 1);
+	jh_findings_clear(&fa);
+	jh_ruleset_free(b); /* the last holder: the model is freed */
+	jh_ruleset *c = censor_rules();
+	test_check(c, text, len, &fa);
+	assert_same_findings(&fa, &fb, 0);
+	jh_findings_clear(&fa);
+	jh_findings_clear(&fb);
+	jh_ruleset_free(c);
+	free(text);
+}
+END_TEST
+
 START_TEST(missing_chars_quiet_on_whole_chapters)
 {
 	static const char *const clean[] = {"000_a5949cc1b610da24.txt", "001_a29c47f7ce22fee1.txt",
@@ -271,6 +323,7 @@ Suite *censor_suite(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, missing_chars_real_chapter);
 	tcase_add_test(tc, missing_chars_quiet_on_whole_chapters);
+	tcase_add_test(tc, word_model_shared_by_rule_sets);
 	tcase_add_test(tc, missing_chars_short_text_not_judged);
 	tcase_add_test(tc, mask_suggest_ranked);
 	tcase_add_test(tc, mask_suggest_quiet_where_no_mask);

@@ -34,6 +34,37 @@ START_TEST(trigger_and_scan_agree)
 }
 END_TEST
 
+/* A pattern runs in PCRE2's interpreter for its first calls and is
+ * JIT-compiled after JH_JIT_AFTER of them (or as many KB of text, for a
+ * rule without a trigger): forty checks of the same text, on both sides
+ * of the switch, must give the same findings. */
+START_TEST(interpreter_and_jit_agree)
+{
+	jh_ruleset *rs = test_ruleset(SEPARATOR_RULE("censor.sep-trig", "trigger = 丨｜\n")
+	                              "[typo.dd]\nkind = regex\nmessage = m\npattern = 的的\n"
+	                              "bad = 的的\ngood = 的\n");
+	const char *text = "子丨弹，说的的话。";
+	jh_findings first = JH_FINDINGS_INIT;
+	test_check(rs, text, strlen(text), &first);
+	ck_assert_uint_eq(first.count, 2);
+	test_assert_finding(&first, 0, "censor.sep-trig", 3, 6, "");
+	test_assert_finding(&first, 1, "typo.dd", 15, 21, NULL);
+	for (int i = 0; i < 40; i++) {
+		jh_findings fs = JH_FINDINGS_INIT;
+		test_check(rs, text, strlen(text), &fs);
+		ck_assert_uint_eq(fs.count, first.count);
+		for (size_t k = 0; k < fs.count; k++) {
+			ck_assert_str_eq(fs.items[k].rule_id, first.items[k].rule_id);
+			ck_assert_uint_eq(fs.items[k].byte_start, first.items[k].byte_start);
+			ck_assert_uint_eq(fs.items[k].byte_end, first.items[k].byte_end);
+		}
+		jh_findings_clear(&fs);
+	}
+	jh_findings_clear(&first);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
 START_TEST(matches_do_not_overlap)
 {
 	jh_ruleset *rs = test_ruleset(
@@ -345,6 +376,7 @@ Suite *regex_suite(void)
 	TCase *tc = tcase_create("match");
 	tcase_add_test(tc, trigger_and_scan_agree);
 	tcase_add_test(tc, matches_do_not_overlap);
+	tcase_add_test(tc, interpreter_and_jit_agree);
 	tcase_add_test(tc, lead_reaches_before_trigger);
 	tcase_add_test(tc, lookbehind_before_trigger);
 	tcase_add_test(tc, trigger_ranges_and_astral);
