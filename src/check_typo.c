@@ -243,12 +243,16 @@ static void dword_step(jh_brun *run, const jh_char *c)
 	const dword_cfg *cfg = run->cfg;
 	const char *t = run->text;
 	size_t e = c->pos + c->len;
+	/* This runs on every Han character: the starts of the units of two and
+	 * three characters come from one walk back, and a unit's last byte is
+	 * compared before the whole of it. */
+	size_t start[4] = {e, c->pos};
 	for (int k = 2; k <= 3; k++) {
-		size_t s2 = back_chars(t, e, k);
-		if (s2 == SIZE_MAX)
+		if (start[k - 1] == 0)
 			return;
-		size_t ul = e - s2;
-		if (s2 < ul || memcmp(t + s2 - ul, t + s2, ul) != 0)
+		start[k] = jh_utf8_prev(t, start[k - 1]);
+		size_t s2 = start[k], ul = e - s2;
+		if (s2 < ul || t[s2 - 1] != t[e - 1] || memcmp(t + s2 - ul, t + s2, ul) != 0)
 			continue;
 		size_t s1 = s2 - ul;
 		if (ul > cfg->words.max_len || !jh_strset_has(&cfg->words, t + s2, ul))

@@ -211,6 +211,38 @@ static void locate_from(jh_findings *list, size_t from, const char *text, size_t
 	jh_findings_locate(&tail, text, len);
 }
 
+/* The regex rules of one text: triggered rules run on each chunk of
+ * trigger positions as the scan hands it over (jh_rx_progress carries
+ * where each stands), rules without a trigger once over the whole text. */
+typedef struct {
+	const jh_ruleset *rs;
+	const unsigned char *enabled;
+	const char *text;
+	size_t len;
+	const jh_check_options *opts;
+	jh_rx_scratch *scratch;
+	jh_rx_progress *progress; /* per regex slot */
+	jh_findings *out;
+} regex_pass;
+
+static int run_triggered(void *ctx, const jh_trigger_event *events, size_t n)
+{
+	regex_pass *p = ctx;
+	const jh_regexes *rx = p->rs->regexes;
+	jh_trigger_lists lists = {0};
+	int rc = jh_trigger_lists_build(&lists, events, n);
+	for (size_t k = 0; rc == JH_OK && k < rx->n; k++) {
+		long idx = rx->v[k].rule_index;
+		unsigned bit = rx->v[k].bit;
+		if (p->enabled[idx] && rx->v[k].triggered && lists.n[bit])
+			rc = jh_regex_run(rx, k, p->rs->rules[idx], p->text, p->len, lists.pos[bit],
+			                  lists.n[bit], &p->progress[k], p->scratch, p->opts->file,
+			                  p->opts->diag_fn, p->opts->payload, p->out);
+	}
+	jh_trigger_lists_free(&lists);
+	return rc;
+}
+
 int jh_check(const jh_ruleset *rs, const char *text, size_t len, const jh_check_options *opts,
              jh_findings *out)
 {
@@ -247,23 +279,26 @@ int jh_check(const jh_ruleset *rs, const char *text, size_t len, const jh_check_
 		                    .cfg = bi->v[k].cfg, .out = out, .variant = opts->variant,
 		                    .diag_fn = opts->diag_fn, .payload = opts->payload};
 	}
+	regex_pass rp = {rs, enabled, text, len, opts, &scratch, NULL, out};
+	if (rc == JH_OK && rs->regexes->n) {
+		rc = jh_rx_scratch_init(&scratch, rs->regexes);
+		if (rc == JH_OK && !(rp.progress = calloc(rs->regexes->n, sizeof *rp.progress)))
+			rc = JH_ERR_NOMEM;
+	}
 	if (rc == JH_OK)
-		rc = jh_scan(rs, text, len, enabled, runs, &res);
+		rc = jh_scan(rs, text, len, enabled, runs, &res, rp.progress ? run_triggered : NULL, &rp);
 	if (rc == JH_OK)
 		rc = lexicon_findings(rs, text, len, &res, out);
-	if (rc == JH_OK && rs->regexes->n)
-		rc = jh_rx_scratch_init(&scratch, rs->regexes);
-	jh_trigger_lists lists = {0};
-	if (rc == JH_OK && res.n_events)
-		rc = jh_trigger_lists_build(&lists, res.events, res.n_events);
-	for (size_t k = 0; rc == JH_OK && k < rs->regexes->n; k++) {
+	if (rc == JH_OK && rp.progress && res.n_events)
+		rc = run_triggered(&rp, res.events, res.n_events);
+	for (size_t k = 0; rc == JH_OK && rp.progress && k < rs->regexes->n; k++) {
 		long idx = rs->regexes->v[k].rule_index;
-		unsigned bit = rs->regexes->v[k].bit;
-		if (enabled[idx])
-			rc = jh_regex_run(rs->regexes, k, rs->rules[idx], text, len, lists.pos[bit],
-			                  lists.n[bit], &scratch, opts->file, opts->diag_fn, opts->payload, out);
+		if (enabled[idx] && !rs->regexes->v[k].triggered)
+			rc = jh_regex_run(rs->regexes, k, rs->rules[idx], text, len, NULL, 0,
+			                  &rp.progress[k], &scratch, opts->file, opts->diag_fn,
+			                  opts->payload, out);
 	}
-	jh_trigger_lists_free(&lists);
+	free(rp.progress);
 	if (rc == JH_OK && (opts->n_skip || opts->n_accept))
 		rc = drop_findings(out, first, text, len, opts);
 	if (rc == JH_OK) {

@@ -307,33 +307,34 @@ static pcre2_code *jit_code(jh_rx *x, size_t work, const jh_rule *rule, jh_diag_
 }
 
 int jh_regex_run(const jh_regexes *rx, size_t slot, const jh_rule *rule, const char *text,
-                 size_t len, const size_t *positions, size_t n_positions,
+                 size_t len, const size_t *positions, size_t n_positions, jh_rx_progress *pr,
                  jh_rx_scratch *scratch, const char *file, jh_diag_fn diag_fn, void *payload,
                  jh_findings *out)
 {
 	const jh_rx *x = &rx->v[slot];
-	/* the rule set is shared read-only; the JIT copy is the one part
-	 * written, once, with atomics */
-	/* the work ahead: the calls of a triggered rule, the text of another
-	 * (pcre2_match's set-up per call costs about as much as 1 KB of text) */
+	if (pr->given_up)
+		return JH_OK;
+	/* The work ahead: the calls of a triggered rule, the text of another
+	 * (pcre2_match's set-up per call costs about as much as 1 KB of text).
+	 * The rule set is shared read-only; the JIT copy is the one part
+	 * written, once, with atomics. */
 	size_t work = x->triggered ? n_positions : len / 1024 + 1;
 	pcre2_code *jit = jit_code((jh_rx *)x, work, rule, diag_fn, payload);
-	size_t resume = 0;     /* matches never overlap: the next starts here */
 	size_t ev = 0;
-	int limit_errors = 0;
 	PCRE2_SPTR subject = (PCRE2_SPTR)text;
 	if (!x->triggered)
 		pcre2_set_offset_limit(scratch->mctx, PCRE2_UNSET);
 
 	for (;;) {
-		size_t start = resume, t = 0;
+		/* matches never overlap: the next starts at pr->resume */
+		size_t start = pr->resume, t = 0;
 		if (x->triggered) {
-			while (ev < n_positions && positions[ev] < resume)
+			while (ev < n_positions && positions[ev] < pr->resume)
 				ev++;
 			if (ev == n_positions)
 				break;
 			t = positions[ev++];
-			start = back_chars(text, t, x->lead, resume);
+			start = back_chars(text, t, x->lead, pr->resume);
 			pcre2_set_offset_limit(scratch->mctx, t);
 		}
 		if (start > len)
@@ -353,12 +354,13 @@ int jh_regex_run(const jh_regexes *rx, size_t slot, const jh_rule *rule, const c
 			pcre2_get_error_message(rc, msg, sizeof msg);
 			jh_report(diag_fn, payload, JH_WARNING, file, 0, 0, rule->id,
 			          "rule skipped at byte %zu: %s", start, (const char *)msg);
-			if (++limit_errors >= JH_MAX_LIMIT_ERRORS || !x->triggered) {
+			if (++pr->limit_errors >= JH_MAX_LIMIT_ERRORS || !x->triggered) {
 				jh_report(diag_fn, payload, JH_WARNING, file, 0, 0, rule->id,
 				          "rule given up on for the rest of this text");
+				pr->given_up = 1;
 				break;
 			}
-			resume = next_char(text, len, start);
+			pr->resume = next_char(text, len, start);
 			continue;
 		}
 		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(scratch->md);
@@ -366,7 +368,7 @@ int jh_regex_run(const jh_regexes *rx, size_t slot, const jh_rule *rule, const c
 		uint32_t pairs = (uint32_t)rc < x->pairs ? (uint32_t)rc : x->pairs;
 		if (ov[1] < ov[0]) {
 			/* \K inside a lookaround can give this; nothing sane to report. */
-			resume = next_char(text, len, ov[0]);
+			pr->resume = next_char(text, len, ov[0]);
 			continue;
 		}
 		/* A match found from trigger t must reach t: with a lead, a match
@@ -380,7 +382,7 @@ int jh_regex_run(const jh_regexes *rx, size_t slot, const jh_rule *rule, const c
 		if (arc)
 			jh_report(diag_fn, payload, JH_WARNING, file, 0, 0, rule->id,
 			          "fix template cannot be expanded (bad $ reference)");
-		resume = ov[1] > ov[0] ? ov[1] : next_char(text, len, ov[0]);
+		pr->resume = ov[1] > ov[0] ? ov[1] : next_char(text, len, ov[0]);
 	}
 	return JH_OK;
 }

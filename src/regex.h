@@ -78,8 +78,6 @@ typedef struct {
 int jh_rx_scratch_init(jh_rx_scratch *s, const jh_regexes *rx);
 void jh_rx_scratch_free(jh_rx_scratch *s);
 
-/* Run regex slot over text, adding findings to out.  Limit errors go to
- * diag_fn and the rule is skipped where they happen. */
 /* Trigger positions split by bit, so each rule walks only its own. */
 typedef struct {
 	size_t *pos[64];
@@ -89,10 +87,23 @@ typedef struct {
 int jh_trigger_lists_build(jh_trigger_lists *l, const jh_trigger_event *events, size_t n_events);
 void jh_trigger_lists_free(jh_trigger_lists *l);
 
-/* positions: the rule's trigger positions in ascending order (ignored for
- * a rule without a trigger). */
+/* Where a rule's run over a text stands between calls: the trigger
+ * positions of a long text come in chunks (the engine keeps no more than
+ * JH_SCAN_EVENT_CHUNK of them at once), and a match never overlaps the one
+ * before, so the next call starts at resume.  Zero it for a new text. */
+typedef struct {
+	size_t resume;
+	int limit_errors;
+	int given_up;        /* too many limit errors: no more matching in this text */
+} jh_rx_progress;
+
+/* Run regex slot over text, adding findings to out.  positions: the rule's
+ * trigger positions in ascending order, all or the next chunk of them
+ * (ignored for a rule without a trigger, which is run once over the whole
+ * text).  Limit errors go to diag_fn and the rule is skipped where they
+ * happen. */
 int jh_regex_run(const jh_regexes *rx, size_t slot, const jh_rule *rule, const char *text,
-                 size_t len, const size_t *positions, size_t n_positions,
+                 size_t len, const size_t *positions, size_t n_positions, jh_rx_progress *pr,
                  jh_rx_scratch *scratch, const char *file, jh_diag_fn diag_fn, void *payload,
                  jh_findings *out);
 

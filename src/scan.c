@@ -35,7 +35,7 @@ static int push_hits(const jh_lexicon *lx, int32_t state, size_t end, const unsi
 }
 
 int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned char *enabled,
-            jh_brun *runs, jh_scan_result *res)
+            jh_brun *runs, jh_scan_result *res, jh_events_fn on_events, void *ctx)
 {
 	const unsigned char *t = (const unsigned char *)text;
 	const jh_regexes *rx = rs->regexes;
@@ -83,6 +83,12 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 					break;
 				}
 				res->events[res->n_events++] = (jh_trigger_event){i, m};
+				if (on_events && res->n_events == JH_SCAN_EVENT_CHUNK) {
+					rc = on_events(ctx, res->events, res->n_events);
+					res->n_events = 0;
+					if (rc)
+						break;
+				}
 			}
 		}
 		if (lex_on) {

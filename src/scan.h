@@ -23,9 +23,17 @@ typedef struct {
 
 void jh_scan_result_free(jh_scan_result *r);
 
+/* Trigger events are handed to on_events in chunks of this many while the
+ * scan goes on, so that memory for them stays bounded on a long text (a
+ * 1 GB novel has a hundred million punctuation marks); what is left at
+ * the end stays in the result. */
+#define JH_SCAN_EVENT_CHUNK 65536
+typedef int (*jh_events_fn)(void *ctx, const jh_trigger_event *events, size_t n);
+
 /* Scan text once.  enabled: per rule.  runs: one per builtin slot, already
- * set up; disabled builtins have rule == NULL. */
+ * set up; disabled builtins have rule == NULL.  on_events may be NULL: all
+ * events then stay in res. */
 int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned char *enabled,
-            jh_brun *runs, jh_scan_result *res);
+            jh_brun *runs, jh_scan_result *res, jh_events_fn on_events, void *ctx);
 
 #endif
