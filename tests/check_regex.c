@@ -65,6 +65,39 @@ START_TEST(interpreter_and_jit_agree)
 }
 END_TEST
 
+/* The trigger positions of a long text reach the rules in chunks
+ * (JH_SCAN_EVENT_CHUNK): a match that starts in one chunk and runs past
+ * the positions of the next is found once, whole, and the positions it
+ * covers start no second match. */
+START_TEST(match_across_trigger_chunks)
+{
+	jh_ruleset *rs = test_ruleset("[censor.bars]\nkind = regex\nmessage = m\npattern = 丨+\n"
+	                              "trigger = 丨\nbad = 子丨弹\ngood = 子弹\n");
+	enum { RUN = 70000, AFTER = 10 };
+	size_t len = 3 + RUN * 3 + 3 + AFTER * 6;
+	char *text = malloc(len + 1), *p = text;
+	ck_assert_ptr_nonnull(text);
+	memcpy(p, "子", 3), p += 3;
+	for (int i = 0; i < RUN; i++)
+		memcpy(p, "丨", 3), p += 3;
+	memcpy(p, "弹", 3), p += 3;
+	for (int i = 0; i < AFTER; i++) /* and ten more, one bar each */
+		memcpy(p, "丨子", 6), p += 6;
+	*p = '\0';
+	jh_findings fs = JH_FINDINGS_INIT;
+	test_check(rs, text, len, &fs);
+	ck_assert_uint_eq(fs.count, 1 + AFTER);
+	test_assert_finding(&fs, 0, "censor.bars", 3, 3 + RUN * 3, NULL);
+	for (int i = 0; i < AFTER; i++) {
+		size_t at = 3 + RUN * 3 + 3 + (size_t)i * 6;
+		test_assert_finding(&fs, 1 + (size_t)i, "censor.bars", at, at + 3, NULL);
+	}
+	jh_findings_clear(&fs);
+	free(text);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
 START_TEST(matches_do_not_overlap)
 {
 	jh_ruleset *rs = test_ruleset(
@@ -377,6 +410,7 @@ Suite *regex_suite(void)
 	tcase_add_test(tc, trigger_and_scan_agree);
 	tcase_add_test(tc, matches_do_not_overlap);
 	tcase_add_test(tc, interpreter_and_jit_agree);
+	tcase_add_test(tc, match_across_trigger_chunks);
 	tcase_add_test(tc, lead_reaches_before_trigger);
 	tcase_add_test(tc, lookbehind_before_trigger);
 	tcase_add_test(tc, trigger_ranges_and_astral);
