@@ -222,6 +222,7 @@ typedef struct {
 	const jh_check_options *opts;
 	jh_rx_scratch *scratch;
 	jh_rx_progress *progress; /* per regex slot */
+	jh_trigger_lists lists;   /* this chunk's positions, rule by rule */
 	jh_findings *out;
 } regex_pass;
 
@@ -229,17 +230,16 @@ static int run_triggered(void *ctx, const jh_trigger_event *events, size_t n)
 {
 	regex_pass *p = ctx;
 	const jh_regexes *rx = p->rs->regexes;
-	jh_trigger_lists lists = {0};
-	int rc = jh_trigger_lists_build(&lists, events, n);
+	jh_trigger_lists *l = &p->lists;
+	int rc = jh_trigger_lists_build(l, events, n);
 	for (size_t k = 0; rc == JH_OK && k < rx->n; k++) {
 		long idx = rx->v[k].rule_index;
 		unsigned bit = rx->v[k].bit;
-		if (p->enabled[idx] && rx->v[k].triggered && lists.n[bit])
-			rc = jh_regex_run(rx, k, p->rs->rules[idx], p->text, p->len, lists.pos[bit],
-			                  lists.n[bit], &p->progress[k], p->scratch, p->opts->file,
-			                  p->opts->diag_fn, p->opts->payload, p->out);
+		if (p->enabled[idx] && rx->v[k].triggered && l->n[bit])
+			rc = jh_regex_run(rx, k, p->rs->rules[idx], p->text, p->len, l->pos[bit], l->n[bit],
+			                  &p->progress[k], p->scratch, p->opts->file, p->opts->diag_fn,
+			                  p->opts->payload, p->out);
 	}
-	jh_trigger_lists_free(&lists);
 	return rc;
 }
 
@@ -279,7 +279,7 @@ int jh_check(const jh_ruleset *rs, const char *text, size_t len, const jh_check_
 		                    .cfg = bi->v[k].cfg, .out = out, .variant = opts->variant,
 		                    .diag_fn = opts->diag_fn, .payload = opts->payload};
 	}
-	regex_pass rp = {rs, enabled, text, len, opts, &scratch, NULL, out};
+	regex_pass rp = {rs, enabled, text, len, opts, &scratch, NULL, {{NULL}, {0}, {0}}, out};
 	if (rc == JH_OK && rs->regexes->n) {
 		rc = jh_rx_scratch_init(&scratch, rs->regexes);
 		if (rc == JH_OK && !(rp.progress = calloc(rs->regexes->n, sizeof *rp.progress)))
@@ -299,6 +299,7 @@ int jh_check(const jh_ruleset *rs, const char *text, size_t len, const jh_check_
 			                  opts->payload, out);
 	}
 	free(rp.progress);
+	jh_trigger_lists_free(&rp.lists);
 	if (rc == JH_OK && (opts->n_skip || opts->n_accept))
 		rc = drop_findings(out, first, text, len, opts);
 	if (rc == JH_OK) {

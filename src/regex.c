@@ -256,11 +256,18 @@ int jh_trigger_lists_build(jh_trigger_lists *l, const jh_trigger_event *events, 
 	for (size_t i = 0; i < n_events; i++)
 		for (uint64_t m = events[i].mask; m; m &= m - 1)
 			count[__builtin_ctzll(m)]++;
-	for (int b = 0; b < 64; b++)
-		if (count[b] && !(l->pos[b] = malloc(count[b] * sizeof *l->pos[b]))) {
-			jh_trigger_lists_free(l);
-			return JH_ERR_NOMEM;
+	for (int b = 0; b < 64; b++) {
+		l->n[b] = 0;
+		if (count[b] > l->cap[b]) {
+			free(l->pos[b]); /* its contents are not kept: no realloc copy */
+			l->cap[b] = 0;
+			if (!(l->pos[b] = malloc(count[b] * sizeof *l->pos[b]))) {
+				jh_trigger_lists_free(l);
+				return JH_ERR_NOMEM;
+			}
+			l->cap[b] = count[b];
 		}
+	}
 	for (size_t i = 0; i < n_events; i++)
 		for (uint64_t m = events[i].mask; m; m &= m - 1) {
 			int b = __builtin_ctzll(m);

@@ -78,10 +78,11 @@ typedef struct {
 int jh_rx_scratch_init(jh_rx_scratch *s, const jh_regexes *rx);
 void jh_rx_scratch_free(jh_rx_scratch *s);
 
-/* Trigger positions split by bit, so each rule walks only its own. */
+/* Trigger positions split by bit, so each rule walks only its own.  The
+ * lists are built again for each chunk of events, in the same memory. */
 typedef struct {
 	size_t *pos[64];
-	size_t n[64];
+	size_t n[64], cap[64];
 } jh_trigger_lists;
 
 int jh_trigger_lists_build(jh_trigger_lists *l, const jh_trigger_event *events, size_t n_events);
