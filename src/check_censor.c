@@ -13,542 +13,7 @@
 #include "builtins.h"
 #include "charclass.h"
 #include "utf8.h"
-
-/* ---- a word-frequency table: word<TAB>frequency, read once per rule set ----
- *
- * jh_strset keeps no values, and the model needs a frequency per word and,
- * for mask suggestions, prefix and suffix searches; so this is a small
- * open-addressing map over one text buffer (no allocation per word), with
- * two sorted index arrays. */
-
-typedef struct {
-	char *buf;            /* the words, each NUL-terminated */
-	uint32_t *off, *freq; /* per word */
-	uint8_t *len;         /* bytes */
-	size_t n, cap;
-	size_t n_all;         /* entries: the n words, then prefixes that are no word */
-	uint64_t *slot;       /* hash slots: tag << 32 | word index + 1, 0 = empty */
-	size_t nslot;
-	uint32_t *by_prefix;  /* word indexes sorted by bytes */
-	/* Word indexes by their last character (runs, in sfx_run), each run
-	 * sorted by reversed characters the first time a search needs it:
-	 * sorting all 80,000 words so was half of the model's load, and a
-	 * text asks for a few dozen last characters. */
-	uint32_t *by_suffix;
-	struct wm_run { int32_t cp; uint32_t start, n; int sorted; } *sfx_run;
-	size_t n_runs;
-	pthread_mutex_t sfx_lock;
-} wordmap;
-
-static void wm_free(wordmap *m)
-{
-	free(m->buf);
-	free(m->off);
-	free(m->freq);
-	free(m->len);
-	free(m->slot);
-	free(m->by_prefix);
-	if (m->by_suffix)
-		pthread_mutex_destroy(&m->sfx_lock);
-	free(m->by_suffix);
-	free(m->sfx_run);
-	memset(m, 0, sizeof *m);
-}
-
-/* A slot keeps the top 31 bits of the word's hash beside its index: most
- * lookups are misses (substrings of a Viterbi window are seldom words),
- * and the tag rejects them without touching the length, offset and text
- * arrays — three cache misses each on a table of this size.  Bit 32 says
- * that a longer word begins with this one (WM_EXT, kept for the model of
- * mask suggestions, whose segmentation stops extending a word there). */
-#define WM_EXT ((uint64_t)1 << 32)
-static uint64_t wm_tag(uint64_t h) { return (h >> 33) << 33; }
-
-/* The slot of s (n bytes), or NULL. */
-static const uint64_t *wm_slot(const wordmap *m, const char *s, size_t n)
-{
-	if (!m->nslot || n == 0 || n > 255)
-		return NULL;
-	uint64_t hash = jh_hash(s, n), tag = wm_tag(hash);
-	size_t h = (size_t)hash & (m->nslot - 1);
-	for (uint64_t v; (v = m->slot[h]); h = (h + 1) & (m->nslot - 1)) {
-		uint32_t i = (uint32_t)v - 1;
-		if (wm_tag(v) == tag && m->len[i] == n && memcmp(m->buf + m->off[i], s, n) == 0)
-			return &m->slot[h];
-	}
-	return NULL;
-}
-
-static uint32_t wm_get(const wordmap *m, const char *s, size_t n)
-{
-	const uint64_t *v = wm_slot(m, s, n);
-	return v ? m->freq[(uint32_t)*v - 1] : 0;
-}
-
-/* Frequency of s, and in *ext whether a longer word starts with it. */
-static uint32_t wm_look(const wordmap *m, const char *s, size_t n, int *ext)
-{
-	const uint64_t *v = wm_slot(m, s, n);
-	*ext = v && (*v & WM_EXT);
-	return v ? m->freq[(uint32_t)*v - 1] : 0;
-}
-
-static void wm_insert(wordmap *m, size_t i, uint64_t flags)
-{
-	uint64_t hash = jh_hash(m->buf + m->off[i], m->len[i]);
-	size_t h = (size_t)hash & (m->nslot - 1);
-	while (m->slot[h])
-		h = (h + 1) & (m->nslot - 1);
-	m->slot[h] = wm_tag(hash) | flags | ((uint64_t)i + 1);
-}
-
-/* Compare two words by their characters read from the end (for suffix
- * search): byte-reversing UTF-8 would break characters, so compare
- * character by character from the back. */
-
-static size_t char_start_back(const char *s, size_t end)
-{
-	size_t p = end;
-	do
-		p--;
-	while (p > 0 && end - p < 4 && ((unsigned char)s[p] & 0xC0) == 0x80);
-	/* A character has at most 4 bytes: in invalid UTF-8 a run of stray
-	 * continuation bytes is one character per byte, never one long
-	 * character (that overflowed the context buffers of mask-suggest). */
-	return ((unsigned char)s[p] & 0xC0) == 0x80 ? end - 1 : p;
-}
-
-static int cmp_rev(const char *a, size_t al, const char *b, size_t bl)
-{
-	while (al && bl) {
-		size_t as = char_start_back(a, al), bs = char_start_back(b, bl);
-		size_t an = al - as, bn = bl - bs;
-		int c = memcmp(a + as, b + bs, an < bn ? an : bn);
-		if (c || an != bn)
-			return c ? c : (an < bn ? -1 : 1);
-		al = as;
-		bl = bs;
-	}
-	return al ? 1 : bl ? -1 : 0;
-}
-
-/* Sort word indexes by the NUL-terminated strings at buf + off[i] in
- * byte order (= code-point order for UTF-8): most-significant-byte radix
- * sort, linear in the bytes of the words, where qsort's comparisons were
- * most of the time it took to read a 90,000-word list. */
-static void radix_sort(uint32_t *idx, uint32_t *tmp, size_t n, const char *buf,
-                       const uint32_t *off, size_t depth)
-{
-	while (n > 1) {
-		if (n < 32) { /* insertion sort for small buckets */
-			for (size_t i = 1; i < n; i++) {
-				uint32_t x = idx[i];
-				size_t j = i;
-				while (j && strcmp(buf + off[idx[j - 1]] + depth, buf + off[x] + depth) > 0) {
-					idx[j] = idx[j - 1];
-					j--;
-				}
-				idx[j] = x;
-			}
-			return;
-		}
-		/* UTF-8 of Han text uses few byte values at each depth: only the
-		 * range [lo, hi] seen is walked */
-		size_t count[257];
-		int lo = 255, hi = 0;
-		for (size_t i = 0; i < n; i++) {
-			int c = (unsigned char)buf[off[idx[i]] + depth];
-			lo = c < lo ? c : lo;
-			hi = c > hi ? c : hi;
-		}
-		memset(count + lo, 0, (size_t)(hi - lo + 2) * sizeof *count);
-		for (size_t i = 0; i < n; i++)
-			count[(unsigned char)buf[off[idx[i]] + depth] + 1]++;
-		count[lo] = 0;
-		for (int b = lo + 1; b <= hi + 1; b++)
-			count[b] += count[b - 1];
-		size_t start[257];
-		memcpy(start + lo, count + lo, (size_t)(hi - lo + 2) * sizeof *count);
-		for (size_t i = 0; i < n; i++)
-			tmp[count[(unsigned char)buf[off[idx[i]] + depth]]++] = idx[i];
-		memcpy(idx, tmp, n * sizeof *idx);
-		/* bucket 0 holds words that ended: sorted.  Recurse on all but the
-		 * largest bucket, loop on that one (bounded stack). */
-		int first = lo ? lo : 1;
-		if (first > hi)
-			return; /* all ended here */
-		int big = first;
-		for (int b = first + 1; b <= hi; b++)
-			if (count[b] - start[b] > count[big] - start[big])
-				big = b;
-		for (int b = first; b <= hi; b++)
-			if (b != big && count[b] - start[b] > 1)
-				radix_sort(idx + start[b], tmp, count[b] - start[b], buf, off, depth + 1);
-		idx += start[big];
-		n = count[big] - start[big];
-		depth++;
-	}
-}
-
-/* Word indexes grouped by last character: a stable two-pass radix sort
- * on the code point (21 bits), then the runs of equal code points. */
-static int wm_group_by_last(wordmap *m)
-{
-	size_t n = m->n;
-	int32_t *cp = malloc((n ? n : 1) * sizeof *cp);
-	uint32_t *tmp = malloc((n ? n : 1) * sizeof *tmp);
-	m->by_suffix = malloc((n ? n : 1) * sizeof *m->by_suffix);
-	if (!cp || !tmp || !m->by_suffix) {
-		free(cp);
-		free(tmp);
-		return JH_ERR_NOMEM;
-	}
-	for (size_t i = 0; i < n; i++) {
-		const char *w = m->buf + m->off[i];
-		size_t at = char_start_back(w, m->len[i]);
-		jh_utf8_decode((const unsigned char *)w + at, m->len[i] - at, &cp[i]);
-		if (cp[i] < 0)
-			cp[i] = 0; /* words are valid UTF-8; a stray byte never ends a key */
-		m->by_suffix[i] = (uint32_t)i;
-	}
-	for (int shift = 0; shift < 22; shift += 11) {
-		size_t count[2049] = {0};
-		for (size_t i = 0; i < n; i++)
-			count[((uint32_t)cp[m->by_suffix[i]] >> shift & 2047) + 1]++;
-		for (int b = 1; b <= 2048; b++)
-			count[b] += count[b - 1];
-		for (size_t i = 0; i < n; i++)
-			tmp[count[(uint32_t)cp[m->by_suffix[i]] >> shift & 2047]++] = m->by_suffix[i];
-		memcpy(m->by_suffix, tmp, n * sizeof *tmp);
-	}
-	size_t cap = 0;
-	for (size_t i = 0; i < n; i++) {
-		int32_t c = cp[m->by_suffix[i]];
-		if (m->n_runs && m->sfx_run[m->n_runs - 1].cp == c) {
-			m->sfx_run[m->n_runs - 1].n++;
-			continue;
-		}
-		if (jh_grow((void **)&m->sfx_run, &cap, m->n_runs + 1, sizeof *m->sfx_run)) {
-			free(cp);
-			free(tmp);
-			return JH_ERR_NOMEM;
-		}
-		m->sfx_run[m->n_runs++] = (struct wm_run){c, (uint32_t)i, 1, 0};
-	}
-	free(cp);
-	free(tmp);
-	pthread_mutex_init(&m->sfx_lock, NULL);
-	return JH_OK;
-}
-
-static int cmp_suffix(const void *a, const void *b, void *arg)
-{
-	const wordmap *m = arg;
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-	int c = cmp_rev(m->buf + m->off[x], m->len[x], m->buf + m->off[y], m->len[y]);
-	return c ? c : (x > y) - (x < y); /* equal words keep the list's order */
-}
-
-/* The run of words whose last character is the key's, sorted by reversed
- * characters (under the lock the first time: the rule set is shared by
- * threads), as [*lo, *hi) of m->by_suffix; empty if there is none. */
-static void wm_suffix_run(const wordmap *m, const char *key, size_t kn, size_t *lo, size_t *hi)
-{
-	*lo = *hi = 0;
-	if (!kn || !m->n_runs)
-		return;
-	size_t at = char_start_back(key, kn);
-	int32_t cp;
-	jh_utf8_decode((const unsigned char *)key + at, kn - at, &cp);
-	size_t a = 0, b = m->n_runs;
-	while (a < b) {
-		size_t mid = a + (b - a) / 2;
-		if (m->sfx_run[mid].cp < cp)
-			a = mid + 1;
-		else
-			b = mid;
-	}
-	if (a == m->n_runs || m->sfx_run[a].cp != cp || cp <= 0)
-		return;
-	struct wm_run *r = &m->sfx_run[a];
-	if (!__atomic_load_n(&r->sorted, __ATOMIC_ACQUIRE)) {
-		pthread_mutex_lock((pthread_mutex_t *)&m->sfx_lock);
-		if (!r->sorted) {
-			qsort_r(m->by_suffix + r->start, r->n, sizeof *m->by_suffix, cmp_suffix, (void *)m);
-			__atomic_store_n(&r->sorted, 1, __ATOMIC_RELEASE);
-		}
-		pthread_mutex_unlock((pthread_mutex_t *)&m->sfx_lock);
-	}
-	*lo = r->start;
-	*hi = r->start + r->n;
-}
-
-/* The prefix index (the list itself when it is sorted, as the generator
- * writes it) and the words grouped by last character. */
-static int wm_sort(wordmap *m)
-{
-	m->by_prefix = malloc((m->n ? m->n : 1) * sizeof *m->by_prefix);
-	if (!m->by_prefix)
-		return JH_ERR_NOMEM;
-	for (size_t i = 0; i < m->n; i++)
-		m->by_prefix[i] = (uint32_t)i;
-	size_t i = 1;
-	while (i < m->n && strcmp(m->buf + m->off[i - 1], m->buf + m->off[i]) <= 0)
-		i++;
-	if (i < m->n) {
-		uint32_t *tmp = malloc(m->n * sizeof *tmp);
-		if (!tmp)
-			return JH_ERR_NOMEM;
-		radix_sort(m->by_prefix, tmp, m->n, m->buf, m->off, 0);
-		free(tmp);
-	}
-	return wm_group_by_last(m);
-}
-
-static size_t common_prefix(const char *a, size_t an, const char *b, size_t bn)
-{
-	size_t k = 0;
-	while (k < an && k < bn && a[k] == b[k])
-		k++;
-	return k;
-}
-
-static int wm_append(wordmap *m, uint32_t off, size_t len)
-{
-	size_t old = m->cap;
-	if (jh_grow((void **)&m->off, &m->cap, m->n_all + 1, sizeof *m->off))
-		return JH_ERR_NOMEM;
-	if (m->cap != old) {
-		uint32_t *fq = realloc(m->freq, m->cap * sizeof *fq);
-		if (fq)
-			m->freq = fq;
-		uint8_t *ll = fq ? realloc(m->len, m->cap) : NULL;
-		if (ll)
-			m->len = ll;
-		if (!fq || !ll)
-			return JH_ERR_NOMEM;
-	}
-	m->off[m->n_all] = off;
-	m->len[m->n_all] = (uint8_t)len;
-	m->freq[m->n_all++] = 0;
-	return JH_OK;
-}
-
-/* Which words does a longer word begin with (ext[i]), and the prefixes of
- * up to WM_PREFIX characters that are no word, appended as entries of
- * frequency 0 (m->n counts the words only, so the sorted indexes never
- * see them).  In byte order the words that begin with P follow each other,
- * P itself first if it is a word: so each word is compared with its
- * neighbours only, and a prefix is new where it is longer than what the
- * word shares with the one before. */
-#define WM_PREFIX 4
-static int wm_prefixes(wordmap *m, uint8_t **ext_out)
-{
-	uint8_t *ext = calloc(m->n ? m->n : 1, 1);
-	if (!ext)
-		return JH_ERR_NOMEM;
-	for (size_t k = 0; k < m->n; k++) {
-		uint32_t wi = m->by_prefix[k];
-		const char *w = m->buf + m->off[wi];
-		size_t wn = m->len[wi], shared = 0;
-		if (k > 0) {
-			uint32_t pi = m->by_prefix[k - 1];
-			shared = common_prefix(m->buf + m->off[pi], m->len[pi], w, wn);
-		}
-		for (size_t j = k + 1; j < m->n; j++) { /* past copies of the same word */
-			uint32_t ni = m->by_prefix[j];
-			if (m->len[ni] > wn && !memcmp(m->buf + m->off[ni], w, wn)) {
-				ext[wi] = 1;
-				break;
-			}
-			if (m->len[ni] != wn || memcmp(m->buf + m->off[ni], w, wn))
-				break;
-		}
-		size_t p = 0;
-		for (int c = 1; c <= WM_PREFIX; c++) {
-			int32_t cp;
-			p += jh_utf8_decode((const unsigned char *)w + p, wn - p, &cp);
-			if (p >= wn)
-				break;
-			if (p > shared && wm_append(m, m->off[wi], p)) {
-				free(ext);
-				return JH_ERR_NOMEM;
-			}
-		}
-	}
-	*ext_out = ext;
-	return JH_OK;
-}
-
-static int wm_load(wordmap *m, const jh_rule *r, const char *file, unsigned line, int indexes,
-                   jh_diag_fn diag_fn, void *payload)
-{
-	jh_tsv t;
-	int rc = jh_data_open(&t, NULL, file, r, line, diag_fn, payload);
-	char *fld[2];
-	size_t fl[2];
-	int nf;
-	while (rc == JH_OK && (nf = jh_tsv_next(&t, fld, fl, 2)) > 0) {
-		size_t n = fl[0];
-		unsigned long fr = 1;
-		if (nf == 2) { /* the frequency: digits, anything after them ignored */
-			fr = 0;
-			for (const char *d = fld[1]; *d >= '0' && *d <= '9' && fr < 0xFFFFFFFFul; d++)
-				fr = fr * 10 + (unsigned long)(*d - '0');
-		}
-		if (!n || n > 255 || jh_utf8_valid_prefix(fld[0], n) != n) {
-			jh_report(diag_fn, payload, JH_ERROR, t.path, t.line, 0, r->id,
-			          "not a word of valid UTF-8 under 256 bytes");
-			rc = JH_ERR_RULES;
-			break;
-		}
-		size_t old_cap = m->cap;
-		if (jh_grow((void **)&m->off, &m->cap, m->n + 1, sizeof *m->off)) {
-			rc = JH_ERR_NOMEM;
-			break;
-		}
-		/* The parallel arrays grow only when off did: a realloc per word is
-		 * a copy per word under sanitizers (quadratic on 100,000 words). */
-		if (m->cap != old_cap) {
-			uint32_t *fq = realloc(m->freq, m->cap * sizeof *fq);
-			if (fq)
-				m->freq = fq;
-			uint8_t *ll = fq ? realloc(m->len, m->cap) : NULL;
-			if (ll)
-				m->len = ll;
-			if (!fq || !ll) {
-				rc = JH_ERR_NOMEM;
-				break;
-			}
-		}
-		/* the word stays where it is in the file's buffer, NUL-terminated */
-		m->off[m->n] = (uint32_t)(fld[0] - t.data);
-		m->freq[m->n] = fr > 0xFFFFFFFFul ? 0xFFFFFFFFu : (uint32_t)fr;
-		m->len[m->n] = (uint8_t)n;
-		m->n++;
-	}
-	m->buf = jh_tsv_take(&t);
-	m->n_all = m->n;
-	if (rc)
-		return rc;
-	if (indexes && (rc = wm_sort(m)))
-		return rc;
-	uint8_t *ext = NULL;
-	if (indexes && (rc = wm_prefixes(m, &ext)))
-		return rc;
-	m->nslot = 16;
-	while (m->nslot < m->n_all * 2)
-		m->nslot <<= 1;
-	if (!(m->slot = calloc(m->nslot, sizeof *m->slot))) {
-		free(ext);
-		return JH_ERR_NOMEM;
-	}
-	for (size_t i = 0; i < m->n_all; i++) /* the words first: a duplicate never wins */
-		wm_insert(m, i, i >= m->n || (ext && ext[i]) ? WM_EXT : 0);
-	free(ext);
-	return JH_OK;
-}
-
-/* The word model (censor-words.tsv) serves lost characters and mask
- * suggestions: it is loaded once per process, with the indexes mask
- * suggestions need, and shared, counted by references, keyed by path.
- * A load that fails is not kept: the next rule to need the file reports
- * the error against its own line. */
-typedef struct wm_shared {
-	char *path;
-	wordmap m;
-	int refs;
-	struct wm_shared *next;
-} wm_shared;
-
-static pthread_mutex_t model_lock = PTHREAD_MUTEX_INITIALIZER;
-static wm_shared *models;
-static const wordmap wm_empty;
-
-static int wm_get_shared(const jh_rule *r, const char *file, unsigned line, const wordmap **out,
-                         jh_diag_fn diag_fn, void *payload)
-{
-	char *path = jh_data_path(r, file);
-	if (!path)
-		return JH_ERR_NOMEM;
-	pthread_mutex_lock(&model_lock);
-	wm_shared *e = models;
-	while (e && strcmp(e->path, path))
-		e = e->next;
-	int rc = JH_OK;
-	if (e) {
-		e->refs++;
-		free(path);
-	} else if (!(e = calloc(1, sizeof *e))) {
-		free(path);
-		rc = JH_ERR_NOMEM;
-	} else {
-		e->path = path;
-		rc = wm_load(&e->m, r, file, line, 1, diag_fn, payload);
-		if (rc) {
-			wm_free(&e->m);
-			free(e->path);
-			free(e);
-			e = NULL;
-		} else {
-			e->refs = 1;
-			e->next = models;
-			models = e;
-		}
-	}
-	pthread_mutex_unlock(&model_lock);
-	*out = e ? &e->m : NULL;
-	return rc;
-}
-
-static void wm_release_shared(const wordmap *m)
-{
-	if (!m || m == &wm_empty)
-		return;
-	pthread_mutex_lock(&model_lock);
-	for (wm_shared **p = &models; *p; p = &(*p)->next)
-		if (&(*p)->m == m) {
-			wm_shared *e = *p;
-			if (--e->refs == 0) {
-				*p = e->next;
-				wm_free(&e->m);
-				free(e->path);
-				free(e);
-			}
-			break;
-		}
-	pthread_mutex_unlock(&model_lock);
-}
-
-/* First position in idx whose word, compared by cmp against key of n
- * bytes, is not less than it; prefix semantics come from comparing only
- * the key's length. */
-static size_t wm_lower(const wordmap *m, const uint32_t *idx, size_t lo, size_t hi, const char *key,
-                       size_t n, int rev)
-{
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		uint32_t w = idx[mid];
-		const char *s = m->buf + m->off[w];
-		size_t l = m->len[w];
-		int c;
-		if (rev) {
-			size_t take = l < n ? l : n; /* compare the last n bytes at most */
-			c = cmp_rev(s + l - take, take, key, n);
-			if (c == 0 && take < n)
-				c = -1;
-		} else {
-			c = memcmp(s, key, l < n ? l : n);
-			if (c == 0 && l < n)
-				c = -1;
-		}
-		if (c < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
+#include "wordmap.h"
 
 /* ---- helpers on the text ---- */
 
@@ -568,7 +33,7 @@ static int32_t cp_before(const char *t, size_t pos, size_t *start)
 		*start = 0;
 		return -1;
 	}
-	size_t s = char_start_back(t, pos), n;
+	size_t s = jh_utf8_start_back(t, pos), n;
 	*start = s;
 	return cp_at(t, pos, s, &n);
 }
@@ -591,7 +56,7 @@ typedef struct {
 	uint8_t *idx;          /* per code point 0x4E00..0x9FFF: group + 1, 0 = none */
 	unsigned long min_han, factor, certainty;
 	int insert;            /* 1: the insertion rule (suggestions), 0: the document rule */
-	const wordmap *words;  /* shared; loaded on first use: only a document missing characters needs it */
+	const jh_wordmap *words;  /* shared; loaded on first use: only a document missing characters needs it */
 	jh_lazy words_once;
 	const jh_rule *rule;
 	const char *words_file;
@@ -613,7 +78,7 @@ static void mc_free(void *p)
 	if (!c)
 		return;
 	free(c->idx);
-	wm_release_shared(c->words);
+	jh_wm_release_shared(c->words);
 	jh_lazy_destroy(&c->words_once);
 	free(c);
 }
@@ -621,8 +86,8 @@ static void mc_free(void *p)
 static int mc_load_groups(mc_cfg *c, const jh_rule *r, const char *file, unsigned line,
                           jh_diag_fn diag_fn, void *payload)
 {
-	wordmap m = {0};
-	int rc = wm_load(&m, r, file, line, 0, diag_fn, payload);
+	jh_wordmap m = {0};
+	int rc = jh_wm_load(&m, r, file, line, 0, diag_fn, payload);
 	for (size_t i = 0; rc == JH_OK && i < m.n; i++) {
 		if (c->ng == MC_MAX_GROUPS) {
 			jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id,
@@ -650,7 +115,7 @@ static int mc_load_groups(mc_cfg *c, const jh_rule *r, const char *file, unsigne
 		g->rate = m.freq[i];
 		c->ng++;
 	}
-	wm_free(&m);
+	jh_wm_free(&m);
 	return rc;
 }
 
@@ -828,7 +293,7 @@ static int mc_covered(const mc_cfg *c, const char *t, size_t len, size_t s, size
 	for (int i = 0; i < ns; i++)
 		for (int j = 0; j < ne; j++)
 			if (i + j >= 1 && i + j <= 3 &&
-			    wm_get(c->words, t + starts[i], ends[j] - starts[i]) >= 20)
+			    jh_wm_get(c->words, t + starts[i], ends[j] - starts[i]) >= 20)
 				return 1;
 	return 0;
 }
@@ -844,7 +309,7 @@ static int mc_word_ends_at(const mc_cfg *c, const char *t, size_t pos)
 		if (!is_han(cp_before(t, s, &q)))
 			return 0;
 		s = q;
-		if (k >= 2 && wm_get(c->words, t + s, pos - s) >= 20)
+		if (k >= 2 && jh_wm_get(c->words, t + s, pos - s) >= 20)
 			return 1;
 	}
 	return 0;
@@ -887,7 +352,7 @@ static void mc_emit_inserts(jh_brun *run, const mc_cfg *c, const int *miss, int 
 			p += cl ? cl : 1;
 			continue;
 		}
-		uint32_t alone = wm_get(c->words, t + p, cl);
+		uint32_t alone = jh_wm_get(c->words, t + p, cl);
 		uint32_t best = 0;
 		size_t at = 0;
 		const char *ins = NULL;
@@ -898,7 +363,7 @@ static void mc_emit_inserts(jh_brun *run, const mc_cfg *c, const int *miss, int 
 			char w[32];
 			memcpy(w, m, ml); /* missing char before this one */
 			memcpy(w + ml, t + p, cl);
-			uint32_t f = after_word ? 0 : wm_get(c->words, w, ml + cl);
+			uint32_t f = after_word ? 0 : jh_wm_get(c->words, w, ml + cl);
 			if (f > best) {
 				best = f;
 				at = p;
@@ -906,7 +371,7 @@ static void mc_emit_inserts(jh_brun *run, const mc_cfg *c, const int *miss, int 
 			}
 			memcpy(w, t + p, cl); /* after it */
 			memcpy(w + cl, m, ml);
-			f = wm_get(c->words, w, ml + cl);
+			f = jh_wm_get(c->words, w, ml + cl);
 			if (f > best) {
 				best = f;
 				at = p + cl;
@@ -931,10 +396,10 @@ static int mc_load_words(void *arg)
 	lazy_arg *a = arg;
 	mc_cfg *c = a->cfg;
 	if (!c->words_file) {
-		c->words = &wm_empty;
+		c->words = &jh_wm_empty;
 		return JH_OK;
 	}
-	return wm_get_shared(c->rule, c->words_file, c->words_line, &c->words, a->diag_fn, a->payload);
+	return jh_wm_get_shared(c->rule, c->words_file, c->words_line, &c->words, a->diag_fn, a->payload);
 }
 
 static void mc_finish(jh_brun *run)
@@ -967,8 +432,8 @@ static void mc_finish(jh_brun *run)
 #define T2S_HI 0x9FFF
 
 typedef struct {
-	const wordmap *words; /* general model: word -> frequency (shared, see wm_get_shared) */
-	wordmap masked;  /* words sites mask */
+	const jh_wordmap *words; /* general model: word -> frequency (shared, see jh_wm_get_shared) */
+	jh_wordmap masked;  /* words sites mask */
 	int32_t *t2s;    /* traditional -> simplified, per code point T2S_LO..T2S_HI (0 = same) */
 	/* The masked words by their first and by their last character: a mask
 	 * looks up the few characters that make a word with its neighbours
@@ -1032,8 +497,8 @@ static void ms_free(void *p)
 	ms_cfg *c = p;
 	if (!c)
 		return;
-	wm_release_shared(c->words);
-	wm_free(&c->masked);
+	jh_wm_release_shared(c->words);
+	jh_wm_free(&c->masked);
 	free(c->t2s);
 	free(c->by_first);
 	free(c->by_last);
@@ -1133,12 +598,12 @@ static double lg(double x)
 }
 
 /* Frequency of s (n bytes) in the model, read as simplified text. */
-static uint32_t ms_freq(const ms_cfg *c, const wordmap *m, const char *s, size_t n)
+static uint32_t ms_freq(const ms_cfg *c, const jh_wordmap *m, const char *s, size_t n)
 {
 	char buf[128];
 	if (!c->t2s || n > 32)
-		return wm_get(m, s, n);
-	return wm_get(m, buf, ms_simplify(c, s, n, buf));
+		return jh_wm_get(m, s, n);
+	return jh_wm_get(m, buf, ms_simplify(c, s, n, buf));
 }
 
 /* Score of fill w in its context: the log10 probability of the best
@@ -1174,7 +639,7 @@ typedef struct {
 
 static double ms_lp(const ms_cfg *c, const char *s, size_t n, int chars)
 {
-	uint32_t f = wm_get(c->words, s, n);
+	uint32_t f = jh_wm_get(c->words, s, n);
 	return f ? lg((double)f) - MS_LOG_TOTAL : (chars == 1 ? MS_UNKNOWN : -1e9);
 }
 
@@ -1214,8 +679,8 @@ static void ms_ctx_init(const ms_cfg *c, const char *t, const size_t *lb, int nl
 			x->rlp[a][b] = ms_lp(c, x->right + x->rpos[a], x->rpos[b] - x->rpos[a], b - a);
 	for (int j = 0; j < x->nlc; j++) {
 		int ext = 0;
-		if (x->nlc - j <= WM_PREFIX)
-			wm_look(c->words, x->left + x->lpos[j], x->lpos[x->nlc] - x->lpos[j], &ext);
+		if (x->nlc - j <= JH_WM_PREFIX)
+			jh_wm_look(c->words, x->left + x->lpos[j], x->lpos[x->nlc] - x->lpos[j], &ext);
 		x->lext[j] = (uint8_t)ext;
 	}
 }
@@ -1243,7 +708,7 @@ static void ms_piece_scores(const ms_cfg *c, const ms_ctx *x, const char *buf, c
 		}
 		for (; i <= n && i - j <= 5; i++) {
 			int ext;
-			uint32_t f = wm_look(c->words, buf + pos[j], pos[i] - pos[j], &ext);
+			uint32_t f = jh_wm_look(c->words, buf + pos[j], pos[i] - pos[j], &ext);
 			if (f)
 				lp[i][i - j] = lg((double)f) - MS_LOG_TOTAL;
 			if (!ext)
@@ -1445,14 +910,14 @@ static int cmp_key(const void *a, const void *b)
 }
 
 /* Index the masked words by first (last = 0) or last character. */
-static int ms_index_masked(const wordmap *m, int last, struct ms_key **out)
+static int ms_index_masked(const jh_wordmap *m, int last, struct ms_key **out)
 {
 	struct ms_key *k = malloc((m->n ? m->n : 1) * sizeof *k);
 	if (!k)
 		return JH_ERR_NOMEM;
 	for (size_t i = 0; i < m->n; i++) {
 		const char *w = m->buf + m->off[i];
-		size_t at = last ? char_start_back(w, m->len[i]) : 0;
+		size_t at = last ? jh_utf8_start_back(w, m->len[i]) : 0;
 		jh_utf8_decode((const unsigned char *)w + at, m->len[i] - at, &k[i].cp);
 		k[i].i = (uint32_t)i;
 	}
@@ -1481,11 +946,11 @@ static void ms_mark(const struct ms_key *k, size_t n, int32_t cp, uint8_t *mark)
  * character + rc): a quick filter before the full score.  The model's
  * two-character words that begin with lc (or end with rc) are few, so
  * they are enumerated from the sorted indexes and each confirmed with
- * wm_get, the test a word-by-word filter would make. */
+ * jh_wm_get, the test a word-by-word filter would make. */
 static void ms_touching(const ms_cfg *c, const char *lc, size_t lcn, const char *rc, size_t rcn,
                         uint8_t *mark)
 {
-	const wordmap *m = c->words;
+	const jh_wordmap *m = c->words;
 	for (int side = 0; side < 2; side++) {
 		const char *key = side ? rc : lc;
 		size_t kn = side ? rcn : lcn;
@@ -1494,8 +959,8 @@ static void ms_touching(const ms_cfg *c, const char *lc, size_t lcn, const char 
 		const uint32_t *idx = side ? m->by_suffix : m->by_prefix;
 		size_t lo = 0, hi = m->n;
 		if (side)
-			wm_suffix_run(m, key, kn, &lo, &hi);
-		for (size_t i = wm_lower(m, idx, lo, hi, key, kn, side); i < hi; i++) {
+			jh_wm_suffix_run(m, key, kn, &lo, &hi);
+		for (size_t i = jh_wm_lower(m, idx, lo, hi, key, kn, side); i < hi; i++) {
 			const char *w = m->buf + m->off[idx[i]];
 			size_t wn = m->len[idx[i]];
 			if (wn < kn || memcmp(side ? w + wn - kn : w, key, kn))
@@ -1503,7 +968,7 @@ static void ms_touching(const ms_cfg *c, const char *lc, size_t lcn, const char 
 			int32_t cp;
 			const char *o = side ? w : w + kn; /* the other character */
 			size_t on = jh_utf8_decode((const unsigned char *)o, wn - kn, &cp);
-			if (on != wn - kn || cp < 0 || !wm_get(m, w, wn))
+			if (on != wn - kn || cp < 0 || !jh_wm_get(m, w, wn))
 				continue; /* not a two-character word, or frequency 0 */
 			ms_mark(side ? c->by_last : c->by_first, c->masked.n, cp, mark);
 		}
@@ -1535,14 +1000,14 @@ static int ms_candidates(const ms_cfg *c, const ms_ctx *x, const char *t, const 
 			ms_add(v, &n, w, wn, s);
 	}
 	free(mark);
-	const wordmap *m = c->words;
+	const jh_wordmap *m = c->words;
 	char rctx[64];
 	size_t rctx_n = ms_simplify(c, t + ra[0], ra[nr] - ra[0], rctx);
 	for (int k = 1; k <= nl && k <= 3; k++) { /* words starting in the left context */
 		char kb[64];
 		const char *key = kb;
 		size_t kn = ms_simplify(c, t + lb[k], lb[0] - lb[k], kb);
-		for (size_t i = wm_lower(m, m->by_prefix, 0, m->n, key, kn, 0); i < m->n; i++) {
+		for (size_t i = jh_wm_lower(m, m->by_prefix, 0, m->n, key, kn, 0); i < m->n; i++) {
 			uint32_t wi = m->by_prefix[i];
 			const char *w = m->buf + m->off[wi];
 			size_t wn = m->len[wi];
@@ -1570,8 +1035,8 @@ static int ms_candidates(const ms_cfg *c, const ms_ctx *x, const char *t, const 
 		const char *key = kb;
 		size_t kn = ms_simplify(c, t + ra[0], ra[k] - ra[0], kb);
 		size_t lo, hi;
-		wm_suffix_run(m, key, kn, &lo, &hi);
-		for (size_t i = wm_lower(m, m->by_suffix, lo, hi, key, kn, 1); i < hi; i++) {
+		jh_wm_suffix_run(m, key, kn, &lo, &hi);
+		for (size_t i = jh_wm_lower(m, m->by_suffix, lo, hi, key, kn, 1); i < hi; i++) {
 			uint32_t wi = m->by_suffix[i];
 			const char *w = m->buf + m->off[wi];
 			size_t wn = m->len[wi];
@@ -1621,9 +1086,9 @@ static int ms_load(void *arg)
 	lazy_arg *a = arg;
 	ms_cfg *c = a->cfg;
 	const jh_rule *r = c->rule;
-	int rc = wm_get_shared(r, c->words_file, c->words_line, &c->words, a->diag_fn, a->payload);
+	int rc = jh_wm_get_shared(r, c->words_file, c->words_line, &c->words, a->diag_fn, a->payload);
 	if (rc == JH_OK && c->masked_file)
-		rc = wm_load(&c->masked, r, c->masked_file, c->masked_line, 0, a->diag_fn, a->payload);
+		rc = jh_wm_load(&c->masked, r, c->masked_file, c->masked_line, 0, a->diag_fn, a->payload);
 	if (rc == JH_OK)
 		rc = ms_index_masked(&c->masked, 0, &c->by_first);
 	if (rc == JH_OK)

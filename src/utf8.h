@@ -66,6 +66,19 @@ static inline size_t jh_utf8_prev(const char *s, size_t pos)
 	return pos;
 }
 
+/* Start of the character that ends at end (end > 0), for texts that may
+ * be invalid: a character has at most 4 bytes, so a run of stray
+ * continuation bytes is one character per byte, never one long character
+ * (that overflowed the context buffers of mask suggestions). */
+static inline size_t jh_utf8_start_back(const char *s, size_t end)
+{
+	size_t p = end;
+	do
+		p--;
+	while (p > 0 && end - p < 4 && ((unsigned char)s[p] & 0xC0) == 0x80);
+	return ((unsigned char)s[p] & 0xC0) == 0x80 ? end - 1 : p;
+}
+
 /* Encode cp (valid scalar value) into out (4 bytes); returns the length. */
 size_t jh_utf8_encode(int32_t cp, char *out);
 
