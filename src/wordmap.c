@@ -6,12 +6,19 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "utf8.h"
 #include "util.h"
 #include "wordmap.h"
 
 void jh_wm_free(jh_wordmap *m)
 {
+	if (m->map) { /* the arrays point into the compiled form (wordmap_cache.c) */
+		pthread_mutex_destroy(&m->sfx_lock);
+		munmap(m->map, m->map_len);
+		memset(m, 0, sizeof *m);
+		return;
+	}
 	free(m->buf);
 	free(m->off);
 	free(m->freq);
@@ -41,9 +48,12 @@ static const uint64_t *wm_slot(const jh_wordmap *m, const char *s, size_t n)
 		return NULL;
 	uint64_t hash = jh_hash(s, n), tag = wm_tag(hash);
 	size_t h = (size_t)hash & (m->nslot - 1);
-	for (uint64_t v; (v = m->slot[h]); h = (h + 1) & (m->nslot - 1)) {
+	/* bounded, and the entry checked: a mapped table comes from a file */
+	uint64_t v;
+	for (size_t k = 0; k < m->nslot && (v = m->slot[h]); k++, h = (h + 1) & (m->nslot - 1)) {
 		uint32_t i = (uint32_t)v - 1;
-		if (wm_tag(v) == tag && m->len[i] == n && memcmp(m->buf + m->off[i], s, n) == 0)
+		if (i < m->n_all && wm_tag(v) == tag && m->len[i] == n &&
+		    memcmp(m->buf + m->off[i], s, n) == 0)
 			return &m->slot[h];
 	}
 	return NULL;
@@ -239,6 +249,18 @@ void jh_wm_suffix_run(const jh_wordmap *m, const char *key, size_t kn, size_t *l
 	}
 	*lo = r->start;
 	*hi = r->start + r->n;
+}
+
+/* Sort every run of the suffix index: done before the model is written
+ * to the cache, whose mapped copy is read-only. */
+static void wm_sort_runs(jh_wordmap *m)
+{
+	for (size_t r = 0; r < m->n_runs; r++)
+		if (!m->sfx_run[r].sorted) {
+			qsort_r(m->by_suffix + m->sfx_run[r].start, m->sfx_run[r].n, sizeof *m->by_suffix,
+			        cmp_suffix, m);
+			m->sfx_run[r].sorted = 1;
+		}
 }
 
 /* The prefix index (the list itself when it is sorted, as the generator
@@ -442,7 +464,13 @@ int jh_wm_get_shared(const jh_rule *r, const char *file, unsigned line, const jh
 		rc = JH_ERR_NOMEM;
 	} else {
 		e->path = path;
-		rc = jh_wm_load(&e->m, r, file, line, 1, diag_fn, payload);
+		if (jh_wm_cache_map(&e->m, path) != 0) {
+			rc = jh_wm_load(&e->m, r, file, line, 1, diag_fn, payload);
+			if (rc == JH_OK && jh_wm_cache_enabled()) {
+				wm_sort_runs(&e->m); /* once, for every later run */
+				jh_wm_cache_store(&e->m, path);
+			}
+		}
 		if (rc) {
 			jh_wm_free(&e->m);
 			free(e->path);

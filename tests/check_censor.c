@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "tests.h"
 
 #define CENSOR_RULES JH_SRCDIR "/rules/censor.rules"
@@ -124,6 +126,94 @@ START_TEST(word_model_shared_by_rule_sets)
 	jh_findings_clear(&fa);
 	jh_findings_clear(&fb);
 	jh_ruleset_free(c);
+	free(text);
+}
+END_TEST
+
+/* The compiled model in the cache folder: the first run writes it, the
+ * next maps it and suggests the same; a cache file cut short or with a
+ * broken header is not used (the model is built again, and written again
+ * whole); with JINGHUA_CACHE_DIR empty nothing is written. */
+static size_t files_in(const char *dir, char *first, size_t size)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "ls '%s' 2>/dev/null", dir);
+	FILE *p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	size_t n = 0;
+	char line[256];
+	while (fgets(line, sizeof line, p)) {
+		if (!n && first)
+			snprintf(first, size, "%s/%.*s", dir, (int)strcspn(line, "\n"), line);
+		n++;
+	}
+	pclose(p);
+	return n;
+}
+
+static void check_sample(jh_findings *fs, const char *text)
+{
+	jh_ruleset *rs = censor_rules();
+	jh_findings tmp = JH_FINDINGS_INIT;
+	test_check(rs, text, strlen(text), &tmp);
+	/* keep what outlives the rule set: spans, messages, edits (ids belong to it) */
+	for (size_t i = 0; i < tmp.count; i++) {
+		tmp.items[i].rule_id = "";
+	}
+	*fs = tmp;
+	jh_ruleset_free(rs); /* the last holder: the shared model goes with it */
+}
+
+START_TEST(word_model_cache)
+{
+	char dir[] = "/tmp/jh-cache-test.XXXXXX", file[600] = "";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	const char *old = getenv("JINGHUA_CACHE_DIR");
+	char *saved = old ? strdup(old) : NULL;
+	setenv("JINGHUA_CACHE_DIR", dir, 1);
+	char *text = test_read_sample("002_39197a4f12f91164.txt");
+	jh_findings cold, warm, again;
+	check_sample(&cold, text);
+	ck_assert_uint_eq(files_in(dir, file, sizeof file), 1);
+	check_sample(&warm, text);
+	assert_same_findings(&cold, &warm, 0);
+	jh_findings_clear(&warm);
+	/* cut short: not used, written again */
+	FILE *f = fopen(file, "r+b");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+	long size = ftell(f);
+	fclose(f);
+	ck_assert_int_eq(truncate(file, size - 1), 0);
+	check_sample(&again, text);
+	assert_same_findings(&cold, &again, 0);
+	jh_findings_clear(&again);
+	struct stat st;
+	ck_assert_int_eq(stat(file, &st), 0);
+	ck_assert_int_eq(st.st_size, size);
+	/* a broken header: not used */
+	f = fopen(file, "r+b");
+	ck_assert_ptr_nonnull(f);
+	fputs("garbage!", f);
+	fclose(f);
+	check_sample(&again, text);
+	assert_same_findings(&cold, &again, 0);
+	jh_findings_clear(&again);
+	/* no cache folder: nothing written */
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	setenv("JINGHUA_CACHE_DIR", "", 1);
+	check_sample(&again, text);
+	assert_same_findings(&cold, &again, 0);
+	ck_assert_uint_eq(files_in(dir, NULL, 0), 0);
+	jh_findings_clear(&again);
+	jh_findings_clear(&cold);
+	if (saved)
+		setenv("JINGHUA_CACHE_DIR", saved, 1);
+	else
+		unsetenv("JINGHUA_CACHE_DIR");
+	free(saved);
 	free(text);
 }
 END_TEST
@@ -324,6 +414,7 @@ Suite *censor_suite(void)
 	tcase_add_test(tc, missing_chars_real_chapter);
 	tcase_add_test(tc, missing_chars_quiet_on_whole_chapters);
 	tcase_add_test(tc, word_model_shared_by_rule_sets);
+	tcase_add_test(tc, word_model_cache);
 	tcase_add_test(tc, missing_chars_short_text_not_judged);
 	tcase_add_test(tc, mask_suggest_ranked);
 	tcase_add_test(tc, mask_suggest_quiet_where_no_mask);
