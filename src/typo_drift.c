@@ -26,6 +26,7 @@
 #include "charclass.h"
 #include "typo.h"
 #include "utf8.h"
+#include "wordmap.h"
 
 /* How a character sounds and looks: a slip of the input method keeps one
  * of the three (茂 mao / 買 mai, 林 / 材 under 木). */
@@ -36,7 +37,7 @@ struct sound {
 };
 
 typedef struct {
-	jh_strset common;        /* common words: a pair made of them is real */
+	const jh_wordmap *common; /* common words: a pair made of them is real (shared) */
 	jh_strset stop;          /* characters never part of a name form */
 	struct sound *sound;     /* sorted by code point */
 	size_t n_sound;
@@ -59,7 +60,7 @@ void jh_drift_free(void *p)
 	drift_cfg *c = p;
 	if (!c)
 		return;
-	jh_strset_free(&c->common);
+	jh_wm_release_shared(c->common);
 	jh_strset_free(&c->stop);
 	free(c->sound);
 	jh_lazy_destroy(&c->once);
@@ -275,7 +276,7 @@ static void tri_offsets(const char *text, size_t len, size_t pos, size_t off[4])
 
 static int common(const drift_cfg *cfg, const char *text, size_t a, size_t b)
 {
-	return b - a <= cfg->common.max_len && jh_strset_has(&cfg->common, text + a, b - a);
+	return cfg->common && jh_wm_has(cfg->common, text + a, b - a);
 }
 
 /* Is a three-character form at off[] or its part around position i a
@@ -326,7 +327,7 @@ static int drift_pair(const drift_cfg *cfg, const ng_table *t, const char *text,
 		if (jh_strset_has(&cfg->stop, text + fo[k], fo[k + 1] - fo[k]) ||
 		    jh_strset_has(&cfg->stop, text + ro[k], ro[k + 1] - ro[k]))
 			return 0;
-	if (!cheap && cfg->common.count) {
+	if (!cheap && cfg->common && cfg->common->n) {
 		/* f's own halves may be words (聂桂林: 桂林); the rare form's may not. */
 		if (common(cfg, text, fo[0], fo[3]) || word_around(cfg, text, ro, i))
 			return 0;
@@ -421,7 +422,9 @@ static int drift_read(void *arg)
 	drift_cfg *c = arg;
 	int rc = JH_OK;
 	if (c->words_file)
-		rc = jh_load_words(&c->common, NULL, c->words_file, c->rule, c->rule->line, NULL, NULL);
+		/* the word-model table (wordmap.h): shared, and mapped from the
+		 * cache folder after the first run */
+		rc = jh_wm_get_shared(c->rule, c->words_file, c->rule->line, &c->common, NULL, NULL);
 	if (rc == JH_OK && c->sound_file)
 		rc = load_sound(c);
 	return rc == JH_ERR_NOMEM ? rc : JH_OK;

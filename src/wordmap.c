@@ -66,6 +66,12 @@ uint32_t jh_wm_get(const jh_wordmap *m, const char *s, size_t n)
 }
 
 /* Frequency of s, and in *ext whether a longer word starts with it. */
+int jh_wm_has(const jh_wordmap *m, const char *s, size_t n)
+{
+	const uint64_t *v = wm_slot(m, s, n);
+	return v && (uint32_t)*v - 1 < m->n; /* not a prefix-only entry */
+}
+
 uint32_t jh_wm_look(const jh_wordmap *m, const char *s, size_t n, int *ext)
 {
 	const uint64_t *v = wm_slot(m, s, n);

@@ -50,6 +50,8 @@ void jh_wm_free(jh_wordmap *m);
 
 /* Frequency of s (n bytes), 0 if it is no word. */
 uint32_t jh_wm_get(const jh_wordmap *m, const char *s, size_t n);
+/* Is s one of the words of the list (whatever its frequency)? */
+int jh_wm_has(const jh_wordmap *m, const char *s, size_t n);
 /* The same, and in *ext whether a longer word starts with s (indexed maps,
  * up to JH_WM_PREFIX characters). */
 uint32_t jh_wm_look(const jh_wordmap *m, const char *s, size_t n, int *ext);
