@@ -15,6 +15,13 @@ typedef struct {
 	jh_strset skip;    /* characters left to another rule (skip-chars) */
 	jh_strset allow;   /* words in which a doubled character is right */
 	int allow_aabb;    /* 高高兴兴, 实实在在 */
+	/* The allow list is read at the first doubled pair, not when the rules
+	 * compile: typo.doubled-char's is the 7,800 reduplications of jieba,
+	 * and that rule is off by default. */
+	const jh_rule *rule;
+	const char *allow_file;
+	unsigned allow_line;
+	jh_lazy allow_once;
 } doubled_cfg;
 
 static const char *const doubled_params[] = {"chars", "skip-chars", "allow", "allow-aabb", NULL};
@@ -41,6 +48,7 @@ static void doubled_free(void *p)
 	jh_strset_free(&c->chars);
 	jh_strset_free(&c->skip);
 	jh_strset_free(&c->allow);
+	jh_lazy_destroy(&c->allow_once);
 	free(c);
 }
 
@@ -52,10 +60,12 @@ static int doubled_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, voi
 	int rc = add_chars(&c->chars, jh_rule_param(r, "chars", NULL));
 	if (rc == JH_OK)
 		rc = add_chars(&c->skip, jh_rule_param(r, "skip-chars", NULL));
-	unsigned line = r->line;
-	const char *allow = jh_rule_param(r, "allow", &line);
-	if (rc == JH_OK && allow)
-		rc = jh_load_words(&c->allow, r->data_dir, allow, r, line, diag_fn, payload);
+	jh_lazy_init(&c->allow_once);
+	c->rule = r;
+	c->allow_line = r->line;
+	c->allow_file = jh_rule_param(r, "allow", &c->allow_line);
+	if (rc == JH_OK && c->allow_file)
+		rc = jh_data_readable(r, c->allow_file, c->allow_line, diag_fn, payload);
 	unsigned long aabb = 1;
 	if (rc == JH_OK)
 		rc = jh_param_uint(r, "allow-aabb", 1, 1, &aabb, diag_fn, payload);
@@ -121,6 +131,20 @@ static int doubled_aabb(const char *text, size_t len, size_t a, size_t c, size_t
 	return 0;
 }
 
+typedef struct {
+	doubled_cfg *cfg;
+	jh_diag_fn diag_fn;
+	void *payload;
+} allow_arg;
+
+static int load_allow(void *arg)
+{
+	allow_arg *a = arg;
+	const jh_rule *r = a->cfg->rule;
+	return jh_load_words(&a->cfg->allow, r->data_dir, a->cfg->allow_file, r, a->cfg->allow_line,
+	                     a->diag_fn, a->payload);
+}
+
 static void doubled_flush(jh_brun *run)
 {
 	const doubled_cfg *cfg = run->cfg;
@@ -132,6 +156,14 @@ static void doubled_flush(jh_brun *run)
 		return;
 	if (cfg->skip.count && jh_strset_has(&cfg->skip, run->text + a, clen))
 		return;
+	if (cfg->allow_file) {
+		/* the rule set is shared read-only; its lazy list is the one part
+		 * written, once, under jh_lazy's lock.  A list that cannot be read
+		 * was reported (file and line): no finding without it. */
+		allow_arg arg = {(doubled_cfg *)cfg, run->diag_fn, run->payload};
+		if (jh_lazy_get(&((doubled_cfg *)cfg)->allow_once, load_allow, &arg) != JH_OK)
+			return;
+	}
 	if (cfg->allow.count && doubled_allowed(cfg, run->text, run->len, a, c))
 		return;
 	if (cfg->allow_aabb && doubled_aabb(run->text, run->len, a, c, clen))
