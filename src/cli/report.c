@@ -1,9 +1,10 @@
 /* report.c — printing findings: `human` (file:line:col, the source line and
  * a caret under the span, aligned by display width), `json` (one array),
  * `jsonl` (one finding a line) and --statistics; the CI formats are in
- * format_sarif.c and format_ci.c.  Each file's findings are written to a
- * buffer of their own (files are checked in parallel) and printed in input
- * order by report_chunk. */
+ * format_sarif.c and format_ci.c.  Files are checked in parallel, but each
+ * file's findings are written by report_write in input order, straight to
+ * the output as its turn comes: a report is never built whole in memory
+ * (for a 200 MB novel it is larger than the novel). */
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -61,6 +62,8 @@ void report_begin(reporter *r)
 		sarif_begin(r->out);
 	else if (r->format == FMT_CHECKSTYLE)
 		checkstyle_begin(r->out);
+	if (r->flush_each)
+		fflush(r->out);
 }
 
 /* The line containing byte pos: [*ls, *le) without its line break. */
@@ -173,47 +176,48 @@ void json_finding(FILE *o, const report_doc *d, const jh_finding *f)
 	fputs("]}}", o);
 }
 
-void report_file(const reporter *r, FILE *out, const report_doc *d, const jh_findings *fs)
+/* JSON and SARIF items are separated by commas: none before the first. */
+static void separate(reporter *r, FILE *o)
 {
-	if (r->statistics)
-		return;
-	if (r->format == FMT_CHECKSTYLE) {
-		checkstyle_file(out, d, fs);
-		return;
-	}
-	for (size_t i = 0; i < fs->count; i++) {
-		const jh_finding *f = &fs->items[i];
-		switch (r->format) {
-		case FMT_HUMAN:
-			human_finding(r, out, d->name, d->text, d->len, f);
-			break;
-		case FMT_JSON:
-			fputs(",\n", out);
-			json_finding(out, d, f);
-			break;
-		case FMT_JSONL:
-			json_finding(out, d, f);
-			fputc('\n', out);
-			break;
-		case FMT_SARIF:
-			fputs(",\n", out);
-			sarif_result(out, d, f);
-			break;
-		case FMT_GITHUB:
-			github_finding(out, d, f);
-			break;
-		case FMT_RDJSONL:
-			rdjson_finding(out, d, f);
-			fputc('\n', out);
-			break;
-		case FMT_CHECKSTYLE:
-			break;
-		}
+	fputs(r->first_chunk ? "\n" : ",\n", o);
+	r->first_chunk = 0;
+}
+
+static void write_finding(reporter *r, const report_doc *d, const jh_finding *f)
+{
+	FILE *o = r->out;
+	switch (r->format) {
+	case FMT_HUMAN:
+		human_finding(r, o, d->name, d->text, d->len, f);
+		break;
+	case FMT_JSON:
+		separate(r, o);
+		json_finding(o, d, f);
+		break;
+	case FMT_JSONL:
+		json_finding(o, d, f);
+		fputc('\n', o);
+		break;
+	case FMT_SARIF:
+		separate(r, o);
+		sarif_result(o, d, f);
+		break;
+	case FMT_GITHUB:
+		github_finding(o, d, f);
+		break;
+	case FMT_RDJSONL:
+		rdjson_finding(o, d, f);
+		fputc('\n', o);
+		break;
+	case FMT_CHECKSTYLE:
+		break;
 	}
 }
 
 static void count(reporter *r, const jh_ruleset *rs, const jh_finding *f)
 {
+	r->n_findings++;
+	r->by_sev[f->severity]++;
 	for (size_t i = 0; i < r->n_counts; i++)
 		if (!strcmp(r->counts[i].id, f->rule_id)) {
 			r->counts[i].count++;
@@ -227,25 +231,25 @@ static void count(reporter *r, const jh_ruleset *rs, const jh_finding *f)
 	r->counts[r->n_counts++] = (rule_count){f->rule_id, rs, f->severity, 1, (size_t)f->has_fix};
 }
 
-void report_chunk(reporter *r, const char *chunk, size_t len, const jh_ruleset *rs,
-                  const jh_findings *fs)
+void report_write(reporter *r, const report_doc *d, const jh_findings *fs)
 {
 	r->n_files++;
-	for (size_t i = 0; fs && i < fs->count; i++) {
-		r->n_findings++;
-		r->by_sev[fs->items[i].severity]++;
-		count(r, rs, &fs->items[i]);
-	}
-	if (!len)
+	for (size_t i = 0; i < fs->count; i++)
+		count(r, d->rs, &fs->items[i]);
+	if (r->statistics || !fs->count)
 		return;
-	/* JSON and SARIF items carry a leading separator; the first one drops it */
-	if ((r->format == FMT_JSON || r->format == FMT_SARIF) && !r->statistics && r->first_chunk &&
-	    chunk[0] == ',') {
-		chunk++;
-		len--;
-	}
-	r->first_chunk = 0;
-	fwrite(chunk, 1, len, r->out);
+	if (r->format == FMT_CHECKSTYLE)
+		checkstyle_file(r->out, d, fs);
+	else
+		for (size_t i = 0; i < fs->count; i++)
+			write_finding(r, d, &fs->items[i]);
+	if (r->flush_each)
+		fflush(r->out);
+}
+
+int report_prints(const reporter *r, const jh_findings *fs)
+{
+	return !r->statistics && fs->count;
 }
 
 static int cmp_count(const void *a, const void *b)
@@ -310,6 +314,8 @@ void report_end(reporter *r)
 		        r->by_sev[JH_WARNING] == 1 ? "" : "s", r->by_sev[JH_INFO], r->n_files,
 		        r->n_files == 1 ? "" : "s");
 	}
+	if (r->flush_each)
+		fflush(r->out);
 	free(r->counts);
 	r->counts = NULL;
 	r->n_counts = r->cap_counts = 0;
