@@ -210,6 +210,12 @@ typedef enum {
 	FMT_HUMAN, FMT_JSON, FMT_JSONL, FMT_SARIF, FMT_GITHUB, FMT_CHECKSTYLE, FMT_RDJSONL
 } out_format;
 
+/* The line a report looked at last (see line_start). */
+typedef struct {
+	size_t start, brk; /* its first byte; its line break, or the end of the text */
+	int valid;
+} line_memo;
+
 /* One file as the reporters see it. */
 typedef struct {
 	const char *name;       /* display name */
@@ -217,6 +223,7 @@ typedef struct {
 	size_t len;
 	const decoded *enc;     /* for byte offsets in the file as it is, or NULL */
 	const jh_ruleset *rs;
+	line_memo *memo;        /* remembers a line between findings, or NULL */
 } report_doc;
 
 typedef struct {
@@ -241,6 +248,8 @@ typedef struct {
 
 /* Offset in the file as it is of text offset pos. */
 size_t orig_offset(const report_doc *d, size_t pos);
+/* Offset of the start of the line holding pos (remembered in d->memo). */
+size_t line_start(const report_doc *d, size_t pos);
 void report_begin(reporter *r);
 /* Count one file's findings and print them to r->out, in input order (the
  * main thread, as each file's turn comes).  d->text may be NULL when

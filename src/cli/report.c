@@ -66,15 +66,42 @@ void report_begin(reporter *r)
 		fflush(r->out);
 }
 
-/* The line containing byte pos: [*ls, *le) without its line break. */
-static void line_bounds(const char *text, size_t len, size_t pos, size_t *ls, size_t *le)
+/* The line holding pos: its start, and where its line break (or the text)
+ * ends it.  A report asks in text order, line after line: the last line is
+ * remembered, as walking back from every finding to its line's start made
+ * a long line with many findings cost its length squared. */
+static void line_at(const report_doc *d, size_t pos, size_t *start, size_t *brk)
 {
-	size_t s = pos > len ? len : pos;
-	while (s > 0 && text[s - 1] != '\n')
+	size_t p = pos > d->len ? d->len : pos;
+	line_memo *m = d->memo;
+	if (m && m->valid && m->start <= p && p <= m->brk) {
+		*start = m->start;
+		*brk = m->brk;
+		return;
+	}
+	size_t s = p;
+	while (s > 0 && d->text[s - 1] != '\n')
 		s--;
-	const char *nl = memchr(text + s, '\n', len - s);
-	size_t e = nl ? (size_t)(nl - text) : len;
-	if (e > s && text[e - 1] == '\r')
+	const char *nl = memchr(d->text + p, '\n', d->len - p);
+	*start = s;
+	*brk = nl ? (size_t)(nl - d->text) : d->len;
+	if (m)
+		*m = (line_memo){s, *brk, 1};
+}
+
+size_t line_start(const report_doc *d, size_t pos)
+{
+	size_t s, b;
+	line_at(d, pos, &s, &b);
+	return s;
+}
+
+/* The line containing byte pos: [*ls, *le) without its line break. */
+static void line_bounds(const report_doc *d, size_t pos, size_t *ls, size_t *le)
+{
+	size_t s, e;
+	line_at(d, pos, &s, &e);
+	if (e > s && d->text[e - 1] == '\r')
 		e--;
 	*ls = s;
 	*le = e;
@@ -99,15 +126,15 @@ static void print_source(FILE *out, const char *s, size_t n)
 	}
 }
 
-static void human_finding(const reporter *r, FILE *o, const char *path, const char *text,
-                          size_t len, const jh_finding *f)
+static void human_finding(const reporter *r, FILE *o, const report_doc *d, const jh_finding *f)
 {
+	const char *path = d->name, *text = d->text;
 	int c = r->color;
 	fprintf(o, "%s%s:%zu:%zu:%s %s%s%s %s[%s]%s %s\n", c ? C_BOLD : "", path, f->line, f->column,
 	        c ? C_RESET : "", c ? sev_color[f->severity] : "", jh_severity_name(f->severity),
 	        c ? C_RESET : "", c ? C_DIM : "", f->rule_id, c ? C_RESET : "", f->message);
 	size_t ls, le;
-	line_bounds(text, len, f->byte_start, &ls, &le);
+	line_bounds(d, f->byte_start, &ls, &le);
 	/* Very long lines (a whole novel without breaks) are cut around the span. */
 	size_t show_s = ls, show_e = le;
 	if (f->byte_start - ls > 240) {
@@ -188,7 +215,7 @@ static void write_finding(reporter *r, const report_doc *d, const jh_finding *f)
 	FILE *o = r->out;
 	switch (r->format) {
 	case FMT_HUMAN:
-		human_finding(r, o, d->name, d->text, d->len, f);
+		human_finding(r, o, d, f);
 		break;
 	case FMT_JSON:
 		separate(r, o);
@@ -231,18 +258,21 @@ static void count(reporter *r, const jh_ruleset *rs, const jh_finding *f)
 	r->counts[r->n_counts++] = (rule_count){f->rule_id, rs, f->severity, 1, (size_t)f->has_fix};
 }
 
-void report_write(reporter *r, const report_doc *d, const jh_findings *fs)
+void report_write(reporter *r, const report_doc *doc, const jh_findings *fs)
 {
 	r->n_files++;
 	for (size_t i = 0; i < fs->count; i++)
-		count(r, d->rs, &fs->items[i]);
+		count(r, doc->rs, &fs->items[i]);
 	if (r->statistics || !fs->count)
 		return;
+	line_memo memo = {0};
+	report_doc d = *doc;
+	d.memo = &memo;
 	if (r->format == FMT_CHECKSTYLE)
-		checkstyle_file(r->out, d, fs);
+		checkstyle_file(r->out, &d, fs);
 	else
 		for (size_t i = 0; i < fs->count; i++)
-			write_finding(r, d, &fs->items[i]);
+			write_finding(r, &d, &fs->items[i]);
 	if (r->flush_each)
 		fflush(r->out);
 }
