@@ -479,4 +479,40 @@ if [ -z "${HOSTILE_QUICK:-}" ]; then
 	rm -f "$TMP/out" "$TMP/dense.txt" "$TMP/longline.txt"
 fi
 
+# ---- 14. fixes that never settle and come back to the text ------------------
+# Two rules that undo each other: after the last round the text is the one
+# read, so the file is left alone (not rewritten, same time stamp), though
+# fix no longer holds the text it read to compare.
+mkdir -p "$TMP/cyc"
+cat >"$TMP/cyc/cyc.rules" <<'RULES'
+[typo.cyc-a]
+kind     = regex
+message  = 甲 to 乙
+pattern  = 甲
+fix      = 乙
+safety   = safe
+bad      = 甲 -> 乙
+good     = 丙
+
+[typo.cyc-b]
+kind     = regex
+message  = 乙 to 甲
+pattern  = 乙
+fix      = 甲
+safety   = safe
+bad      = 乙 -> 甲
+good     = 丙
+RULES
+echo '甲丙' >"$TMP/cyc/t.txt"
+touch -d '2020-01-01 00:00' "$TMP/cyc/t.txt"
+$J fix --no-config --no-default-rules -r "$TMP/cyc" "$TMP/cyc/t.txt" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ $rc -eq 1 ] && [ "$(cat "$TMP/cyc/t.txt")" = 甲丙 ] &&
+	[ "$(stat -c %Y "$TMP/cyc/t.txt")" = "$(date -d '2020-01-01 00:00' +%s)" ]; then pass; else
+	fail "fixes back to the text read: exit $rc, file now '$(cat "$TMP/cyc/t.txt")', $(stat -c %y "$TMP/cyc/t.txt")"
+fi
+expect_grep 'did not settle' "$TMP/err" "fixes that never settle are reported"
+if grep -q 'applied' "$TMP/err"; then fail "fixes back to the text read: reported as applied"; else pass; fi
+no_temp_left "$TMP/cyc" "fixes that never settle"
+
 finish
