@@ -69,6 +69,8 @@ int write_atomic(const char *path, const char *data, size_t len, mode_t mode);
  * message (NULL: use strerror). */
 int replace_file(const char *path, const file_data *orig, const char *data, size_t len,
                  const char **why);
+/* Does the file at path hold exactly data (len bytes)? */
+int file_holds(const char *path, const char *data, size_t len);
 /* Does data look binary (a NUL byte in the first 8 KB, not UTF-16/32)? */
 int looks_binary(const char *data, size_t len);
 
@@ -208,6 +210,12 @@ typedef enum {
 	FMT_HUMAN, FMT_JSON, FMT_JSONL, FMT_SARIF, FMT_GITHUB, FMT_CHECKSTYLE, FMT_RDJSONL
 } out_format;
 
+/* The line a report looked at last (see line_start). */
+typedef struct {
+	size_t start, brk; /* its first byte; its line break, or the end of the text */
+	int valid;
+} line_memo;
+
 /* One file as the reporters see it. */
 typedef struct {
 	const char *name;       /* display name */
@@ -215,6 +223,7 @@ typedef struct {
 	size_t len;
 	const decoded *enc;     /* for byte offsets in the file as it is, or NULL */
 	const jh_ruleset *rs;
+	line_memo *memo;        /* remembers a line between findings, or NULL */
 } report_doc;
 
 typedef struct {
@@ -229,6 +238,7 @@ typedef struct {
 	int color;
 	int statistics;
 	FILE *out;
+	int flush_each;          /* empty out after each file (a stream of its own on stderr) */
 	/* totals, kept by report_count in the main thread */
 	size_t n_files, n_findings, by_sev[3];
 	int first_chunk;
@@ -238,12 +248,15 @@ typedef struct {
 
 /* Offset in the file as it is of text offset pos. */
 size_t orig_offset(const report_doc *d, size_t pos);
+/* Offset of the start of the line holding pos (remembered in d->memo). */
+size_t line_start(const report_doc *d, size_t pos);
 void report_begin(reporter *r);
-/* Write one file's findings to out (a buffer of its own). */
-void report_file(const reporter *r, FILE *out, const report_doc *d, const jh_findings *fs);
-/* Print a chunk from report_file, in input order, and count its findings. */
-void report_chunk(reporter *r, const char *chunk, size_t len, const jh_ruleset *rs,
-                  const jh_findings *fs);
+/* Count one file's findings and print them to r->out, in input order (the
+ * main thread, as each file's turn comes).  d->text may be NULL when
+ * report_prints says nothing is printed. */
+void report_write(reporter *r, const report_doc *d, const jh_findings *fs);
+/* Will report_write print anything for these findings? */
+int report_prints(const reporter *r, const jh_findings *fs);
 void report_end(reporter *r);
 /* JSON string with escapes (invalid UTF-8 shown as U+FFFD). */
 void json_string(FILE *out, const char *s, size_t len);
@@ -279,25 +292,32 @@ typedef struct {
 	reporter *rep;          /* format settings (read-only while threads run) */
 } run_opts;
 
-/* What processing one input produced: its report chunk, the text for
- * stdout (fix --stdout/--diff), messages for stderr, and the outcome. */
+/* What processing one input produced, kept until its turn to be printed
+ * (pool.c prints in input order): messages for stderr, the text for stdout
+ * (fix --stdout, or the two texts of a --diff), and the findings with the
+ * text they point into.  The report itself is written at that turn, from
+ * the findings, straight to the output: it is never held whole in memory.
+ * Every pointer below points into buffers the result owns (own, dec). */
 typedef struct {
-	char *out;      /* report chunk */
-	size_t out_len;
-	char *text;     /* fixed text or diff for stdout */
-	size_t text_len;
-	char *err;      /* stderr messages */
+	char *err;            /* stderr messages, printed first */
 	size_t err_len;
-	int over;       /* findings at or above fail-on */
+	const char *text;     /* fixed text for stdout, or the new side of the diff */
+	size_t text_len;
+	const char *diff_a;   /* non-NULL: print a unified diff of diff_a → text */
+	size_t diff_a_len;
+	jh_findings findings; /* to count, report and free */
+	report_doc doc;       /* what they point into (doc.text NULL: nothing to print) */
+	int over;             /* findings at or above fail-on */
 	int io_error;
 	size_t bytes;
-	jh_findings findings; /* for the totals, statistics and SARIF rules */
-	const jh_ruleset *rs;
+	char *own[4];         /* buffers the views above point into */
+	decoded dec[2];       /* decodings the report needs (a file not in UTF-8) */
 } doc_result;
 
-/* Process one input: name is its display name, path where it is on disk
- * (for writing and the file type; NULL for stdin and git content), data its
- * bytes (taken over, malloc'd) or NULL to read path. */
+/* Process one input: name is its display name (kept in the result: it must
+ * outlive it), path where it is on disk (for writing and the file type;
+ * NULL for stdin and git content), data its bytes (taken over, malloc'd) or
+ * NULL to read path. */
 void process_input(const file_settings *fs, const run_opts *ro, const char *name, const char *path,
                    char *data, size_t len, doc_result *res);
 void doc_result_free(doc_result *r);

@@ -7,8 +7,9 @@
  *
  * Fixing repeats check → apply on the text (never on the prose) until the
  * text stops changing, so code and markup are never rewritten; the result is
- * encoded back into the file's encoding.  All output goes to buffers in the
- * result, printed later in input order (see pool.c). */
+ * encoded back into the file's encoding.  The result keeps the findings and
+ * the text they point into; its report is printed from them later, in input
+ * order (see pool.c, report.c). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -407,22 +408,62 @@ static int over_threshold(const jh_findings *fs, int fail_on)
 	return 0;
 }
 
-static void report_into(const run_opts *ro, FILE *out, const char *name, const char *text,
-                        size_t len, const decoded *dec, const file_settings *fs,
-                        const jh_findings *f)
+/* ---- what a result owns until its turn to be printed ---- */
+
+/* The result takes over buffer *p (NULL is fine). */
+static void own(doc_result *res, char **p)
 {
-	report_doc d = {name, text, len, dec && !dec->utf8 ? dec : NULL, fs->rs};
-	report_file(ro->rep, out, &d, f);
+	if (!*p)
+		return;
+	for (size_t i = 0; i < sizeof res->own / sizeof *res->own; i++)
+		if (!res->own[i]) {
+			res->own[i] = *p;
+			*p = NULL;
+			return;
+		}
+	abort(); /* more buffers than a result holds: a bug here */
+}
+
+static void free_held(doc_result *r)
+{
+	for (size_t i = 0; i < sizeof r->own / sizeof *r->own; i++) {
+		free(r->own[i]);
+		r->own[i] = NULL;
+	}
+	decoded_free(&r->dec[0]);
+	decoded_free(&r->dec[1]);
+}
+
+/* Texts nothing will print are freed now, not when the result's turn
+ * comes: with -j N, results wait for the files before them. */
+static void drop_unneeded(doc_result *res, const run_opts *ro)
+{
+	if (res->text || res->diff_a || report_prints(ro->rep, &res->findings))
+		return;
+	free_held(res);
+	res->doc.text = NULL;
+	res->doc.len = 0;
+	res->doc.enc = NULL;
 }
 
 void doc_result_free(doc_result *r)
 {
-	free(r->out);
-	free(r->text);
+	free_held(r);
 	free(r->err);
 	jh_findings_clear(&r->findings);
 	memset(r, 0, sizeof *r);
 }
+
+/* The findings point into text; enc gives offsets in the file (a file
+ * not in UTF-8), or is NULL. */
+static void set_report(doc_result *res, const char *text, size_t len, const decoded *enc)
+{
+	res->doc.text = text;
+	res->doc.len = len;
+	res->doc.enc = enc && !enc->utf8 ? enc : NULL;
+}
+
+/* ---- fixing ---- */
 
 typedef struct {
 	unsigned rounds;
@@ -430,12 +471,30 @@ typedef struct {
 	int converged;
 } fix_stats;
 
-static int fix_loop(const analysis *a, int unsafe, const char *text, size_t len, char **out,
-                    size_t *out_len, fix_stats *st)
+/* Applying needs the edits only: the messages go before the next text is
+ * built, which is when a round holds the most. */
+static void drop_messages(jh_findings *fs)
 {
-	char *cur = xstrndup(text, len);
+	for (size_t i = 0; i < fs->count; i++) {
+		free(fs->items[i].message);
+		fs->items[i].message = NULL;
+	}
+}
+
+/* Check and apply until the text stops changing.  *out is the fixed text
+ * (malloc'd), or NULL when no round changed it: text is the result.  orig,
+ * when given, is the buffer text lives in; it is freed (set to NULL) as
+ * soon as a round has replaced the text, so that a file is held twice
+ * while it is fixed, not three times. */
+static int fix_loop(const analysis *a, int unsafe, const char *text, size_t len, char **orig,
+                    char **out, size_t *out_len, fix_stats *st)
+{
+	const char *cur = text;
+	char *owned = NULL; /* cur, once a round has changed the text */
 	size_t cur_len = len;
 	memset(st, 0, sizeof *st);
+	*out = NULL;
+	*out_len = 0;
 	/* the rounds check only the rules that can give an edit */
 	const jh_ruleset *rs = a->fs->rs;
 	unsigned char *sel = xmalloc(jh_ruleset_count(rs) + 1);
@@ -452,11 +511,12 @@ static int fix_loop(const analysis *a, int unsafe, const char *text, size_t len,
 		int rc = analyze(a, cur, cur_len, &fs);
 		char *next = NULL;
 		size_t next_len = 0, applied = 0;
+		drop_messages(&fs);
 		if (rc == JH_OK)
 			rc = jh_apply_fixes(cur, cur_len, &fs, unsafe, &next, &next_len, &applied);
 		jh_findings_clear(&fs);
 		if (rc) {
-			free(cur);
+			free(owned);
 			free(sel);
 			return rc;
 		}
@@ -472,13 +532,18 @@ static int fix_loop(const analysis *a, int unsafe, const char *text, size_t len,
 		}
 		st->rounds = round + 1;
 		st->applied += applied;
-		free(cur);
-		cur = next;
+		if (owned) {
+			free(owned);
+		} else if (orig) {
+			free(*orig);
+			*orig = NULL;
+		}
+		cur = owned = next;
 		cur_len = next_len;
 	}
 	free(sel);
-	*out = cur;
-	*out_len = cur_len;
+	*out = owned;
+	*out_len = owned ? cur_len : len;
 	return JH_OK;
 }
 
@@ -490,9 +555,11 @@ int check_text(const file_settings *fs, const char *name, const char *text, size
 	if (!fix)
 		return analyze(&a, text, len, out);
 	fix_stats st;
-	int rc = fix_loop(&a, unsafe, text, len, fixed, fixed_len, &st);
+	int rc = fix_loop(&a, unsafe, text, len, NULL, fixed, fixed_len, &st);
 	if (rc)
 		return rc;
+	if (!*fixed) /* unchanged: the caller gets its own copy all the same */
+		*fixed = xstrndup(text, len);
 	*n_fixes = st.applied;
 	return analyze(&a, *fixed, *fixed_len, out);
 }
@@ -507,16 +574,178 @@ static char *take_stream(FILE *f, char **buf, size_t *len)
 	return *buf;
 }
 
+/* ---- one input: check ---- */
+
+static void check_one(const analysis *a, const file_settings *fs, doc_result *res)
+{
+	decoded *dec = &res->dec[0];
+	int rc = analyze(a, dec->text, dec->len, &res->findings);
+	if (rc) {
+		fprintf(a->err, "jinghua: %s: %s\n", a->name, jh_strerror(rc));
+		res->io_error = 1;
+		jh_findings_clear(&res->findings); /* not printed, not counted */
+		return;
+	}
+	relabel_undecodable(&res->findings, dec);
+	set_report(res, dec->text, dec->len, dec);
+	res->over = over_threshold(&res->findings, fs->fail_on);
+}
+
+/* ---- one input: fix, fix --diff, fix --stdout ---- */
+
+/* Did fixing change the file?  out is what would be written.  When the
+ * original is gone (freed after the first round that rewrote it), a fix
+ * that settled differs from it: the original was no fixed point of a
+ * round.  One that did not settle may have come back to it: the file on
+ * disk says. */
+static int file_changed(const file_data *fd, const char *path, const fix_stats *st,
+                        const char *out, size_t out_len)
+{
+	if (fd->data)
+		return out_len != fd->len || memcmp(out, fd->data, fd->len) != 0;
+	return st->converged || !path || !file_holds(path, out, out_len);
+}
+
+static void say_fixed(const analysis *a, const run_opts *ro, const fix_stats *st, int convert,
+                      const decoded *dec)
+{
+	if (st->applied)
+		fprintf(a->err, "jinghua: %s: %zu fix%s %s%s\n", a->name, st->applied,
+		        st->applied == 1 ? "" : "es", ro->mode == MODE_DIFF ? "proposed" : "applied",
+		        convert ? ", converted to UTF-8" : "");
+	else if (convert)
+		fprintf(a->err, "jinghua: %s: %s converted to UTF-8\n", a->name, dec->name);
+}
+
+static void fix_one(const analysis *a, const run_opts *ro, const char *path, file_data *fd,
+                    doc_result *res)
+{
+	FILE *err = a->err;
+	const char *name = a->name;
+	decoded *dec = &res->dec[0], *after = &res->dec[1];
+	const char *text = dec->text;
+	size_t tlen = dec->len;
+	char *fixed = NULL, *bytes = NULL;
+	size_t fixed_len = 0, bytes_len = 0;
+	char emsg[200];
+	/* a UTF-8 file's bytes are its text: once a round has rewritten it,
+	 * only a diff needs them */
+	char **orig = dec->utf8 && ro->mode != MODE_DIFF ? &fd->data : NULL;
+	fix_stats st;
+	int rc = fix_loop(a, ro->unsafe, text, tlen, orig, &fixed, &fixed_len, &st);
+	if (rc) {
+		fprintf(err, "jinghua: %s: %s\n", name, jh_strerror(rc));
+		res->io_error = 1;
+		return;
+	}
+	if (!st.converged)
+		fprintf(err, "jinghua: %s: fixes did not settle after %u rounds\n", name, JH_FIX_MAX_ROUNDS);
+	int convert = ro->to_utf8 && !dec->utf8;
+	if (convert && dec->n_bad) {
+		fprintf(err, "jinghua: %s: %zu byte%s cannot be decoded as %s; not converted to UTF-8\n",
+		        name, dec->n_bad, dec->n_bad == 1 ? "" : "s", dec->name);
+		res->io_error = 1;
+		convert = 0;
+		free(fixed); /* leave the file as it is */
+		fixed = NULL;
+		fixed_len = tlen;
+	}
+	/* text is valid here unless a round changed it (then fixed is set) */
+	const char *ftext = fixed ? fixed : text;
+	const char *out = fd->data;
+	size_t out_len = fd->len;
+	if (dec->utf8 || convert) {
+		size_t skip = convert && fixed_len >= 3 && !memcmp(ftext, "\xEF\xBB\xBF", 3) ? 3 : 0;
+		out = ftext + skip;
+		out_len = fixed_len - skip;
+	} else if (fixed_len == tlen && !memcmp(ftext, text, tlen)) {
+		/* nothing changed: the file as it is */
+	} else if (!decoded_lossless(dec)) {
+		fprintf(err, "jinghua: %s: this %s file would not be written back byte for byte; "
+		             "not changed (use --to-utf8)\n", name, dec->name);
+		res->io_error = 1;
+	} else if (encode_text(dec, ftext, fixed_len, &bytes, &bytes_len, emsg, sizeof emsg)) {
+		fprintf(err, "jinghua: %s: %s; not changed (use --to-utf8)\n", name, emsg);
+		res->io_error = 1;
+	} else {
+		out = bytes;
+		out_len = bytes_len;
+	}
+	int changed = file_changed(fd, path, &st, out, out_len);
+	int is_stdin = !path;
+	if (ro->mode == MODE_STDOUT || (ro->mode == MODE_FIX && is_stdin)) {
+		res->text = out;
+		res->text_len = out_len;
+	} else if (ro->mode == MODE_DIFF) {
+		if (changed) {
+			res->diff_a = text;
+			res->diff_a_len = tlen;
+			res->text = ftext;
+			res->text_len = fixed_len;
+		}
+	} else if (changed) {
+		const char *why;
+		if (replace_file(path, fd, out, out_len, &why) != 0) {
+			fprintf(err, "jinghua: %s: %s\n", name, why ? why : strerror(errno));
+			res->io_error = 1;
+		}
+	}
+	if (changed && !ro->quiet && ro->mode != MODE_STDOUT && !is_stdin)
+		say_fixed(a, ro, &st, convert, dec);
+	/* What is left after fixing is still reported, never hidden. */
+	const decoded *adec = NULL;
+	if (!dec->utf8 && !convert && !res->io_error &&
+	    !decode_text(out, out_len, dec->name, after, emsg, sizeof emsg))
+		adec = after;
+	rc = analyze(a, ftext, fixed_len, &res->findings);
+	if (rc == JH_OK) {
+		relabel_undecodable(&res->findings, adec ? adec : dec);
+		set_report(res, ftext, fixed_len, adec ? adec : convert ? NULL : dec);
+		res->over = over_threshold(&res->findings, a->fs->fail_on);
+	} else {
+		jh_findings_clear(&res->findings);
+	}
+	own(res, &fixed);
+	own(res, &bytes);
+}
+
+/* ---- one input, from its bytes ---- */
+
+/* --diff-base: only lines changed since the base are reported.  Git is
+ * asked only about files that have findings at all.  Returns 0, or -1
+ * (reported) when git cannot say. */
+static int diff_base_lines(analysis *a, const run_opts *ro, const char *path, const decoded *dec,
+                           size_t **lines)
+{
+	jh_findings probe = JH_FINDINGS_INIT;
+	int rc = 0;
+	if (analyze(a, dec->text, dec->len, &probe) == JH_OK && probe.count) {
+		int all = 0;
+		size_t n = 0;
+		if (git_changed_lines(ro->diff_base, path ? path : a->name, ro->staged, lines, &n, &all)) {
+			fprintf(a->err, "jinghua: %s: cannot get the changes since %s\n", a->name,
+			        ro->diff_base);
+			rc = -1;
+		}
+		a->lines = *lines;
+		a->n_pairs = n;
+		a->all_lines = all;
+	}
+	a->use_lines = 1;
+	if (!probe.count)
+		a->all_lines = 1;
+	jh_findings_clear(&probe);
+	return rc;
+}
+
 void process_input(const file_settings *fs, const run_opts *ro, const char *name, const char *path,
                    char *data, size_t len, doc_result *res)
 {
 	memset(res, 0, sizeof *res);
+	res->doc.name = name;
 	FILE *err = open_memstream(&res->err, &res->err_len);
-	FILE *out = open_memstream(&res->out, &res->out_len);
 	file_data fd = {data, len, 0644, 0};
-	decoded dec = {0};
-	char *fixed = NULL, *bytes = NULL;
-	size_t fixed_len = 0, bytes_len = 0;
+	decoded *dec = &res->dec[0];
 	size_t *lines = NULL;
 	if (!data) {
 		if (read_input(path, &fd)) {
@@ -533,7 +762,7 @@ void process_input(const file_settings *fs, const run_opts *ro, const char *name
 		goto done;
 	}
 	char emsg[200];
-	if (decode_text(fd.data, fd.len, fs->encoding, &dec, emsg, sizeof emsg)) {
+	if (decode_text(fd.data, fd.len, fs->encoding, dec, emsg, sizeof emsg)) {
 		fprintf(err, "jinghua: %s: %s\n", name, emsg);
 		res->io_error = 1;
 		goto done;
@@ -542,133 +771,18 @@ void process_input(const file_settings *fs, const run_opts *ro, const char *name
 	analysis a = {fs, name, fs->type == TYPE_MARKDOWN ||
 	                            (fs->type == TYPE_AUTO && is_markdown_name(lookup)),
 	              err, NULL, 0, 0, 0};
-	const char *text = dec.text;
-	size_t tlen = dec.len;
-	res->rs = fs->rs;
-	if (ro->diff_base) {
-		/* only lines changed since the base are reported: ask git only for
-		 * files that have findings at all */
-		jh_findings probe = JH_FINDINGS_INIT;
-		if (analyze(&a, text, tlen, &probe) == JH_OK && probe.count) {
-			int all = 0;
-			size_t n = 0;
-			if (git_changed_lines(ro->diff_base, path ? path : name, ro->staged, &lines, &n, &all)) {
-				fprintf(err, "jinghua: %s: cannot get the changes since %s\n", name, ro->diff_base);
-				res->io_error = 1;
-				jh_findings_clear(&probe);
-				goto done;
-			}
-			a.lines = lines;
-			a.n_pairs = n;
-			a.all_lines = all;
-		}
-		a.use_lines = 1;
-		if (!probe.count)
-			a.all_lines = 1;
-		jh_findings_clear(&probe);
-	}
-	if (ro->mode == MODE_CHECK) {
-		int rc = analyze(&a, text, tlen, &res->findings);
-		if (rc) {
-			fprintf(err, "jinghua: %s: %s\n", name, jh_strerror(rc));
-			res->io_error = 1;
-			goto done;
-		}
-		relabel_undecodable(&res->findings, &dec);
-		report_into(ro, out, name, text, tlen, &dec, fs, &res->findings);
-		res->over = over_threshold(&res->findings, fs->fail_on);
-		goto done;
-	}
-
-	/* fix, fix --diff, fix --stdout */
-	fix_stats st;
-	int rc = fix_loop(&a, ro->unsafe, text, tlen, &fixed, &fixed_len, &st);
-	if (rc) {
-		fprintf(err, "jinghua: %s: %s\n", name, jh_strerror(rc));
+	res->doc.rs = fs->rs;
+	if (ro->diff_base && diff_base_lines(&a, ro, path, dec, &lines)) {
 		res->io_error = 1;
 		goto done;
 	}
-	if (!st.converged)
-		fprintf(err, "jinghua: %s: fixes did not settle after %u rounds\n", name, JH_FIX_MAX_ROUNDS);
-	int convert = ro->to_utf8 && !dec.utf8;
-	if (convert && dec.n_bad) {
-		fprintf(err, "jinghua: %s: %zu byte%s cannot be decoded as %s; not converted to UTF-8\n",
-		        name, dec.n_bad, dec.n_bad == 1 ? "" : "s", dec.name);
-		res->io_error = 1;
-		convert = 0;
-		free(fixed);
-		fixed = xstrndup(text, tlen); /* leave the file as it is */
-		fixed_len = tlen;
-	}
-	if (dec.utf8 || convert) {
-		size_t skip = convert && fixed_len >= 3 && !memcmp(fixed, "\xEF\xBB\xBF", 3) ? 3 : 0;
-		bytes = xstrndup(fixed + skip, fixed_len - skip);
-		bytes_len = fixed_len - skip;
-	} else if (fixed_len == tlen && !memcmp(fixed, text, tlen)) {
-		bytes = xstrndup(fd.data, fd.len); /* nothing changed: the file as it is */
-		bytes_len = fd.len;
-	} else if (!decoded_lossless(&dec)) {
-		fprintf(err, "jinghua: %s: this %s file would not be written back byte for byte; "
-		             "not changed (use --to-utf8)\n", name, dec.name);
-		res->io_error = 1;
-		bytes = xstrndup(fd.data, fd.len);
-		bytes_len = fd.len;
-	} else if (encode_text(&dec, fixed, fixed_len, &bytes, &bytes_len, emsg, sizeof emsg)) {
-		fprintf(err, "jinghua: %s: %s; not changed (use --to-utf8)\n", name, emsg);
-		res->io_error = 1;
-		bytes = xstrndup(fd.data, fd.len);
-		bytes_len = fd.len;
-	}
-	int changed = bytes_len != fd.len || memcmp(bytes, fd.data, fd.len) != 0;
-	int is_stdin = !path;
-	if (ro->mode == MODE_STDOUT || (ro->mode == MODE_FIX && is_stdin)) {
-		res->text = bytes;
-		res->text_len = bytes_len;
-		bytes = NULL;
-	} else if (ro->mode == MODE_DIFF) {
-		if (changed) {
-			FILE *t = open_memstream(&res->text, &res->text_len);
-			print_unified_diff(t, name, text, tlen, fixed, fixed_len);
-			fclose(t);
-		}
-	} else if (changed) {
-		const char *why;
-		if (replace_file(path, &fd, bytes, bytes_len, &why) != 0) {
-			fprintf(err, "jinghua: %s: %s\n", name, why ? why : strerror(errno));
-			res->io_error = 1;
-		}
-	}
-	if (changed && !ro->quiet && ro->mode != MODE_STDOUT && !is_stdin) {
-		if (st.applied)
-			fprintf(err, "jinghua: %s: %zu fix%s %s%s\n", name, st.applied,
-			        st.applied == 1 ? "" : "es", ro->mode == MODE_DIFF ? "proposed" : "applied",
-			        convert ? ", converted to UTF-8" : "");
-		else if (convert)
-			fprintf(err, "jinghua: %s: %s converted to UTF-8\n", name, dec.name);
-	}
-	/* What is left after fixing is still reported, never hidden. */
-	decoded after = {0};
-	const decoded *adec = NULL;
-	if (!dec.utf8 && !convert && !res->io_error) {
-		if (!decode_text(bytes ? bytes : res->text, bytes ? bytes_len : res->text_len, dec.name,
-		                 &after, emsg, sizeof emsg))
-			adec = &after;
-	}
-	rc = analyze(&a, fixed, fixed_len, &res->findings);
-	if (rc == JH_OK) {
-		relabel_undecodable(&res->findings, adec ? adec : &dec);
-		report_into(ro, out, name, fixed, fixed_len, adec ? adec : (convert ? NULL : &dec), fs,
-		            &res->findings);
-		res->over = over_threshold(&res->findings, fs->fail_on);
-	}
-	decoded_free(&after);
+	if (ro->mode == MODE_CHECK)
+		check_one(&a, fs, res);
+	else
+		fix_one(&a, ro, path, &fd, res);
 done:
 	take_stream(err, &res->err, &res->err_len);
-	take_stream(out, &res->out, &res->out_len);
 	free(lines);
-	free(fixed);
-	free(bytes);
-	decoded_free(&dec);
-	if (fd.data)
-		free(fd.data);
+	own(res, &fd.data);
+	drop_unneeded(res, ro);
 }

@@ -133,8 +133,7 @@ int looks_binary(const char *data, size_t len)
 	return utf16_guess(data, len) == NULL;
 }
 
-/* Does the file at path hold exactly data? */
-static int holds(const char *path, const char *data, size_t len)
+int file_holds(const char *path, const char *data, size_t len)
 {
 	file_data now;
 	if (read_input(path, &now) != 0)
@@ -191,7 +190,7 @@ static int atomic_write(const char *path, const char *data, size_t len, mode_t m
 	if (ok && orig && orig->st.st_ino) {
 		struct stat now;
 		if (stat(path, &now) != 0 || !same_version(&orig->st, &now)) {
-			if (holds(path, data, len)) {
+			if (file_holds(path, data, len)) {
 				keep = 1;
 			} else {
 				ok = 0;

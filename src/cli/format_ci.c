@@ -101,9 +101,7 @@ void checkstyle_end(FILE *o)
 
 static void rd_pos(FILE *o, const report_doc *d, size_t line, size_t pos)
 {
-	size_t ls = pos > d->len ? d->len : pos;
-	while (ls > 0 && d->text[ls - 1] != '\n')
-		ls--;
+	size_t ls = line_start(d, pos);
 	fprintf(o, "{\"line\":%zu,\"column\":%zu}", line, orig_offset(d, pos) - orig_offset(d, ls) + 1);
 }
 

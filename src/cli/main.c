@@ -236,19 +236,23 @@ static void r_work(void *ctx, void *jp, void **result)
 	*result = r;
 }
 
+/* A result's turn: its messages, its text or diff for stdout, then its
+ * report, written from its findings straight to the output. */
 static void r_emit(void *ctx, size_t index, void *result)
 {
 	run_ctx *x = ctx;
 	doc_result *r = result;
-	if (r->err_len || r->out_len || r->text_len)
+	if (r->err_len || r->text_len || r->diff_a || report_prints(x->rep, &r->findings))
 		progress_clear(x);
 	if (r->err_len) {
 		fflush(stdout);
 		fwrite(r->err, 1, r->err_len, stderr);
 	}
-	if (r->text_len && fwrite(r->text, 1, r->text_len, stdout) != r->text_len)
+	if (r->diff_a)
+		print_unified_diff(stdout, r->doc.name, r->diff_a, r->diff_a_len, r->text, r->text_len);
+	else if (r->text_len && fwrite(r->text, 1, r->text_len, stdout) != r->text_len)
 		x->io_error = 1;
-	report_chunk(x->rep, r->out, r->out_len, r->rs, &r->findings);
+	report_write(x->rep, &r->doc, &r->findings);
 	if (r->over)
 		x->status = EXIT_FINDINGS;
 	if (r->io_error)
@@ -297,6 +301,7 @@ static int run_files(const options *o, cfg_ctx *cfg, int argc, char **argv)
 	x.ro.staged = o->staged;
 	x.ro.rep = &rep;
 	int status = 0, walk_errors = 0;
+	FILE *errout = NULL;
 	if (o->staged) {
 		staged_file *sf;
 		size_t n;
@@ -349,9 +354,17 @@ static int run_files(const options *o, cfg_ctx *cfg, int argc, char **argv)
 		clock_gettime(CLOCK_MONOTONIC, &x.start);
 		x.last = x.start;
 		x.last.tv_sec -= 1;
-		/* remaining findings of fix --stdout/--diff go to stderr: stdout has the text */
+		/* remaining findings of fix --stdout/--diff go to stderr: stdout has
+		 * the text.  stderr writes each character on its own: the report
+		 * gets a buffered stream on it, emptied after each file so that it
+		 * keeps its place among the messages. */
 		if (o->to_stdout || o->diff) {
-			rep.out = stderr;
+			int fd = dup(STDERR_FILENO);
+			errout = fd < 0 ? NULL : fdopen(fd, "w");
+			if (!errout && fd >= 0)
+				close(fd);
+			rep.out = errout ? errout : stderr;
+			rep.flush_each = errout != NULL;
 			rep.color = rep.color && isatty(STDERR_FILENO);
 		}
 		report_begin(&rep);
@@ -361,6 +374,8 @@ static int run_files(const options *o, cfg_ctx *cfg, int argc, char **argv)
 		pool_run(threads, &x, r_next, r_work, r_emit, tick);
 		progress_clear(&x);
 		report_end(&rep);
+		if (errout && fclose(errout))
+			x.io_error = 1;
 		status = x.status;
 	}
 	for (size_t i = 0; i < x.n_jobs; i++) {

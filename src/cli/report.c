@@ -1,9 +1,10 @@
 /* report.c — printing findings: `human` (file:line:col, the source line and
  * a caret under the span, aligned by display width), `json` (one array),
  * `jsonl` (one finding a line) and --statistics; the CI formats are in
- * format_sarif.c and format_ci.c.  Each file's findings are written to a
- * buffer of their own (files are checked in parallel) and printed in input
- * order by report_chunk. */
+ * format_sarif.c and format_ci.c.  Files are checked in parallel, but each
+ * file's findings are written by report_write in input order, straight to
+ * the output as its turn comes: a report is never built whole in memory
+ * (for a 200 MB novel it is larger than the novel). */
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -61,17 +62,46 @@ void report_begin(reporter *r)
 		sarif_begin(r->out);
 	else if (r->format == FMT_CHECKSTYLE)
 		checkstyle_begin(r->out);
+	if (r->flush_each)
+		fflush(r->out);
+}
+
+/* The line holding pos: its start, and where its line break (or the text)
+ * ends it.  A report asks in text order, line after line: the last line is
+ * remembered, as walking back from every finding to its line's start made
+ * a long line with many findings cost its length squared. */
+static void line_at(const report_doc *d, size_t pos, size_t *start, size_t *brk)
+{
+	size_t p = pos > d->len ? d->len : pos;
+	line_memo *m = d->memo;
+	if (m && m->valid && m->start <= p && p <= m->brk) {
+		*start = m->start;
+		*brk = m->brk;
+		return;
+	}
+	size_t s = p;
+	while (s > 0 && d->text[s - 1] != '\n')
+		s--;
+	const char *nl = memchr(d->text + p, '\n', d->len - p);
+	*start = s;
+	*brk = nl ? (size_t)(nl - d->text) : d->len;
+	if (m)
+		*m = (line_memo){s, *brk, 1};
+}
+
+size_t line_start(const report_doc *d, size_t pos)
+{
+	size_t s, b;
+	line_at(d, pos, &s, &b);
+	return s;
 }
 
 /* The line containing byte pos: [*ls, *le) without its line break. */
-static void line_bounds(const char *text, size_t len, size_t pos, size_t *ls, size_t *le)
+static void line_bounds(const report_doc *d, size_t pos, size_t *ls, size_t *le)
 {
-	size_t s = pos > len ? len : pos;
-	while (s > 0 && text[s - 1] != '\n')
-		s--;
-	const char *nl = memchr(text + s, '\n', len - s);
-	size_t e = nl ? (size_t)(nl - text) : len;
-	if (e > s && text[e - 1] == '\r')
+	size_t s, e;
+	line_at(d, pos, &s, &e);
+	if (e > s && d->text[e - 1] == '\r')
 		e--;
 	*ls = s;
 	*le = e;
@@ -96,15 +126,15 @@ static void print_source(FILE *out, const char *s, size_t n)
 	}
 }
 
-static void human_finding(const reporter *r, FILE *o, const char *path, const char *text,
-                          size_t len, const jh_finding *f)
+static void human_finding(const reporter *r, FILE *o, const report_doc *d, const jh_finding *f)
 {
+	const char *path = d->name, *text = d->text;
 	int c = r->color;
 	fprintf(o, "%s%s:%zu:%zu:%s %s%s%s %s[%s]%s %s\n", c ? C_BOLD : "", path, f->line, f->column,
 	        c ? C_RESET : "", c ? sev_color[f->severity] : "", jh_severity_name(f->severity),
 	        c ? C_RESET : "", c ? C_DIM : "", f->rule_id, c ? C_RESET : "", f->message);
 	size_t ls, le;
-	line_bounds(text, len, f->byte_start, &ls, &le);
+	line_bounds(d, f->byte_start, &ls, &le);
 	/* Very long lines (a whole novel without breaks) are cut around the span. */
 	size_t show_s = ls, show_e = le;
 	if (f->byte_start - ls > 240) {
@@ -173,47 +203,48 @@ void json_finding(FILE *o, const report_doc *d, const jh_finding *f)
 	fputs("]}}", o);
 }
 
-void report_file(const reporter *r, FILE *out, const report_doc *d, const jh_findings *fs)
+/* JSON and SARIF items are separated by commas: none before the first. */
+static void separate(reporter *r, FILE *o)
 {
-	if (r->statistics)
-		return;
-	if (r->format == FMT_CHECKSTYLE) {
-		checkstyle_file(out, d, fs);
-		return;
-	}
-	for (size_t i = 0; i < fs->count; i++) {
-		const jh_finding *f = &fs->items[i];
-		switch (r->format) {
-		case FMT_HUMAN:
-			human_finding(r, out, d->name, d->text, d->len, f);
-			break;
-		case FMT_JSON:
-			fputs(",\n", out);
-			json_finding(out, d, f);
-			break;
-		case FMT_JSONL:
-			json_finding(out, d, f);
-			fputc('\n', out);
-			break;
-		case FMT_SARIF:
-			fputs(",\n", out);
-			sarif_result(out, d, f);
-			break;
-		case FMT_GITHUB:
-			github_finding(out, d, f);
-			break;
-		case FMT_RDJSONL:
-			rdjson_finding(out, d, f);
-			fputc('\n', out);
-			break;
-		case FMT_CHECKSTYLE:
-			break;
-		}
+	fputs(r->first_chunk ? "\n" : ",\n", o);
+	r->first_chunk = 0;
+}
+
+static void write_finding(reporter *r, const report_doc *d, const jh_finding *f)
+{
+	FILE *o = r->out;
+	switch (r->format) {
+	case FMT_HUMAN:
+		human_finding(r, o, d, f);
+		break;
+	case FMT_JSON:
+		separate(r, o);
+		json_finding(o, d, f);
+		break;
+	case FMT_JSONL:
+		json_finding(o, d, f);
+		fputc('\n', o);
+		break;
+	case FMT_SARIF:
+		separate(r, o);
+		sarif_result(o, d, f);
+		break;
+	case FMT_GITHUB:
+		github_finding(o, d, f);
+		break;
+	case FMT_RDJSONL:
+		rdjson_finding(o, d, f);
+		fputc('\n', o);
+		break;
+	case FMT_CHECKSTYLE:
+		break;
 	}
 }
 
 static void count(reporter *r, const jh_ruleset *rs, const jh_finding *f)
 {
+	r->n_findings++;
+	r->by_sev[f->severity]++;
 	for (size_t i = 0; i < r->n_counts; i++)
 		if (!strcmp(r->counts[i].id, f->rule_id)) {
 			r->counts[i].count++;
@@ -227,25 +258,28 @@ static void count(reporter *r, const jh_ruleset *rs, const jh_finding *f)
 	r->counts[r->n_counts++] = (rule_count){f->rule_id, rs, f->severity, 1, (size_t)f->has_fix};
 }
 
-void report_chunk(reporter *r, const char *chunk, size_t len, const jh_ruleset *rs,
-                  const jh_findings *fs)
+void report_write(reporter *r, const report_doc *doc, const jh_findings *fs)
 {
 	r->n_files++;
-	for (size_t i = 0; fs && i < fs->count; i++) {
-		r->n_findings++;
-		r->by_sev[fs->items[i].severity]++;
-		count(r, rs, &fs->items[i]);
-	}
-	if (!len)
+	for (size_t i = 0; i < fs->count; i++)
+		count(r, doc->rs, &fs->items[i]);
+	if (r->statistics || !fs->count)
 		return;
-	/* JSON and SARIF items carry a leading separator; the first one drops it */
-	if ((r->format == FMT_JSON || r->format == FMT_SARIF) && !r->statistics && r->first_chunk &&
-	    chunk[0] == ',') {
-		chunk++;
-		len--;
-	}
-	r->first_chunk = 0;
-	fwrite(chunk, 1, len, r->out);
+	line_memo memo = {0};
+	report_doc d = *doc;
+	d.memo = &memo;
+	if (r->format == FMT_CHECKSTYLE)
+		checkstyle_file(r->out, &d, fs);
+	else
+		for (size_t i = 0; i < fs->count; i++)
+			write_finding(r, &d, &fs->items[i]);
+	if (r->flush_each)
+		fflush(r->out);
+}
+
+int report_prints(const reporter *r, const jh_findings *fs)
+{
+	return !r->statistics && fs->count;
 }
 
 static int cmp_count(const void *a, const void *b)
@@ -310,6 +344,8 @@ void report_end(reporter *r)
 		        r->by_sev[JH_WARNING] == 1 ? "" : "s", r->by_sev[JH_INFO], r->n_files,
 		        r->n_files == 1 ? "" : "s");
 	}
+	if (r->flush_each)
+		fflush(r->out);
 	free(r->counts);
 	r->counts = NULL;
 	r->n_counts = r->cap_counts = 0;
