@@ -51,7 +51,7 @@
 #include "util.h"
 
 #define MAX_WORD 4   /* characters in a dictionary word we use */
-#define WINDOW 6     /* characters rescored on each side of a candidate */
+#define WINDOW 4     /* characters rescored on each side of a candidate */
 #define CJK_LO 0x4E00
 #define CJK_HI 0x9FFF
 #define MAX_READ 3   /* readings of a character we index */
