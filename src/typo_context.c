@@ -538,15 +538,50 @@ static uint32_t dict_freq(const ctx_cfg *c, const int32_t *cp, int n)
 	return s->h ? s->freq : 0;
 }
 
-/* Read jieba's dict.txt (word freq tag): Han words of 1-4 characters. */
+/* One line of jieba's dict.txt (word freq tag): a Han word of 1-4
+ * characters goes into the table; the frequency counts toward the total
+ * whatever the word. */
+static void dict_add(ctx_cfg *c, const char *ln, size_t len, size_t *n_words, double *total)
+{
+	const char *sp = memchr(ln, ' ', len);
+	if (!sp)
+		return;
+	int32_t cp[MAX_WORD] = {0};
+	int n = 0, ok = 1;
+	for (const char *p = ln; p < sp && ok;) {
+		int32_t x;
+		size_t k = jh_utf8_decode((const unsigned char *)p, (size_t)(sp - p), &x);
+		ok = n < MAX_WORD && x > 0 && (jh_class_of(x) & JH_C_HAN);
+		if (ok)
+			cp[n++] = x;
+		p += k ? k : 1;
+	}
+	unsigned long freq = strtoul(sp + 1, NULL, 10);
+	*total += (double)freq;
+	if (!ok || !n || !freq)
+		return;
+	if (n >= 2)
+		bloom_add(c->prefix_bloom, cp[0], cp[1]);
+	uint64_t h = jh_hash_cps(cp, n);
+	dict_slot *s = dict_find(c, cp, n, h);
+	if (!s->h) {
+		s->h = h;
+		memcpy(s->cp, cp, sizeof cp);
+		(*n_words)++;
+	}
+	s->freq = freq > UINT32_MAX ? UINT32_MAX : (uint32_t)freq;
+}
+
+/* Read jieba's dict.txt; without it (or without memory for it) the rule
+ * finds nothing. */
 static void dict_load(ctx_cfg *c)
 {
-	FILE *f = c->dict_path ? fopen(c->dict_path, "rb") : NULL;
-	if (!f)
-		return; /* no dictionary: the rule finds nothing */
+	jh_tsv t;
+	if (!c->dict_path || jh_tsv_open(&t, c->dict_path) != JH_OK)
+		return;
 	c->dict_cap = (size_t)1 << 20; /* 1 M slots for jieba's 350 k words */
 	c->dict = calloc(c->dict_cap, sizeof *c->dict);
-	c->single_logp = calloc(0xA000 - 0x4E00, sizeof *c->single_logp);
+	c->single_logp = calloc(CJK_HI - CJK_LO + 1, sizeof *c->single_logp);
 	c->prefix_bloom = calloc(PREFIX_BITS / 64, sizeof *c->prefix_bloom);
 	if (!c->dict || !c->single_logp || !c->prefix_bloom) {
 		free(c->dict);
@@ -554,52 +589,22 @@ static void dict_load(ctx_cfg *c)
 		free(c->prefix_bloom);
 		c->dict = NULL, c->single_logp = NULL, c->prefix_bloom = NULL;
 		c->dict_cap = 0;
-		fclose(f);
+		jh_tsv_close(&t);
 		return;
 	}
-	char *ln = NULL;
-	size_t cap = 0, n_words = 0;
+	char *f[1];
+	size_t fl[1], n_words = 0;
 	double total = 0;
-	while (getline(&ln, &cap, f) >= 0 && n_words < c->dict_cap / 2) {
-		char *sp = strchr(ln, ' ');
-		if (!sp)
-			continue;
-		int32_t cp[MAX_WORD] = {0};
-		int n = 0, ok = 1;
-		for (const char *p = ln; p < sp && ok;) {
-			int32_t x;
-			size_t k = jh_utf8_decode((const unsigned char *)p, (size_t)(sp - p), &x);
-			ok = n < MAX_WORD && x > 0 && (jh_class_of(x) & JH_C_HAN);
-			if (ok)
-				cp[n++] = x;
-			p += k ? k : 1;
-		}
-		unsigned long freq = strtoul(sp + 1, NULL, 10);
-		total += (double)freq;
-		if (!ok || !n || !freq)
-			continue;
-		if (n >= 2)
-			bloom_add(c->prefix_bloom, cp[0], cp[1]);
-		uint64_t h = jh_hash_cps(cp, n);
-		dict_slot *s = dict_find(c, cp, n, h);
-		if (!s->h) {
-			s->h = h;
-			memcpy(s->cp, cp, sizeof cp);
-			n_words++;
-		}
-		s->freq = freq > UINT32_MAX ? UINT32_MAX : (uint32_t)freq;
-	}
-	free(ln);
-	fclose(f);
+	while (n_words < c->dict_cap / 2 && jh_tsv_next(&t, f, fl, 1) > 0)
+		dict_add(c, f[0], fl[0], &n_words, &total);
+	jh_tsv_close(&t);
 	c->log_total = log(total > 1 ? total : 1);
 	c->rare_logp = (float)(log((double)c->min_char_freq) - c->log_total);
-	for (int32_t x = 0x4E00; x < 0xA000; x++) {
+	for (int32_t x = CJK_LO; x <= CJK_HI; x++) {
 		const dict_slot *s = dict_find(c, &x, 1, jh_hash_cps(&x, 1));
-		c->single_logp[x - 0x4E00] = (float)(log(s->h ? s->freq : 1) - c->log_total);
+		c->single_logp[x - CJK_LO] = (float)(log(s->h ? s->freq : 1) - c->log_total);
 	}
 }
-
-
 
 /* ---- scoring ---- */
 
