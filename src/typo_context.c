@@ -1,34 +1,38 @@
 /* typo_context.c — slips of the input method found from their context
- * (typo.context, opt-in): 炮單 for 炮彈, 住守 for 駐守, 认真的学习 for
- * 认真地学习.
+ * (typo.context, opt-in): 炮單 for 炮彈, 安权 for 安全, 嚇的趕緊 for
+ * 嚇得趕緊.
  *
- * Each run of Han characters is a sentence to rescore.  At each character
- * the candidates are the characters an input method or a reader confuses
- * with it (data/typo-similar.tsv, from Unihan): the same syllable under
- * any of its modern readings, a similar syllable (zh/z, n/l, -n/-ng, f/h:
- * the usual slips of speakers and learners), and, for shape, a character
- * whose Cangjie code differs by one letter.  Only a candidate that makes a
+ * Each run of Han characters is a sentence to rescore.  A spot is a
+ * character that jieba's segmentation leaves alone and that makes no word
+ * with a neighbour (slips out of one real word into another won as often
+ * wrongly as rightly on the SIGHAN training sets, and cost the most).  Its
+ * candidates are the characters an input method or a reader confuses with
+ * it (data/typo-similar.tsv, from Unihan): the same syllable under any of
+ * its modern readings, a similar syllable (zh/z, n/l, -n/-ng, f/h: the
+ * usual slips of speakers and learners), and, for shape, a character whose
+ * Cangjie code differs by one letter.  Only a candidate that makes a
  * frequent two-character word with a neighbour is tried (that keeps the
  * candidates few and the suggestions words), except inside the small
  * groups of function characters that are confused whatever their
- * neighbours (的地得, 在再: the `groups` parameter).  A two-character word
- * may also be replaced by another word of the same (or similar) syllables,
- * 上网 for 伤亡.
+ * neighbours (的地得, 在再: the `groups` parameter).  With pair-margin set,
+ * a two-character word may also be replaced by another word of the same
+ * syllables, 上网 for 伤亡.
  *
  * Each candidate is scored with sunpinyin's word trigram model (typo_lm.c;
- * Debian sunpinyin-data, read at run time) on a window of six characters
+ * Debian sunpinyin-data, read at run time) on a window of four characters
  * either side, and the best one wins when it raises the log-probability by
  * the margin of its kind: a homophone needs less proof than a similar
- * syllable or a look-alike, a slip out of a real word more than one out of
- * a non-word, and a change of a function character more still.  A winner
- * is written into the sentence, so the next spots are scored against the
- * corrected text.  Without the model jieba's unigram scores are used, on
- * characters that make no word with a neighbour only.
+ * syllable or a look-alike, and a change of a function character more.  A
+ * winner is written into the sentence, so the next spots are scored
+ * against the corrected text.  Without the model jieba's unigram scores
+ * are used.
  *
  * Guards: a pair that the document writes more than once is meant (a name,
- * a term); dialogue in quotation marks is skipped; in traditional text a
- * character that is one of the traditional forms of the candidate (反覆:
- * 反复) is a conversion, not a slip.
+ * a term), and so is a rare character (濑名); a candidate that takes a
+ * neighbour away from a recurring pair the dictionary does not know (牛岛)
+ * is not made; dialogue in quotation marks is skipped; outside simplified
+ * text a traditional form or variant of the candidate (反覆 for 反复, 著
+ * for 着) is a spelling, not a slip.
  *
  * The dictionary is jieba's dict.txt, read at run time from where Debian
  * installs it (the `dict` parameter), the first time the rule runs: a rule
