@@ -1,32 +1,44 @@
-/* typo_context.c — homophone slips found from their context (typo.context,
- * opt-in): 炮單 for 炮彈, 住守 for 駐守.
+/* typo_context.c — slips of the input method found from their context
+ * (typo.context, opt-in): 炮單 for 炮彈, 安权 for 安全, 嚇的趕緊 for
+ * 嚇得趕緊.
  *
- * Each run of Han characters is segmented the way jieba does it: a DAG of
- * the dictionary words that start at each character, and the path of
- * highest unigram probability (log of word frequency over the total).  A
- * character that the best path leaves alone, and that makes no word with
- * either neighbour, is suspicious.  Its candidates are the characters with
- * the same Mandarin syllable (initial and final, tones dropped: what a
- * pinyin input method offers for the same keys).  A candidate wins when it
- * makes a frequent two-character word with a neighbour, raises the
- * probability of the window around it by a clear margin, and no other
- * candidate comes close.  Guards: function characters (the stop list of
- * typo.name-drift) are never changed nor proposed, a pair that the
- * document writes more than once is meant (a name, a term), and dialogue
- * in quotation marks is skipped.
+ * Each run of Han characters is a sentence to rescore.  A spot is a
+ * character that jieba's segmentation leaves alone and that makes no word
+ * with a neighbour (slips out of one real word into another won as often
+ * wrongly as rightly on the SIGHAN training sets, and cost the most).  Its
+ * candidates are the characters an input method or a reader confuses with
+ * it (data/typo-similar.tsv, from Unihan): the same syllable under any of
+ * its modern readings, a similar syllable (zh/z, n/l, -n/-ng, f/h: the
+ * usual slips of speakers and learners), and, for shape, a character whose
+ * Cangjie code differs by one letter.  Only a candidate that makes a
+ * frequent two-character word with a neighbour is tried (that keeps the
+ * candidates few and the suggestions words), except inside the small
+ * groups of function characters that are confused whatever their
+ * neighbours (的地得, 在再: the `groups` parameter).  With pair-margin set,
+ * a two-character word may also be replaced by another word of the same
+ * syllables, 上网 for 伤亡.
  *
- * With sunpinyin's word trigram model (typo_lm.c; Debian sunpinyin-data,
- * read at run time) every character that is no function character is a
- * spot: its candidates come from a confusion index (same syllable,
- * completes a frequent word with a neighbour; or a two-character word of
- * the same syllables when the original pair is a word, 上网 for 伤亡), and
- * the window is rescored with the trigram model.  Without the model the
- * unigram scoring above is used.
+ * Each candidate is scored with sunpinyin's word trigram model (typo_lm.c;
+ * Debian sunpinyin-data, read at run time) on a window of four characters
+ * either side, and the best one wins when it raises the log-probability by
+ * the margin of its kind: a homophone needs less proof than a similar
+ * syllable or a look-alike, and a change of a function character more.  A
+ * winner is written into the sentence, so the next spots are scored
+ * against the corrected text.  Without the model jieba's unigram scores
+ * are used.
+ *
+ * Guards: a pair that the document writes more than once is meant (a name,
+ * a term), and so is a rare character (濑名); a candidate that takes a
+ * neighbour away from a recurring pair the dictionary does not know (牛岛)
+ * is not made; dialogue in quotation marks is skipped; outside simplified
+ * text a traditional form or variant of the candidate (反覆 for 反复, 著
+ * for 着) is a spelling, not a slip.
  *
  * The dictionary is jieba's dict.txt, read at run time from where Debian
  * installs it (the `dict` parameter), the first time the rule runs: a rule
  * set that does not select the rule never reads it.  Traditional text is
- * looked up through a one-to-one traditional→simplified map. */
+ * looked up through a one-to-one traditional→simplified map and written
+ * back in the usual traditional form (data/typo-s2t.tsv, from OpenCC). */
 #define _GNU_SOURCE 1 /* memmem */
 #include <math.h>
 #include <pthread.h>
@@ -43,7 +55,11 @@
 #include "util.h"
 
 #define MAX_WORD 4   /* characters in a dictionary word we use */
-#define WINDOW 6     /* characters rescored on each side of a candidate */
+#define WINDOW 4     /* characters rescored on each side of a candidate */
+#define CJK_LO 0x4E00
+#define CJK_HI 0x9FFF
+#define MAX_READ 3   /* readings of a character we index */
+#define MAX_SYL 1024 /* syllable names, plain and similar (about 600) */
 
 /* Dictionary: words of 1-4 Han characters (as code points) → frequency,
  * open addressing.  jh_strset has no values, hence this table. */
@@ -53,51 +69,67 @@ typedef struct {
 	uint32_t freq;
 } dict_slot;
 
+/* What the tables say of one character of the basic CJK block. */
 typedef struct {
-	int32_t cp, simp;
-} t2s_pair;
-
-typedef struct {
-	int32_t cp;
-	uint32_t syllable; /* index of initial+final, for homophone groups */
-} syl_pair;
+	uint16_t syl[MAX_READ]; /* syllable ids + 1, most common first; 0 = none */
+	uint16_t n_shape;       /* look-alikes: shape_cp[shape .. shape+n_shape) */
+	uint32_t shape;
+	int32_t simp;           /* simplified form (0: itself) */
+	int32_t trad;           /* usual traditional form (0: itself) */
+	uint32_t forms;         /* traditional forms, then variants: forms_cp[forms ..] */
+	uint8_t n_forms, n_var; /* forms; forms and variants */
+	uint8_t group;          /* function-character group + 1, 0 = none */
+	uint8_t stop;           /* a function character */
+	uint8_t hans;           /* written in simplified text only (复, not 几) */
+} char_info;
 
 /* Confusion index: for a key (which side, a neighbour character, a
- * syllable) the characters x of that syllable that make a frequent word
- * with the neighbour on that side; for a key (two syllables) the
- * two-character words that sound so.  Values in conf_val, [start, start+n). */
+ * similar-syllable class) the characters x of that class that make a
+ * frequent word with the neighbour on that side; for a key (two classes)
+ * the two-character words that sound so.  Values in conf_val,
+ * [start, start+n) (pairs: 2n values). */
 typedef struct {
 	uint64_t key;   /* 0 = empty */
 	uint32_t start, n;
 } conf_slot;
 
+#define MAX_GROUPS 32
+#define GROUP_LEN 8
+
 typedef struct {
 	char *dict_path;
 	char *model_path, *lexicon_path; /* sunpinyin's word trigram model */
-	jh_strset stop;
-	t2s_pair *t2s;
-	size_t n_t2s;
-	syl_pair *syl;      /* sorted by code point */
-	size_t n_syl;
-	syl_pair *by_syl;   /* the same, sorted by syllable */
-	unsigned long min_freq, margin, word_margin;
-	/* Everything above the parameters and below is loaded on first use
-	 * (the rule is opt-in; start-up must not pay for its tables). */
+	unsigned long min_freq, min_char_freq, margin, near_margin, shape_margin, stop_margin, group_margin,
+		pair_margin;
+	int32_t group_cp[MAX_GROUPS][GROUP_LEN]; /* the `groups` parameter, 0-ended */
+	int n_groups;
+	/* Everything below is loaded on first use (the rule is opt-in;
+	 * start-up must not pay for its tables). */
 	jh_lazy once;
 	const jh_rule *rule;
-	const char *files[3];     /* stop, sound, t2s */
-	unsigned lines[3];
+	const char *files[4];     /* stop, similar, t2s, s2t */
+	unsigned lines[4];
+	jh_strset stop;
+	char_info *info;          /* CJK_LO..CJK_HI */
+	int32_t *shape_cp, *forms_cp;
+	size_t n_shape, n_forms;
+	char syl_name[MAX_SYL][8];
+	uint16_t syl_slot[2 * MAX_SYL]; /* name hash → id + 1 */
+	uint16_t near[MAX_SYL];         /* id → id of its class (plain name) */
+	int n_syl;
 	dict_slot *dict;
 	size_t dict_cap;
 	double log_total;
+	float rare_logp;         /* single_logp of a character of min-char-freq */
 	/* Fast paths, because every character of the text is looked up four
 	 * times: the single characters of the basic block in an array, and a
 	 * Bloom filter of the first two characters of every longer word (most
 	 * pairs of characters start no word, and the filter fits in cache). */
 	float *single_logp;      /* U+4E00..U+9FFF, 0 = not a word */
 	uint64_t *prefix_bloom;  /* PREFIX_BITS bits */
-	/* With the model: its handle, and the confusion index (below). */
 	jh_lm *lm;
+	uint32_t *lm_single;     /* the model's ids of U+4E00..U+9FFF */
+	uint64_t *lm_bloom;      /* first two characters of the model's words */
 	conf_slot *conf;
 	size_t conf_cap;
 	int32_t *conf_val;
@@ -106,8 +138,10 @@ typedef struct {
 
 #define PREFIX_BITS ((size_t)1 << 23)
 
-const char *const jh_context_params[] = {"dict",     "lm",       "lm-words", "stop",        "sound",
-                                         "t2s",      "min-freq", "margin", "word-margin", NULL};
+const char *const jh_context_params[] = {
+	"dict",        "lm",           "lm-words",    "stop",         "similar",     "t2s", "s2t",
+	"groups",      "min-freq",     "min-char-freq", "margin",      "near-margin",  "shape-margin",
+	"stop-margin", "group-margin", "pair-margin", NULL};
 
 void jh_context_free(void *p)
 {
@@ -121,117 +155,83 @@ void jh_context_free(void *p)
 	free(c->conf);
 	free(c->conf_val);
 	jh_strset_free(&c->stop);
-	free(c->t2s);
-	free(c->syl);
-	free(c->by_syl);
+	free(c->info);
+	free(c->shape_cp);
+	free(c->forms_cp);
 	free(c->dict);
 	free(c->single_logp);
 	free(c->prefix_bloom);
+	free(c->lm_single);
+	free(c->lm_bloom);
 	jh_lazy_destroy(&c->once);
 	free(c);
 }
 
-static int cmp_t2s(const void *a, const void *b)
+static inline const char_info *info_of(const ctx_cfg *c, int32_t cp)
 {
-	const t2s_pair *x = a, *y = b;
-	return x->cp < y->cp ? -1 : x->cp > y->cp;
+	return cp >= CJK_LO && cp <= CJK_HI ? &c->info[cp - CJK_LO] : NULL;
 }
 
-static int cmp_syl_cp(const void *a, const void *b)
+/* The code points of s[0..n), at most max of them; -1 if s is not valid
+ * UTF-8 or holds more. */
+static int decode_all(const char *s, size_t n, int32_t *out, int max)
 {
-	const syl_pair *x = a, *y = b;
-	return x->cp < y->cp ? -1 : x->cp > y->cp;
-}
-
-static int cmp_syl_syl(const void *a, const void *b)
-{
-	const syl_pair *x = a, *y = b;
-	if (x->syllable != y->syllable)
-		return x->syllable < y->syllable ? -1 : 1;
-	return x->cp < y->cp ? -1 : x->cp > y->cp;
-}
-
-static FILE *open_data(const jh_rule *r, const char *file, unsigned line, jh_diag_fn diag_fn,
-                       void *payload)
-{
-	char path[4096];
-	snprintf(path, sizeof path, "%s/%s", r->data_dir ? r->data_dir : ".", file);
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id, "cannot read %s", path);
-	return f;
-}
-
-static int32_t first_cp(const char *s)
-{
-	int32_t cp;
-	size_t n = jh_utf8_decode((const unsigned char *)s, strlen(s), &cp);
-	return n && n == strlen(s) ? cp : -1;
-}
-
-/* typo-t2s.tsv: traditional<TAB>simplified. */
-static int load_t2s(ctx_cfg *c, FILE *f)
-{
-	char *ln = NULL, a[8], b[8];
-	size_t cap = 0, cap_v = 0;
-	int rc = JH_OK;
-	while (rc == JH_OK && getline(&ln, &cap, f) >= 0) {
-		if (ln[0] == '#' || sscanf(ln, "%7[^\t]\t%7[^\t\r\n]", a, b) != 2)
-			continue;
-		t2s_pair p = {first_cp(a), first_cp(b)};
-		if (p.cp < 0 || p.simp < 0)
-			continue;
-		if (jh_grow((void **)&c->t2s, &cap_v, c->n_t2s + 1, sizeof *c->t2s))
-			rc = JH_ERR_NOMEM;
-		else
-			c->t2s[c->n_t2s++] = p;
+	int k = 0;
+	for (size_t i = 0; i < n;) {
+		int32_t cp;
+		size_t m = jh_utf8_decode((const unsigned char *)s + i, n - i, &cp);
+		if (!m || cp < 0 || k == max)
+			return -1;
+		out[k++] = cp;
+		i += m;
 	}
-	free(ln);
-	qsort(c->t2s, c->n_t2s, sizeof *c->t2s, cmp_t2s);
-	return rc;
+	return k;
 }
 
-/* typo-char-sound.tsv: character<TAB>initial<TAB>final<TAB>radical.  The
- * syllable is numbered by first appearance of its initial+final. */
-static int load_syl(ctx_cfg *c, FILE *f)
+/* `groups`: words of function characters separated by spaces, 的地得 在再. */
+static int parse_groups(ctx_cfg *c, const char *v, const jh_rule *r, unsigned line,
+                        jh_diag_fn diag_fn, void *payload)
 {
-	char *ln = NULL, ch[8], ini[4], fin[8];
-	size_t cap = 0, cap_v = 0, n_names = 0, cap_names = 0;
-	char (*names)[12] = NULL;
-	int rc = JH_OK;
-	while (rc == JH_OK && getline(&ln, &cap, f) >= 0) {
-		if (ln[0] == '#' || sscanf(ln, "%7[^\t]\t%3[^\t]\t%7[^\t]", ch, ini, fin) != 3)
-			continue;
-		char key[12];
-		snprintf(key, sizeof key, "%s%s", ini, fin);
-		size_t k = 0;
-		while (k < n_names && strcmp(names[k], key) != 0)
-			k++;
-		if (k == n_names) {
-			if (jh_grow((void **)&names, &cap_names, n_names + 1, sizeof *names)) {
-				rc = JH_ERR_NOMEM;
-				break;
-			}
-			memcpy(names[n_names++], key, sizeof key);
+	for (const char *p = v; *p;) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		size_t n = strcspn(p, " \t");
+		if (!n)
+			break;
+		int k = c->n_groups < MAX_GROUPS ? decode_all(p, n, c->group_cp[c->n_groups], GROUP_LEN - 1)
+		                                 : -1;
+		if (k < 2) {
+			jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id,
+			          "'groups': '%.*s' is not a group of 2 to %d characters (at most %d groups)",
+			          (int)n, p, GROUP_LEN - 1, MAX_GROUPS);
+			return JH_ERR_RULES;
 		}
-		syl_pair p = {first_cp(ch), (uint32_t)k};
-		if (p.cp < 0)
-			continue;
-		if (jh_grow((void **)&c->syl, &cap_v, c->n_syl + 1, sizeof *c->syl))
-			rc = JH_ERR_NOMEM;
-		else
-			c->syl[c->n_syl++] = p;
+		c->group_cp[c->n_groups++][k] = 0;
+		p += n;
 	}
-	free(ln);
-	free(names);
-	if (rc == JH_OK && c->n_syl) {
-		c->by_syl = malloc(c->n_syl * sizeof *c->by_syl);
-		if (!c->by_syl)
-			return JH_ERR_NOMEM;
-		memcpy(c->by_syl, c->syl, c->n_syl * sizeof *c->syl);
-		qsort(c->syl, c->n_syl, sizeof *c->syl, cmp_syl_cp);
-		qsort(c->by_syl, c->n_syl, sizeof *c->by_syl, cmp_syl_syl);
-	}
+	return JH_OK;
+}
+
+static int copy_param(const jh_rule *r, const char *key, char **out)
+{
+	unsigned line = r->line;
+	const char *v = jh_rule_param(r, key, &line);
+	return v && !(*out = strdup(v)) ? JH_ERR_NOMEM : JH_OK;
+}
+
+static int compile_margins(ctx_cfg *c, const jh_rule *r, jh_diag_fn diag_fn, void *payload)
+{
+	struct {
+		const char *key;
+		unsigned long dflt, max, *out;
+	} p[] = {{"min-freq", 300, 100000000, &c->min_freq}, {"margin", 7, 100, &c->margin},
+	         {"min-char-freq", 100, 100000000, &c->min_char_freq},
+	         {"near-margin", 4, 100, &c->near_margin},
+	         {"shape-margin", 8, 100, &c->shape_margin}, {"stop-margin", 6, 100, &c->stop_margin},
+	         {"group-margin", 6, 100, &c->group_margin}, {"pair-margin", 0, 100, &c->pair_margin}};
+	int rc = JH_OK;
+	for (size_t k = 0; k < sizeof p / sizeof *p && rc == JH_OK; k++)
+		rc = jh_param_uint(r, p[k].key, p[k].dflt, p[k].max, p[k].out, diag_fn, payload);
 	return rc;
 }
 
@@ -242,19 +242,13 @@ int jh_context_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *p
 		return JH_ERR_NOMEM;
 	jh_lazy_init(&c->once);
 	c->rule = r;
-	int rc = JH_OK;
-	unsigned line = r->line;
-	const char *v = jh_rule_param(r, "dict", &line);
-	if (v && !(c->dict_path = strdup(v)))
-		rc = JH_ERR_NOMEM;
-	v = jh_rule_param(r, "lm", &line);
-	if (v && !(c->model_path = strdup(v)))
-		rc = JH_ERR_NOMEM;
-	v = jh_rule_param(r, "lm-words", &line);
-	if (v && !(c->lexicon_path = strdup(v)))
-		rc = JH_ERR_NOMEM;
-	const char *keys[] = {"stop", "sound", "t2s"};
-	for (int k = 0; k < 3 && rc == JH_OK; k++) {
+	int rc = copy_param(r, "dict", &c->dict_path);
+	if (rc == JH_OK)
+		rc = copy_param(r, "lm", &c->model_path);
+	if (rc == JH_OK)
+		rc = copy_param(r, "lm-words", &c->lexicon_path);
+	const char *keys[] = {"stop", "similar", "t2s", "s2t"};
+	for (int k = 0; k < 4 && rc == JH_OK; k++) {
 		c->lines[k] = r->line;
 		c->files[k] = jh_rule_param(r, keys[k], &c->lines[k]);
 		if (!c->files[k]) {
@@ -265,18 +259,203 @@ int jh_context_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *p
 			rc = jh_data_readable(r, c->files[k], c->lines[k], diag_fn, payload);
 		}
 	}
+	unsigned line = r->line;
+	const char *groups = jh_rule_param(r, "groups", &line);
+	if (rc == JH_OK && groups)
+		rc = parse_groups(c, groups, r, line, diag_fn, payload);
 	if (rc == JH_OK)
-		rc = jh_param_uint(r, "min-freq", 300, 100000000, &c->min_freq, diag_fn, payload);
-	if (rc == JH_OK)
-		rc = jh_param_uint(r, "margin", 4, 100, &c->margin, diag_fn, payload);
-	if (rc == JH_OK)
-		rc = jh_param_uint(r, "word-margin", 10, 100, &c->word_margin, diag_fn, payload);
+		rc = compile_margins(c, r, diag_fn, payload);
 	if (rc) {
 		jh_context_free(c);
 		return rc;
 	}
 	*out = c;
 	return JH_OK;
+}
+
+/* ---- syllables ---- */
+
+static const char *const INITIALS[] = {"zh", "ch", "sh", "b", "p", "m", "f", "d", "t", "n", "l",
+                                       "g",  "k",  "h",  "j", "q", "x", "r", "z", "c", "s", "y",
+                                       "w",  NULL};
+
+/* The id of syllable name[0..n), added if new; -1 when the table is full
+ * or the name too long. */
+static int syl_id(ctx_cfg *c, const char *name, size_t n)
+{
+	if (!n || n >= sizeof c->syl_name[0])
+		return -1;
+	uint64_t h = 1469598103934665603ull;
+	for (size_t k = 0; k < n; k++)
+		h = (h ^ (unsigned char)name[k]) * 1099511628211ull;
+	size_t mask = sizeof c->syl_slot / sizeof *c->syl_slot - 1;
+	for (size_t i = h & mask;; i = (i + 1) & mask) {
+		int id = c->syl_slot[i] - 1;
+		if (id < 0)
+			break;
+		if (strncmp(c->syl_name[id], name, n) == 0 && !c->syl_name[id][n])
+			return id;
+	}
+	if (c->n_syl >= MAX_SYL)
+		return -1;
+	int id = c->n_syl++;
+	memcpy(c->syl_name[id], name, n);
+	c->syl_name[id][n] = '\0';
+	size_t i = h & mask;
+	while (c->syl_slot[i])
+		i = (i + 1) & mask;
+	c->syl_slot[i] = (uint16_t)(id + 1);
+	c->near[id] = (uint16_t)id;
+	return id;
+}
+
+/* The class of similar syllables a name belongs to: the initial and final
+ * with the distinctions that speakers and learners blur dropped (zh z,
+ * ch c, sh s, n l, f h; -ng -n).  It is itself a name in the table. */
+static int syl_class(ctx_cfg *c, const char *name)
+{
+	char buf[12] = "";
+	const char *fin = name;
+	for (int k = 0; INITIALS[k]; k++) {
+		size_t n = strlen(INITIALS[k]);
+		if (strncmp(name, INITIALS[k], n) == 0 && name[n]) {
+			buf[0] = name[0] == 'n' ? 'l' : name[0] == 'f' ? 'h' : name[0]; /* zh → z */
+			buf[1] = '\0';
+			fin = name + n;
+			break;
+		}
+	}
+	size_t b = strlen(buf), f = strlen(fin);
+	if (b + f >= sizeof buf)
+		return -1;
+	memcpy(buf + b, fin, f + 1);
+	if (f >= 3 && strcmp(fin + f - 3, "ong") != 0 && strcmp(fin + f - 2, "ng") == 0)
+		buf[b + f - 1] = '\0'; /* ang → an, ing → in; ong has no -n partner */
+	return syl_id(c, buf, strlen(buf));
+}
+
+/* ---- tables ---- */
+
+static int bad_line(const jh_tsv *t, const jh_rule *r, jh_diag_fn diag_fn, void *payload,
+                    const char *what)
+{
+	jh_report(diag_fn, payload, JH_ERROR, t->path, t->line, 0, r->id, "%s", what);
+	return JH_ERR_RULES;
+}
+
+/* One line of typo-similar.tsv: character, syllables, look-alikes. */
+static int similar_line(ctx_cfg *c, char **f, size_t *fl, int nf, size_t *cap_shape)
+{
+	int32_t cp;
+	if (nf < 2 || decode_all(f[0], fl[0], &cp, 1) != 1 || !info_of(c, cp))
+		return JH_ERR_RULES;
+	char_info *in = &c->info[cp - CJK_LO];
+	int k = 0;
+	for (char *p = f[1]; *p && k < MAX_READ;) {
+		size_t n = strcspn(p, " ");
+		if (n) {
+			char name[8];
+			int id = n < sizeof name ? syl_id(c, p, n) : -1;
+			if (id < 0)
+				return JH_ERR_RULES;
+			memcpy(name, p, n);
+			name[n] = '\0';
+			int cl = syl_class(c, name);
+			if (cl < 0)
+				return JH_ERR_RULES;
+			c->near[id] = (uint16_t)cl;
+			in->syl[k++] = (uint16_t)(id + 1);
+		}
+		p += n + (p[n] == ' ');
+	}
+	int32_t sh[16];
+	int ns = nf > 2 ? decode_all(f[2], fl[2], sh, 16) : 0;
+	if (ns < 0)
+		return JH_ERR_RULES;
+	if (jh_grow((void **)&c->shape_cp, cap_shape, c->n_shape + (size_t)ns, sizeof *c->shape_cp))
+		return JH_ERR_NOMEM;
+	in->shape = (uint32_t)c->n_shape;
+	for (int j = 0; j < ns; j++)
+		if (info_of(c, sh[j]))
+			c->shape_cp[c->n_shape++] = sh[j];
+	in->n_shape = (uint16_t)(c->n_shape - in->shape);
+	return JH_OK;
+}
+
+/* typo-t2s.tsv: traditional, simplified. */
+static int t2s_line(ctx_cfg *c, char **f, size_t *fl, int nf)
+{
+	int32_t a, b;
+	if (nf != 2 || decode_all(f[0], fl[0], &a, 1) != 1 || decode_all(f[1], fl[1], &b, 1) != 1)
+		return JH_ERR_RULES;
+	if (info_of(c, a))
+		c->info[a - CJK_LO].simp = b;
+	return JH_OK;
+}
+
+/* typo-s2t.tsv: simplified, its traditional forms (the usual first), its
+ * other variants; either list may be empty. */
+static int s2t_line(ctx_cfg *c, char **f, size_t *fl, int nf, size_t *cap_forms)
+{
+	int32_t a, b[16];
+	int nt = nf >= 2 ? decode_all(f[1], fl[1], b, 8) : -1;
+	int nv = nt >= 0 && nf == 3 ? decode_all(f[2], fl[2], b + nt, 8) : 0;
+	if (nt < 0 || nv < 0 || nt + nv == 0 || decode_all(f[0], fl[0], &a, 1) != 1)
+		return JH_ERR_RULES;
+	if (!info_of(c, a))
+		return JH_OK; /* outside the block the rule looks at */
+	if (jh_grow((void **)&c->forms_cp, cap_forms, c->n_forms + (size_t)(nt + nv),
+	            sizeof *c->forms_cp))
+		return JH_ERR_NOMEM;
+	char_info *in = &c->info[a - CJK_LO];
+	in->trad = nt ? b[0] : 0;
+	in->forms = (uint32_t)c->n_forms;
+	in->n_forms = (uint8_t)nt;
+	in->n_var = (uint8_t)(nt + nv);
+	memcpy(c->forms_cp + c->n_forms, b, (size_t)(nt + nv) * sizeof *b);
+	c->n_forms += (size_t)(nt + nv);
+	return JH_OK;
+}
+
+/* Read table k (1 similar, 2 t2s, 3 s2t); a line that is not of the
+ * table's form is an error with its file and line. */
+static int load_table(ctx_cfg *c, int k, jh_diag_fn diag_fn, void *payload)
+{
+	const jh_rule *r = c->rule;
+	jh_tsv t;
+	int rc = jh_data_open(&t, NULL, c->files[k], r, c->lines[k], diag_fn, payload);
+	char *f[3];
+	size_t fl[3], cap_a = 0, cap_b = 0;
+	int nf;
+	while (rc == JH_OK && (nf = jh_tsv_next(&t, f, fl, 3)) > 0) {
+		rc = k == 1   ? similar_line(c, f, fl, nf, &cap_a)
+		     : k == 2 ? t2s_line(c, f, fl, nf)
+		              : s2t_line(c, f, fl, nf, &cap_b);
+		if (rc == JH_ERR_RULES)
+			bad_line(&t, r, diag_fn, payload,
+			         k == 1   ? "not a line 'character<TAB>syllables<TAB>look-alikes'"
+			         : k == 2 ? "not a line 'traditional<TAB>simplified'"
+			                  : "not a line 'character<TAB>traditional forms<TAB>variants'");
+	}
+	jh_tsv_close(&t);
+	return rc;
+}
+
+static void mark_stop_and_groups(ctx_cfg *c)
+{
+	for (int32_t x = CJK_LO; x <= CJK_HI; x++) {
+		char b[4];
+		size_t n = jh_utf8_encode(x, b);
+		char_info *in = &c->info[x - CJK_LO];
+		in->stop = jh_strset_has(&c->stop, b, n) != 0;
+		in->hans = in->n_forms > 0;
+		for (unsigned f = 0; f < in->n_forms; f++)
+			in->hans &= c->forms_cp[in->forms + f] != x;
+	}
+	for (int g = 0; g < c->n_groups; g++)
+		for (int k = 0; c->group_cp[g][k]; k++)
+			if (info_of(c, c->group_cp[g][k]))
+				c->info[c->group_cp[g][k] - CJK_LO].group = (uint8_t)(g + 1);
 }
 
 typedef struct {
@@ -287,8 +466,10 @@ typedef struct {
 
 static void dict_load(ctx_cfg *c);
 static int lm_load(ctx_cfg *c, jh_diag_fn diag_fn, void *payload);
+static int conf_build(ctx_cfg *c);
 
-/* The first use: the stop list, the sound and t2s tables, the dictionary. */
+/* The first use: the stop list, the character tables, the dictionary and
+ * the model. */
 static int load_tables(void *arg)
 {
 	lazy_arg *a = arg;
@@ -296,17 +477,16 @@ static int load_tables(void *arg)
 	const jh_rule *r = c->rule;
 	int rc = jh_load_words(&c->stop, r->data_dir, c->files[0], r, c->lines[0], a->diag_fn,
 	                       a->payload);
-	for (int k = 1; k < 3 && rc == JH_OK; k++) {
-		FILE *f = open_data(r, c->files[k], c->lines[k], a->diag_fn, a->payload);
-		if (!f) {
-			rc = JH_ERR_RULES;
-		} else {
-			rc = k == 1 ? load_syl(c, f) : load_t2s(c, f);
-			fclose(f);
-		}
-	}
-	if (rc == JH_OK)
-		dict_load(c);
+	if (rc == JH_OK && !(c->info = calloc(CJK_HI - CJK_LO + 1, sizeof *c->info)))
+		rc = JH_ERR_NOMEM;
+	for (int k = 1; k < 4 && rc == JH_OK; k++)
+		rc = load_table(c, k, a->diag_fn, a->payload);
+	if (rc != JH_OK)
+		return rc;
+	mark_stop_and_groups(c);
+	dict_load(c);
+	if (c->dict_cap)
+		rc = conf_build(c);
 	if (rc == JH_OK && c->dict_cap && c->model_path && c->lexicon_path)
 		rc = lm_load(c, a->diag_fn, a->payload);
 	return rc;
@@ -332,19 +512,24 @@ static inline uint64_t pair_hash(int32_t a, int32_t b)
 	return h ^ (h >> 29);
 }
 
-static inline int prefix_maybe(const ctx_cfg *c, int32_t a, int32_t b)
+static inline int bloom_maybe(const uint64_t *bloom, int32_t a, int32_t b)
 {
 	uint64_t h = pair_hash(a, b);
 	size_t i = (size_t)(h >> 40) & (PREFIX_BITS - 1), j = (size_t)h & (PREFIX_BITS - 1);
-	return (c->prefix_bloom[i >> 6] >> (i & 63) & 1) && (c->prefix_bloom[j >> 6] >> (j & 63) & 1);
+	return (bloom[i >> 6] >> (i & 63) & 1) && (bloom[j >> 6] >> (j & 63) & 1);
 }
 
-static inline void prefix_add(ctx_cfg *c, int32_t a, int32_t b)
+static inline void bloom_add(uint64_t *bloom, int32_t a, int32_t b)
 {
 	uint64_t h = pair_hash(a, b);
 	size_t i = (size_t)(h >> 40) & (PREFIX_BITS - 1), j = (size_t)h & (PREFIX_BITS - 1);
-	c->prefix_bloom[i >> 6] |= (uint64_t)1 << (i & 63);
-	c->prefix_bloom[j >> 6] |= (uint64_t)1 << (j & 63);
+	bloom[i >> 6] |= (uint64_t)1 << (i & 63);
+	bloom[j >> 6] |= (uint64_t)1 << (j & 63);
+}
+
+static inline int prefix_maybe(const ctx_cfg *c, int32_t a, int32_t b)
+{
+	return bloom_maybe(c->prefix_bloom, a, b);
 }
 
 static uint32_t dict_freq(const ctx_cfg *c, const int32_t *cp, int n)
@@ -357,15 +542,50 @@ static uint32_t dict_freq(const ctx_cfg *c, const int32_t *cp, int n)
 	return s->h ? s->freq : 0;
 }
 
-/* Read jieba's dict.txt (word freq tag): Han words of 1-4 characters. */
+/* One line of jieba's dict.txt (word freq tag): a Han word of 1-4
+ * characters goes into the table; the frequency counts toward the total
+ * whatever the word. */
+static void dict_add(ctx_cfg *c, const char *ln, size_t len, size_t *n_words, double *total)
+{
+	const char *sp = memchr(ln, ' ', len);
+	if (!sp)
+		return;
+	int32_t cp[MAX_WORD] = {0};
+	int n = 0, ok = 1;
+	for (const char *p = ln; p < sp && ok;) {
+		int32_t x;
+		size_t k = jh_utf8_decode((const unsigned char *)p, (size_t)(sp - p), &x);
+		ok = n < MAX_WORD && x > 0 && (jh_class_of(x) & JH_C_HAN);
+		if (ok)
+			cp[n++] = x;
+		p += k ? k : 1;
+	}
+	unsigned long freq = strtoul(sp + 1, NULL, 10);
+	*total += (double)freq;
+	if (!ok || !n || !freq)
+		return;
+	if (n >= 2)
+		bloom_add(c->prefix_bloom, cp[0], cp[1]);
+	uint64_t h = jh_hash_cps(cp, n);
+	dict_slot *s = dict_find(c, cp, n, h);
+	if (!s->h) {
+		s->h = h;
+		memcpy(s->cp, cp, sizeof cp);
+		(*n_words)++;
+	}
+	s->freq = freq > UINT32_MAX ? UINT32_MAX : (uint32_t)freq;
+}
+
+/* Read jieba's dict.txt; without it (or without memory for it) the rule
+ * finds nothing. */
 static void dict_load(ctx_cfg *c)
 {
-	FILE *f = c->dict_path ? fopen(c->dict_path, "rb") : NULL;
-	if (!f)
-		return; /* no dictionary: the rule finds nothing */
+	jh_tsv t;
+	if (!c->dict_path || jh_tsv_open(&t, c->dict_path) != JH_OK)
+		return;
 	c->dict_cap = (size_t)1 << 20; /* 1 M slots for jieba's 350 k words */
 	c->dict = calloc(c->dict_cap, sizeof *c->dict);
-	c->single_logp = calloc(0xA000 - 0x4E00, sizeof *c->single_logp);
+	c->single_logp = calloc(CJK_HI - CJK_LO + 1, sizeof *c->single_logp);
 	c->prefix_bloom = calloc(PREFIX_BITS / 64, sizeof *c->prefix_bloom);
 	if (!c->dict || !c->single_logp || !c->prefix_bloom) {
 		free(c->dict);
@@ -373,58 +593,29 @@ static void dict_load(ctx_cfg *c)
 		free(c->prefix_bloom);
 		c->dict = NULL, c->single_logp = NULL, c->prefix_bloom = NULL;
 		c->dict_cap = 0;
-		fclose(f);
+		jh_tsv_close(&t);
 		return;
 	}
-	char *ln = NULL;
-	size_t cap = 0, n_words = 0;
+	char *f[1];
+	size_t fl[1], n_words = 0;
 	double total = 0;
-	while (getline(&ln, &cap, f) >= 0 && n_words < c->dict_cap / 2) {
-		char *sp = strchr(ln, ' ');
-		if (!sp)
-			continue;
-		int32_t cp[MAX_WORD] = {0};
-		int n = 0, ok = 1;
-		for (const char *p = ln; p < sp && ok;) {
-			int32_t x;
-			size_t k = jh_utf8_decode((const unsigned char *)p, (size_t)(sp - p), &x);
-			ok = n < MAX_WORD && x > 0 && (jh_class_of(x) & JH_C_HAN);
-			if (ok)
-				cp[n++] = x;
-			p += k ? k : 1;
-		}
-		unsigned long freq = strtoul(sp + 1, NULL, 10);
-		total += (double)freq;
-		if (!ok || !n || !freq)
-			continue;
-		if (n >= 2)
-			prefix_add(c, cp[0], cp[1]);
-		uint64_t h = jh_hash_cps(cp, n);
-		dict_slot *s = dict_find(c, cp, n, h);
-		if (!s->h) {
-			s->h = h;
-			memcpy(s->cp, cp, sizeof cp);
-			n_words++;
-		}
-		s->freq = freq > UINT32_MAX ? UINT32_MAX : (uint32_t)freq;
-	}
-	free(ln);
-	fclose(f);
+	while (n_words < c->dict_cap / 2 && jh_tsv_next(&t, f, fl, 1) > 0)
+		dict_add(c, f[0], fl[0], &n_words, &total);
+	jh_tsv_close(&t);
 	c->log_total = log(total > 1 ? total : 1);
-	for (int32_t x = 0x4E00; x < 0xA000; x++) {
+	c->rare_logp = (float)(log((double)c->min_char_freq) - c->log_total);
+	for (int32_t x = CJK_LO; x <= CJK_HI; x++) {
 		const dict_slot *s = dict_find(c, &x, 1, jh_hash_cps(&x, 1));
-		c->single_logp[x - 0x4E00] = (float)(log(s->h ? s->freq : 1) - c->log_total);
+		c->single_logp[x - CJK_LO] = (float)(log(s->h ? s->freq : 1) - c->log_total);
 	}
 }
 
-
 /* ---- scoring ---- */
 
-static int32_t simp_of(const ctx_cfg *c, int32_t cp)
+static inline int32_t simp_of(const ctx_cfg *c, int32_t cp)
 {
-	t2s_pair k = {cp, 0};
-	const t2s_pair *p = bsearch(&k, c->t2s, c->n_t2s, sizeof k, cmp_t2s);
-	return p ? p->simp : cp;
+	const char_info *in = info_of(c, cp);
+	return in && in->simp ? in->simp : cp;
 }
 
 /* Best unigram log-probability of s[0..n) (jieba's DAG, right to left);
@@ -435,8 +626,8 @@ static double segment(const ctx_cfg *c, const int32_t *s, int n, double *best, i
 	best[n] = 0;
 	for (int i = n - 1; i >= 0; i--) {
 		double l1;
-		if (s[i] >= 0x4E00 && s[i] < 0xA000) {
-			l1 = c->single_logp[s[i] - 0x4E00];
+		if (s[i] >= CJK_LO && s[i] <= CJK_HI) {
+			l1 = c->single_logp[s[i] - CJK_LO];
 		} else {
 			uint32_t f1 = dict_freq(c, s + i, 1);
 			l1 = log(f1 ? f1 : 1) - c->log_total;
@@ -459,22 +650,31 @@ static double segment(const ctx_cfg *c, const int32_t *s, int n, double *best, i
 	return best[0];
 }
 
-static int is_stop(const ctx_cfg *c, int32_t cp)
-{
-	char b[4];
-	size_t n = jh_utf8_encode(cp, b);
-	return jh_strset_has(&c->stop, b, n);
-}
-
-/* How many times the bytes [a, b) occur in the text (stops at 2). */
-static int occurs_twice(const char *text, size_t len, size_t a, size_t b)
+/* Do the bytes [a, b) occur in the text at least times times? */
+static int occurs(const char *text, size_t len, size_t a, size_t b, int times)
 {
 	int k = 0;
-	for (const char *p = text; k < 2 && (p = memmem(p, len - (size_t)(p - text), text + a, b - a));
-	     p++)
+	for (const char *p = text;
+	     k < times && (p = memmem(p, len - (size_t)(p - text), text + a, b - a)); p++)
 		k++;
-	return k >= 2;
+	return k >= times;
 }
+
+static int occurs_twice(const char *text, size_t len, size_t a, size_t b)
+{
+	return occurs(text, len, a, b, 2);
+}
+
+/* A trigram answer kept: each candidate is scored on a window that shares
+ * most of its words with the original's, so the same (history, word)
+ * pairs come back again and again, and the model's lookups are binary
+ * searches in 60 MB. */
+struct tri_slot {
+	uint64_t key; /* history << 32 | word + 1; 0 = empty */
+	float logp;
+	uint32_t next;
+};
+#define TRI_SLOTS ((size_t)1 << 15)
 
 typedef struct {
 	int32_t *cp, *simp;
@@ -483,6 +683,7 @@ typedef struct {
 	int *step;
 	unsigned char *single;
 	size_t cap;
+	struct tri_slot *tri; /* the model's answers, TRI_SLOTS of them */
 } scratch;
 
 static int scratch_fit(scratch *s, size_t n)
@@ -514,22 +715,103 @@ static int scratch_fit(scratch *s, size_t n)
 	return JH_OK;
 }
 
-/* Score the window around i with character i replaced by simplified x. */
-static double window_score(const ctx_cfg *c, scratch *s, int n, int i, int32_t x)
+static void scratch_free(scratch *s)
 {
-	int a = i - WINDOW < 0 ? 0 : i - WINDOW, b = i + WINDOW + 1 > n ? n : i + WINDOW + 1;
-	int32_t w[2 * WINDOW + 1];
-	double best[2 * WINDOW + 2];
-	int step[2 * WINDOW + 2];
-	for (int k = a; k < b; k++)
-		w[k - a] = k == i ? x : s->simp[k];
-	return segment(c, w, b - a, best, step, NULL);
+	free(s->cp);
+	free(s->simp);
+	free(s->pos);
+	free(s->best);
+	free(s->step);
+	free(s->single);
+	free(s->tri);
 }
 
+/* The characters [a, b) of the run with [i, i+k) replaced by x. */
+static int window_of(const scratch *s, int n, int i, int k, const int32_t *x, int32_t *w)
+{
+	int a = i - WINDOW < 0 ? 0 : i - WINDOW, b = i + k + WINDOW > n ? n : i + k + WINDOW;
+	for (int j = a; j < b; j++)
+		w[j - a] = j >= i && j < i + k ? x[j - i] : s->simp[j];
+	return b - a;
+}
+
+/* Without the model: the window's best unigram path. */
+static double uni_window(const ctx_cfg *c, scratch *s, int n, int i, int k, const int32_t *x)
+{
+	int32_t w[2 * WINDOW + 4];
+	double best[2 * WINDOW + 5];
+	int step[2 * WINDOW + 5];
+	int m = window_of(s, n, i, k, x, w);
+	return segment(c, w, m, best, step, NULL);
+}
 
 /* ---- the word trigram model ---- */
 
 #define LM_SEG 4 /* longest word of the model's lexicon a window is cut into */
+
+static double lm_next(const ctx_cfg *c, scratch *s, jh_lm_state st, uint32_t wid,
+                      jh_lm_state *next)
+{
+	uint64_t key = (uint64_t)st << 32 | ((uint64_t)wid + 1);
+	uint64_t h = key * 0x9E3779B97F4A7C15ull;
+	struct tri_slot *t = s->tri ? &s->tri[(h >> 40) & (TRI_SLOTS - 1)] : NULL;
+	if (t && t->key == key) {
+		*next = t->next;
+		return t->logp;
+	}
+	double lp = jh_lm_next(c->lm, st, wid, next);
+	if (t)
+		*t = (struct tri_slot){key, (float)lp, *next};
+	return lp;
+}
+
+/* The model's id of w[0..n): single characters from a table, longer words
+ * only when their first two characters start a word of the lexicon. */
+static uint32_t lm_word(const ctx_cfg *c, const int32_t *w, int n)
+{
+	if (n == 1)
+		return w[0] >= CJK_LO && w[0] <= CJK_HI ? c->lm_single[w[0] - CJK_LO]
+		                                        : jh_lm_word(c->lm, w, 1);
+	if (!bloom_maybe(c->lm_bloom, w[0], w[1]))
+		return 0;
+	return jh_lm_word(c->lm, w, n);
+}
+
+/* Log-probability of w[0..n) under the trigram model, cut into words of
+ * the model's lexicon by the best unigram path. */
+static double lm_score(const ctx_cfg *c, scratch *s, const int32_t *w, int n)
+{
+	double best[2 * WINDOW + 5];
+	uint32_t id[2 * WINDOW + 5];
+	int step[2 * WINDOW + 5];
+	best[n] = 0;
+	for (int i = n - 1; i >= 0; i--) {
+		id[i] = lm_word(c, w + i, 1);
+		step[i] = 1;
+		best[i] = jh_lm_unigram(c->lm, id[i]) + best[i + 1];
+		for (int L = 2; L <= LM_SEG && i + L <= n; L++) {
+			uint32_t x = lm_word(c, w + i, L);
+			if (x && jh_lm_unigram(c->lm, x) + best[i + L] > best[i]) {
+				best[i] = jh_lm_unigram(c->lm, x) + best[i + L];
+				id[i] = x, step[i] = L;
+			}
+		}
+	}
+	double total = 0;
+	jh_lm_state st = 0;
+	for (int i = 0; i < n; i += step[i])
+		total += lm_next(c, s, st, id[i], &st);
+	return total;
+}
+
+static double lm_window(const ctx_cfg *c, scratch *s, int n, int i, int k, const int32_t *x)
+{
+	int32_t w[2 * WINDOW + 4];
+	int m = window_of(s, n, i, k, x, w);
+	return lm_score(c, s, w, m);
+}
+
+/* ---- the confusion index ---- */
 
 enum { CONF_LEFT = 1, CONF_RIGHT = 2, CONF_PAIR = 3 };
 
@@ -544,7 +826,7 @@ static size_t conf_at(const ctx_cfg *c, uint64_t key)
 	return (size_t)(h ^ h >> 29) & (c->conf_cap - 1);
 }
 
-/* The values of key: *n of them from the returned pointer. */
+/* The values of key: *n of them (pairs: 2 *n) from the returned pointer. */
 static const int32_t *conf_get(const ctx_cfg *c, uint64_t key, uint32_t *n)
 {
 	*n = 0;
@@ -561,10 +843,20 @@ static const int32_t *conf_get(const ctx_cfg *c, uint64_t key, uint32_t *n)
 	}
 }
 
-static const syl_pair *syllable_of(const ctx_cfg *c, int32_t cp)
+/* The distinct similar-syllable classes of cp, at most MAX_READ. */
+static int classes_of(const ctx_cfg *c, int32_t cp, uint32_t *out)
 {
-	syl_pair key = {cp, 0};
-	return bsearch(&key, c->syl, c->n_syl, sizeof key, cmp_syl_cp);
+	const char_info *in = info_of(c, cp);
+	int n = 0;
+	for (int k = 0; in && k < MAX_READ && in->syl[k]; k++) {
+		uint32_t cl = c->near[in->syl[k] - 1];
+		int dup = 0;
+		for (int j = 0; j < n; j++)
+			dup |= out[j] == cl;
+		if (!dup)
+			out[n++] = cl;
+	}
+	return n;
 }
 
 typedef struct {
@@ -575,29 +867,48 @@ typedef struct {
 static int cmp_conf(const void *a, const void *b)
 {
 	const conf_entry *x = a, *y = b;
-	return x->key < y->key ? -1 : x->key > y->key;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	if (x->v[0] != y->v[0])
+		return x->v[0] < y->v[0] ? -1 : 1;
+	return x->v[1] < y->v[1] ? -1 : x->v[1] > y->v[1];
+}
+
+/* The entries of one two-character word a b: b under (left a, each class
+ * of b), a under (right b, each class of a), the word under each pair of
+ * classes. */
+static int conf_add_word(const ctx_cfg *c, int32_t a, int32_t b, conf_entry **e, size_t *n,
+                         size_t *cap)
+{
+	uint32_t ca[MAX_READ], cb[MAX_READ];
+	int na = classes_of(c, a, ca), nb = classes_of(c, b, cb);
+	if (!na || !nb)
+		return JH_OK;
+	if (jh_grow((void **)e, cap, *n + (size_t)(na + nb + na * nb), sizeof **e))
+		return JH_ERR_NOMEM;
+	for (int k = 0; k < nb; k++)
+		(*e)[(*n)++] = (conf_entry){conf_key(CONF_LEFT, (uint32_t)a, cb[k]), {b, 0}};
+	for (int k = 0; k < na; k++)
+		(*e)[(*n)++] = (conf_entry){conf_key(CONF_RIGHT, (uint32_t)b, ca[k]), {a, 0}};
+	for (int j = 0; j < na; j++)
+		for (int k = 0; k < nb; k++)
+			(*e)[(*n)++] = (conf_entry){conf_key(CONF_PAIR, ca[j], cb[k]), {a, b}};
+	return JH_OK;
 }
 
 /* The index, from the dictionary's two-character words of min-freq or
- * more whose characters have a syllable and are no function characters. */
+ * more whose characters have a syllable. */
 static int conf_build(ctx_cfg *c)
 {
 	conf_entry *e = NULL;
 	size_t n = 0, cap = 0;
 	for (size_t i = 0; i < c->dict_cap; i++) {
 		const dict_slot *d = &c->dict[i];
-		if (!d->h || !d->cp[1] || d->cp[2] || d->freq < c->min_freq)
-			continue;
-		const syl_pair *a = syllable_of(c, d->cp[0]), *b = syllable_of(c, d->cp[1]);
-		if (!a || !b || is_stop(c, d->cp[0]) || is_stop(c, d->cp[1]))
-			continue;
-		if (jh_grow((void **)&e, &cap, n + 3, sizeof *e)) {
+		if (d->h && d->cp[1] && !d->cp[2] && d->freq >= c->min_freq &&
+		    conf_add_word(c, d->cp[0], d->cp[1], &e, &n, &cap)) {
 			free(e);
 			return JH_ERR_NOMEM;
 		}
-		e[n++] = (conf_entry){conf_key(CONF_LEFT, (uint32_t)d->cp[0], b->syllable), {d->cp[1], 0}};
-		e[n++] = (conf_entry){conf_key(CONF_RIGHT, (uint32_t)d->cp[1], a->syllable), {d->cp[0], 0}};
-		e[n++] = (conf_entry){conf_key(CONF_PAIR, a->syllable, b->syllable), {d->cp[0], d->cp[1]}};
 	}
 	qsort(e, n, sizeof *e, cmp_conf);
 	c->conf_cap = 1;
@@ -610,17 +921,21 @@ static int conf_build(ctx_cfg *c)
 		return JH_ERR_NOMEM;
 	}
 	for (size_t k = 0; k < n;) {
-		size_t j = k;
+		size_t j = k, m = 0;
 		uint32_t start = (uint32_t)c->n_conf_val;
+		int pair = (e[k].key >> 62) == CONF_PAIR;
 		for (; j < n && e[j].key == e[k].key; j++) {
+			if (j > k && e[j].v[0] == e[j - 1].v[0] && e[j].v[1] == e[j - 1].v[1])
+				continue; /* the same word under two readings */
 			c->conf_val[c->n_conf_val++] = e[j].v[0];
-			if ((e[j].key >> 62) == CONF_PAIR)
+			if (pair)
 				c->conf_val[c->n_conf_val++] = e[j].v[1];
+			m++;
 		}
 		size_t i = conf_at(c, e[k].key);
 		while (c->conf[i].key)
 			i = (i + 1) & (c->conf_cap - 1);
-		c->conf[i] = (conf_slot){e[k].key, start, (uint32_t)(j - k)};
+		c->conf[i] = (conf_slot){e[k].key, start, (uint32_t)m};
 		k = j;
 	}
 	free(e);
@@ -630,6 +945,23 @@ static int conf_build(ctx_cfg *c)
 /* The model, if the package is there.  Missing files leave the rule with
  * its unigram scoring; a broken file is reported, and the rule then finds
  * nothing. */
+/* The fast paths of lm_word. */
+static int lm_index(ctx_cfg *c)
+{
+	c->lm_single = calloc(CJK_HI - CJK_LO + 1, sizeof *c->lm_single);
+	c->lm_bloom = calloc(PREFIX_BITS / 64, sizeof *c->lm_bloom);
+	if (!c->lm_single || !c->lm_bloom)
+		return JH_ERR_NOMEM;
+	for (int32_t x = CJK_LO; x <= CJK_HI; x++)
+		c->lm_single[x - CJK_LO] = jh_lm_word(c->lm, &x, 1);
+	for (uint32_t id = 1; id < jh_lm_count(c->lm); id++) {
+		int32_t w[JH_LM_MAX_WORD];
+		if (jh_lm_word_text(c->lm, id, w, JH_LM_MAX_WORD) >= 2)
+			bloom_add(c->lm_bloom, w[0], w[1]);
+	}
+	return JH_OK;
+}
+
 static int lm_load(ctx_cfg *c, jh_diag_fn diag_fn, void *payload)
 {
 	char err[300];
@@ -641,74 +973,240 @@ static int lm_load(ctx_cfg *c, jh_diag_fn diag_fn, void *payload)
 		jh_report(diag_fn, payload, JH_ERROR, r->file, r->line, 0, r->id, "%s", err);
 		return rc;
 	}
-	return conf_build(c);
+	return lm_index(c);
 }
 
-/* Log-probability of w[0..n) under the trigram model, cut into words of
- * the model's lexicon by the best unigram path. */
-static double lm_score(const ctx_cfg *c, const int32_t *w, int n)
+/* ---- candidates ---- */
+
+enum { K_SAME, K_NEAR, K_SHAPE, K_GROUP };
+
+#define MAX_CAND 192
+
+typedef struct {
+	int32_t x[2];
+	int k;            /* characters replaced: 1 or 2 */
+	int kind;
+	double gain, need;
+} cand;
+
+/* A spot: the run, where, what is there, and what has been tried. */
+typedef struct {
+	const ctx_cfg *c;
+	scratch *s;
+	int n, i, script; /* script: 1 traditional, -1 simplified, 0 not known */
+	int word;         /* the character is part of a word already */
+	double (*score)(const ctx_cfg *, scratch *, int, int, int, const int32_t *);
+	double base[2];   /* the original window's score for k = 1, 2 (NAN: not yet) */
+	cand v[MAX_CAND];
+	int nv;
+} spot;
+
+static int shares_reading(const ctx_cfg *c, int32_t a, int32_t b, int classes)
 {
-	double best[2 * WINDOW + 4];
-	uint32_t id[2 * WINDOW + 4];
-	int step[2 * WINDOW + 4];
-	best[n] = 0;
-	for (int i = n - 1; i >= 0; i--) {
-		id[i] = jh_lm_word(c->lm, w + i, 1);
-		step[i] = 1;
-		best[i] = jh_lm_unigram(c->lm, id[i]) + best[i + 1];
-		for (int L = 2; L <= LM_SEG && i + L <= n; L++) {
-			uint32_t x = jh_lm_word(c->lm, w + i, L);
-			if (x && jh_lm_unigram(c->lm, x) + best[i + L] > best[i]) {
-				best[i] = jh_lm_unigram(c->lm, x) + best[i + L];
-				id[i] = x, step[i] = L;
-			}
+	const char_info *x = info_of(c, a), *y = info_of(c, b);
+	for (int j = 0; x && y && j < MAX_READ && x->syl[j]; j++)
+		for (int k = 0; k < MAX_READ && y->syl[k]; k++)
+			if (classes ? c->near[x->syl[j] - 1] == c->near[y->syl[k] - 1]
+			            : x->syl[j] == y->syl[k])
+				return 1;
+	return 0;
+}
+
+static int kind_of(const ctx_cfg *c, int32_t from, int32_t to)
+{
+	const char_info *f = info_of(c, from), *t = info_of(c, to);
+	if (f && t && f->group && f->group == t->group)
+		return K_GROUP;
+	if (from == to || shares_reading(c, from, to, 0))
+		return K_SAME;
+	return shares_reading(c, from, to, 1) ? K_NEAR : K_SHAPE;
+}
+
+static int is_stop(const ctx_cfg *c, int32_t cp)
+{
+	const char_info *in = info_of(c, cp);
+	return in && in->stop;
+}
+
+/* The margin a candidate must win by: more for a slip out of a real word,
+ * for a sound that is only similar, for a look-alike, for a change of a
+ * function character. */
+static double need_of(const ctx_cfg *c, const spot *p, const cand *v)
+{
+	int32_t orig[2] = {p->s->simp[p->i], v->k > 1 ? p->s->simp[p->i + 1] : 0};
+	if (v->kind == K_GROUP)
+		return (double)c->group_margin;
+	double need = (double)(v->k > 1 ? c->pair_margin : c->margin);
+	if (v->kind == K_NEAR)
+		need += (double)c->near_margin;
+	else if (v->kind == K_SHAPE)
+		need += (double)c->shape_margin;
+	for (int j = 0; j < v->k; j++)
+		if (is_stop(c, orig[j]) || is_stop(c, v->x[j]))
+			return need + (double)c->stop_margin;
+	return need;
+}
+
+/* Is x[0..k) allowed at the spot: not the text itself; outside simplified
+ * text not one of its traditional forms or variants (反覆 is 反复, 著 is
+ * 着: a spelling, not a slip); writable in the text's script? */
+static int allowed(const spot *p, const int32_t *x, int k)
+{
+	const ctx_cfg *c = p->c;
+	for (int j = 0; j < k; j++) {
+		const char_info *in = info_of(c, x[j]);
+		int32_t orig = p->s->cp[p->i + j];
+		if (!in || x[j] == p->s->simp[p->i + j])
+			return 0;
+		for (unsigned f = 0; f < in->n_var && p->script >= 0; f++)
+			if (c->forms_cp[in->forms + f] == orig)
+				return 0;
+		if (!p->script && in->trad)
+			return 0; /* simplified or traditional? the text does not say yet */
+	}
+	return 1;
+}
+
+/* Score x[0..k) at the spot and keep it. */
+static void try_cand(spot *p, const int32_t *x, int k, int kind)
+{
+	if (p->nv == MAX_CAND || !allowed(p, x, k))
+		return;
+	for (int j = 0; j < p->nv; j++)
+		if (p->v[j].k == k && p->v[j].x[0] == x[0] && (k == 1 || p->v[j].x[1] == x[1]))
+			return;
+	if (isnan(p->base[k - 1]))
+		p->base[k - 1] = p->score(p->c, p->s, p->n, p->i, k, p->s->simp + p->i);
+	cand *v = &p->v[p->nv++];
+	v->x[0] = x[0], v->x[1] = k > 1 ? x[1] : 0;
+	v->k = k;
+	v->kind = kind;
+	v->gain = p->score(p->c, p->s, p->n, p->i, k, x) - p->base[k - 1];
+	v->need = need_of(p->c, p, v);
+}
+
+static int makes_word(const ctx_cfg *c, int32_t a, int32_t b)
+{
+	int32_t w[2] = {a, b};
+	return a && b && dict_freq(c, w, 2) >= c->min_freq;
+}
+
+/* Candidates for the one character at the spot: from the index (they
+ * complete a word with a neighbour and sound alike), its look-alikes that
+ * complete a word, its group of function characters. */
+static void single_cands(spot *p, int32_t l, int32_t r)
+{
+	const ctx_cfg *c = p->c;
+	int32_t sx = p->s->simp[p->i];
+	const char_info *in = info_of(c, sx);
+	/* A slip out of a word into another character: many candidates, and
+	 * on the SIGHAN training sets about as many wrong as right. */
+	if (p->word)
+		return;
+	for (int k = 0; in && in->group && c->group_cp[in->group - 1][k]; k++)
+		try_cand(p, &c->group_cp[in->group - 1][k], 1, K_GROUP);
+	uint32_t cl[MAX_READ];
+	int ncl = classes_of(c, sx, cl);
+	for (int side = 0; side < 2; side++) {
+		int32_t nb = side ? r : l;
+		for (int j = 0; nb && j < ncl; j++) {
+			uint32_t nv;
+			const int32_t *v =
+				conf_get(c, conf_key(side ? CONF_RIGHT : CONF_LEFT, (uint32_t)nb, cl[j]), &nv);
+			for (uint32_t k = 0; k < nv; k++)
+				try_cand(p, &v[k], 1, kind_of(c, sx, v[k]));
 		}
 	}
-	double total = 0;
-	jh_lm_state st = 0;
-	for (int i = 0; i < n; i += step[i])
-		total += jh_lm_next(c->lm, st, id[i], &st);
-	return total;
+	for (unsigned k = 0; in && k < in->n_shape; k++) {
+		int32_t x = c->shape_cp[in->shape + k];
+		if (makes_word(c, l, x) || makes_word(c, x, r))
+			try_cand(p, &x, 1, kind_of(c, sx, x));
+	}
 }
 
-/* The window around [i, i+k) with those characters replaced by x. */
-static double lm_window(const ctx_cfg *c, const scratch *s, int n, int i, int k, const int32_t *x)
+/* When characters i and i+1 make a word: the words that sound like it
+ * with both characters changed (上网 for 伤亡). */
+static void pair_cands(spot *p)
 {
-	int a = i - WINDOW < 0 ? 0 : i - WINDOW, b = i + k + WINDOW > n ? n : i + k + WINDOW;
-	int32_t w[2 * WINDOW + 4];
-	for (int j = a; j < b; j++)
-		w[j - a] = j >= i && j < i + k ? x[j - i] : s->simp[j];
-	return lm_score(c, w, b - a);
+	const ctx_cfg *c = p->c;
+	const int32_t *w = p->s->simp + p->i;
+	if (p->i + 1 >= p->n || dict_freq(c, w, 2) == 0)
+		return;
+	uint32_t ca[MAX_READ], cb[MAX_READ];
+	int na = classes_of(c, w[0], ca), nb = classes_of(c, w[1], cb);
+	for (int a = 0; a < na; a++)
+		for (int b = 0; b < nb; b++) {
+			uint32_t nv;
+			const int32_t *v = conf_get(c, conf_key(CONF_PAIR, ca[a], cb[b]), &nv);
+			for (uint32_t k = 0; k < nv; k++, v += 2) {
+				if (v[0] == w[0] || v[1] == w[1])
+					continue;
+				/* the same syllables only: similar ones are many more
+				 * words to score, and win next to never */
+				if (kind_of(c, w[0], v[0]) == K_SAME && kind_of(c, w[1], v[1]) == K_SAME)
+					try_cand(p, v, 2, K_SAME);
+			}
+		}
 }
 
-/* The form of simplified sx to write in traditional text: a character of
- * the same syllable that the t2s map turns into sx, if any. */
-static int32_t trad_form(const ctx_cfg *c, int32_t sx)
+/* The candidate that wins by the most over its margin, if it also beats
+ * every other candidate by 2; NULL if none. */
+static const cand *winner(const spot *p)
 {
-	const syl_pair *me = syllable_of(c, sx);
-	if (!me)
-		return sx;
-	for (size_t k = 0; k < c->n_syl; k++) /* winners only: rare */
-		if (c->by_syl[k].syllable == me->syllable && c->by_syl[k].cp != sx &&
-		    simp_of(c, c->by_syl[k].cp) == sx)
-			return c->by_syl[k].cp;
-	return sx;
+	const cand *best = NULL;
+	for (int j = 0; j < p->nv; j++)
+		if (!best || p->v[j].gain - p->v[j].need > best->gain - best->need)
+			best = &p->v[j];
+	if (!best || best->gain < best->need)
+		return NULL;
+	for (int j = 0; j < p->nv; j++)
+		if (&p->v[j] != best && p->v[j].gain > best->gain - 2)
+			return NULL;
+	return best;
+}
+
+/* ---- the run ---- */
+
+/* The form of simplified x to write in traditional text. */
+static int32_t trad_form(const ctx_cfg *c, int32_t x)
+{
+	const char_info *in = info_of(c, x);
+	return in && in->trad ? in->trad : x;
+}
+
+/* Does the candidate take a neighbour away from a name: a pair that the
+ * document writes three times or more and the dictionary does not know
+ * (牛岛 twelve times, then 牛岛尉: 岛屿 is a word, but 牛岛 is a name)? */
+static int breaks_name(const jh_brun *run, const ctx_cfg *c, const scratch *s, int n, int i,
+                       const cand *v)
+{
+	int k = v->k;
+	if (i >= 2 && makes_word(c, s->simp[i - 1], v->x[0]) && !dict_freq(c, s->simp + i - 2, 2) &&
+	    occurs(run->text, run->len, s->pos[i - 2], s->pos[i], 3))
+		return 1;
+	return i + k + 1 < n && makes_word(c, v->x[k - 1], s->simp[i + k]) &&
+	       !dict_freq(c, s->simp + i + k, 2) &&
+	       occurs(run->text, run->len, s->pos[i + k], s->pos[i + k + 2], 3);
 }
 
 /* Report x for [i, i+k) unless the document writes the pair more than
- * once: then it is meant (a name, a term: 義昌 in 大島義昌). */
-static int lm_emit(jh_brun *run, const ctx_cfg *c, const scratch *s, int n, int i, int k,
-                   const int32_t *x, int trad)
+ * once (then it is meant: a name, a term, 義昌 in 大島義昌) or it breaks a
+ * name. */
+static int emit(jh_brun *run, const ctx_cfg *c, const scratch *s, int n, const cand *v, int i,
+                int script)
 {
 	const char *t = run->text;
+	int k = v->k;
 	if (k > 1 ? occurs_twice(t, run->len, s->pos[i], s->pos[i + k])
 	          : (i > 0 && occurs_twice(t, run->len, s->pos[i - 1], s->pos[i + 1])) ||
 	                (i + 1 < n && occurs_twice(t, run->len, s->pos[i], s->pos[i + 2])))
 		return 0;
+	if (breaks_name(run, c, s, n, i, v))
+		return 0;
 	char fix[16];
 	size_t fl = 0;
 	for (int j = 0; j < k; j++)
-		fl += jh_utf8_encode(trad ? trad_form(c, x[j]) : x[j], fix + fl);
+		fl += jh_utf8_encode(script > 0 ? trad_form(c, v->x[j]) : v->x[j], fix + fl);
 	fix[fl] = '\0';
 	jh_hit h = {run->rule, run->rule_index, s->pos[i], s->pos[i + k], fix, fl, JH_UNSAFE, NULL};
 	int rc = jh_findings_add_hit(run->out, t, &h);
@@ -717,149 +1215,50 @@ static int lm_emit(jh_brun *run, const ctx_cfg *c, const scratch *s, int n, int 
 	return 1;
 }
 
-/* With the model: every character that is no function character, and
- * every pair of them, is a spot; its candidates come from the confusion
- * index (they complete a frequent word), and the best wins when it raises
- * the window's trigram log-probability by the margin (word-margin when
- * the original already makes a word: a slip into another real word needs
- * more proof) and beats the runner-up by 2. */
-static void check_run_lm(jh_brun *run, const ctx_cfg *c, scratch *s, int n, int trad)
+/* Every character with a syllable is a spot (without the model: only
+ * those that make no word with a neighbour); the winner of a spot is
+ * written into the run, so the spots after it see the corrected text. */
+static void check_run(jh_brun *run, const ctx_cfg *c, scratch *s, int n, int script)
 {
 	if (n < 2)
 		return;
 	segment(c, s->simp, n, s->best, s->step, s->single);
 	for (int i = 0; i < n; i++) {
-		const syl_pair *me = is_stop(c, s->cp[i]) ? NULL : syllable_of(c, s->cp[i]);
-		if (!me)
+		const char_info *in = info_of(c, s->simp[i]);
+		/* A rare character is seldom what an input method offers first:
+		 * it is chosen (濑 in 濑名, a name) */
+		if (!in || !in->syl[0] || c->single_logp[s->simp[i] - CJK_LO] < c->rare_logp)
 			continue;
 		int32_t l = i > 0 ? s->simp[i - 1] : 0, r = i + 1 < n ? s->simp[i + 1] : 0;
-		int32_t pair[2];
-		int word = !s->single[i] || (l && (pair[0] = l, pair[1] = s->simp[i], dict_freq(c, pair, 2))) ||
-		           (r && (pair[0] = s->simp[i], pair[1] = r, dict_freq(c, pair, 2)));
-		double need = word ? (double)c->word_margin : (double)c->margin;
-		/* The candidates compete: each character x that completes a word
-		 * with a neighbour, and each two-character word that sounds like
-		 * characters i and i+1 (上网 for 伤亡). */
-		double top = -INFINITY, second = -INFINITY;
-		int32_t win[2] = {0, 0};
-		int win_k = 0;
-		for (int side = 0; side < 2; side++) {
-			int32_t nb = side ? r : l;
-			if (!nb)
-				continue;
-			uint32_t nv;
-			const int32_t *v =
-				conf_get(c, conf_key(side ? CONF_RIGHT : CONF_LEFT, (uint32_t)nb, me->syllable), &nv);
-			for (uint32_t k = 0; k < nv; k++) {
-				int32_t x = v[k];
-				if (x == s->simp[i] || (win_k == 1 && x == win[0]))
-					continue;
-				double sc = lm_window(c, s, n, i, 1, &x);
-				if (sc > top)
-					second = top, top = sc, win[0] = x, win_k = 1;
-				else if (sc > second)
-					second = sc;
-			}
+		int word = !s->single[i] || makes_word(c, l, s->simp[i]) || makes_word(c, s->simp[i], r);
+		if (word && (!c->lm || !c->pair_margin))
+			continue; /* only a pair of characters may replace a word */
+		spot sp, *p = &sp;
+		p->nv = 0;
+		p->c = c, p->s = s, p->n = n, p->i = i, p->script = script, p->word = word;
+		p->score = c->lm ? lm_window : uni_window;
+		p->base[0] = p->base[1] = NAN;
+		single_cands(p, l, r);
+		if (c->lm && c->pair_margin)
+			pair_cands(p);
+		const cand *v = winner(p);
+		if (v && emit(run, c, s, n, v, i, script)) {
+			for (int j = 0; j < v->k; j++)
+				s->simp[i + j] = v->x[j];
+			i += v->k - 1;
 		}
-		/* ...when the two make a word already: a non-word is one slip */
-		const syl_pair *next = r && !is_stop(c, s->cp[i + 1]) ? syllable_of(c, s->cp[i + 1]) : NULL;
-		if (next && dict_freq(c, s->simp + i, 2)) {
-			uint32_t nv;
-			const int32_t *v = conf_get(c, conf_key(CONF_PAIR, me->syllable, next->syllable), &nv);
-			for (uint32_t k = 0; k < nv; k++, v += 2) {
-				if (v[0] == s->simp[i] || v[1] == s->simp[i + 1])
-					continue;
-				double sc = lm_window(c, s, n, i, 2, v);
-				if (sc > top)
-					second = top, top = sc, win[0] = v[0], win[1] = v[1], win_k = 2;
-				else if (sc > second)
-					second = sc;
-			}
-		}
-		if (!win_k)
-			continue;
-		if (win_k == 2)
-			need = (double)c->word_margin; /* a whole word changed */
-		double base = lm_window(c, s, n, i, 1, s->simp + i);
-		if (top - base >= need && top - second >= 2 && lm_emit(run, c, s, n, i, win_k, win, trad))
-			i += win_k - 1;
 	}
 }
 
-static void check_run(jh_brun *run, const ctx_cfg *c, scratch *s, int n, int trad)
+/* Traditional or simplified: the variant asked for, else what the
+ * characters seen so far say. */
+static int script_of(const jh_brun *run, long trad, long simp)
 {
-	if (n < 3)
-		return;
-	segment(c, s->simp, n, s->best, s->step, s->single);
-	for (int i = 0; i < n; i++) {
-		if (!s->single[i] || is_stop(c, s->cp[i]))
-			continue;
-		int32_t l = i > 0 ? s->simp[i - 1] : 0, r = i + 1 < n ? s->simp[i + 1] : 0;
-		int32_t pair[2];
-		/* The character makes no word with a neighbour. */
-		if (l && (pair[0] = l, pair[1] = s->simp[i], dict_freq(c, pair, 2)))
-			continue;
-		if (r && (pair[0] = s->simp[i], pair[1] = r, dict_freq(c, pair, 2)))
-			continue;
-		syl_pair key = {s->cp[i], 0};
-		const syl_pair *me = bsearch(&key, c->syl, c->n_syl, sizeof key, cmp_syl_cp);
-		if (!me)
-			continue;
-		double base = window_score(c, s, n, i, s->simp[i]);
-		double top = -INFINITY, second = -INFINITY;
-		int32_t win = 0, win_simp = 0;
-		/* The homophones: the run of by_syl with the same syllable. */
-		syl_pair lo = {0, me->syllable};
-		size_t k = 0, hi = c->n_syl;
-		while (k < hi) { /* lower bound */
-			size_t m = (k + hi) / 2;
-			if (cmp_syl_syl(&c->by_syl[m], &lo) < 0)
-				k = m + 1;
-			else
-				hi = m;
-		}
-		for (; k < c->n_syl && c->by_syl[k].syllable == me->syllable; k++) {
-			int32_t x = c->by_syl[k].cp, sx = simp_of(c, x);
-			if (x == s->cp[i] || sx == s->simp[i] || is_stop(c, x))
-				continue;
-			/* Simplified text gets simplified candidates only. */
-			if (!trad && sx != x)
-				continue;
-			int word = 0;
-			if (l && (pair[0] = l, pair[1] = sx, dict_freq(c, pair, 2) >= c->min_freq))
-				word = 1;
-			if (r && (pair[0] = sx, pair[1] = r, dict_freq(c, pair, 2) >= c->min_freq))
-				word = 1;
-			if (!word)
-				continue;
-			double sc = window_score(c, s, n, i, sx);
-			if (sx == win_simp) { /* the same word in another form */
-				if (trad && win == win_simp && x != sx)
-					win = x; /* traditional text: the traditional form */
-				continue;
-			}
-			if (sc > top) {
-				second = top;
-				top = sc, win = x, win_simp = sx;
-			} else if (sc > second) {
-				second = sc;
-			}
-		}
-		if (!win || top - base < (double)c->margin || top - second < 2)
-			continue;
-		/* A pair the document writes more than once is meant (a name, a
-		 * term: 義昌 in 大島義昌, 收枪). */
-		if ((i > 0 && occurs_twice(run->text, run->len, s->pos[i - 1], s->pos[i + 1])) ||
-		    (i + 1 < n && occurs_twice(run->text, run->len, s->pos[i], s->pos[i + 2])))
-			continue;
-		char fix[8];
-		size_t fl = jh_utf8_encode(win, fix);
-		fix[fl] = '\0';
-		jh_hit h = {run->rule, run->rule_index, s->pos[i], s->pos[i + 1], fix, fl, JH_UNSAFE, NULL};
-		int rc = jh_findings_add_hit(run->out, run->text, &h);
-		if (rc && !run->err)
-			run->err = rc;
-	}
+	if (run->variant && strcmp(run->variant, "hant") == 0)
+		return 1;
+	if (run->variant && strcmp(run->variant, "hans") == 0)
+		return -1;
+	return trad > simp ? 1 : simp > trad ? -1 : 0;
 }
 
 void jh_context_finish(jh_brun *run)
@@ -871,9 +1270,14 @@ void jh_context_finish(jh_brun *run)
 	if (jh_lazy_get(&c->once, load_tables, &a) != JH_OK || !c->dict_cap)
 		return;
 	scratch s = {0};
+	if (c->lm && !(s.tri = calloc(TRI_SLOTS, sizeof *s.tri))) {
+		run->err = JH_ERR_NOMEM;
+		return;
+	}
 	const char *t = run->text;
 	size_t len = run->len, i = 0;
-	int n = 0, quote = 0, trad = 0;
+	int n = 0, quote = 0;
+	long trad = 0, simp = 0;
 	while (i <= len) {
 		int32_t cp = -1;
 		size_t k = i < len ? jh_utf8_decode((const unsigned char *)t + i, len - i, &cp) : 1;
@@ -883,17 +1287,16 @@ void jh_context_finish(jh_brun *run)
 				run->err = JH_ERR_NOMEM;
 				break;
 			}
+			const char_info *in = info_of(c, cp);
 			s.cp[n] = cp;
-			s.simp[n] = simp_of(c, cp);
-			trad |= s.simp[n] != cp;
+			s.simp[n] = in && in->simp ? in->simp : cp;
+			trad += s.simp[n] != cp;
+			simp += in && in->hans;
 			s.pos[n] = i;
 			s.pos[n + 1] = i + k;
 			n++;
 		} else {
-			if (c->lm)
-				check_run_lm(run, c, &s, n, trad);
-			else
-				check_run(run, c, &s, n, trad);
+			check_run(run, c, &s, n, script_of(run, trad, simp));
 			n = 0;
 			/* Dialogue is skipped: speech has its own words. */
 			if (cp == 0x201C || cp == 0x300C || cp == 0x300E)
@@ -903,10 +1306,5 @@ void jh_context_finish(jh_brun *run)
 		}
 		i += k ? k : 1;
 	}
-	free(s.cp);
-	free(s.simp);
-	free(s.pos);
-	free(s.best);
-	free(s.step);
-	free(s.single);
+	scratch_free(&s);
 }

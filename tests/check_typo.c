@@ -127,7 +127,7 @@ END_TEST
 
 #define CONTEXT_RULE(dict) \
 	"[typo.ctx]\nkind = builtin\ncheck = context\ndict = " dict "\n" \
-	"stop = typo-drift-stop.tsv\nsound = typo-char-sound.tsv\nt2s = typo-t2s.tsv\n" \
+	"stop = typo-drift-stop.tsv\nsimilar = typo-similar.tsv\nt2s = typo-t2s.tsv\ns2t = typo-s2t.tsv\n" \
 	"message = “{match}”→“{fix}”\nfix = $0\nsafety = unsafe\nbad = 还是炮單威力\n" \
 	"good = 炮弹\n"
 #define JIEBA_DICT "/usr/lib/python3/dist-packages/jieba/dict.txt"
@@ -284,8 +284,8 @@ END_TEST
 
 #define CONTEXT_LM_RULE(model) \
 	"[typo.ctx]\nkind = builtin\ncheck = context\ndict = " JIEBA_DICT "\nlm = " model "\n" \
-	"lm-words = " LM_WORDS "\nstop = typo-drift-stop.tsv\nsound = typo-char-sound.tsv\n" \
-	"t2s = typo-t2s.tsv\nword-margin = 8\nmessage = “{match}”→“{fix}”\nfix = $0\n" \
+	"lm-words = " LM_WORDS "\nstop = typo-drift-stop.tsv\nsimilar = typo-similar.tsv\n" \
+	"t2s = typo-t2s.tsv\ns2t = typo-s2t.tsv\npair-margin = 8\nmessage = “{match}”→“{fix}”\nfix = $0\n" \
 	"safety = unsafe\nbad = 还是炮單威力\ngood = 炮弹\n"
 
 /* With the model: a slip into another real word (在伤亡聊天 for 在上网聊天,
@@ -317,6 +317,77 @@ START_TEST(context_trigram)
 }
 END_TEST
 
+/* The guards: a character that is a traditional form or variant of the
+ * candidate outside simplified text (反覆, 著), a pair the document
+ * writes twice, a neighbour that belongs to a recurring name (牛岛); and
+ * the function-character groups (嚇的趕緊 → 嚇得). */
+START_TEST(context_guards)
+{
+	FILE *f = fopen(JIEBA_DICT, "rb"), *g = fopen(LM_MODEL, "rb");
+	if (f)
+		fclose(f);
+	if (g)
+		fclose(g);
+	if (!f || !g)
+		return;
+	jh_ruleset *rs = typo_ruleset(CONTEXT_LM_RULE(LM_MODEL) "groups = 的地得 在再\n");
+	jh_findings fs = JH_FINDINGS_INIT;
+	ck_assert_uint_eq(count(rs, "日軍嚇的趕緊往後跑。", &fs), 1);
+	ck_assert_str_eq(fs.items[0].edits[0].replacement, "得");
+	ck_assert_uint_eq(count(rs, "他反覆思考這個問題。", &fs), 0);
+	ck_assert_uint_eq(count(rs, "師長巴達諾夫少將陰沉著臉站在大樹邊。", &fs), 0);
+	ck_assert_uint_eq(count(rs, "我很羡幕他。", &fs), 1);
+	ck_assert_str_eq(fs.items[0].edits[0].replacement, "慕");
+	ck_assert_uint_eq(count(rs, "我很羡幕他。我很羡幕他。", &fs), 0);
+	ck_assert_uint_eq(count(rs, "牛岛来了。牛岛走了。牛岛尉组织力量向这边扑来。", &fs), 0);
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+/* A broken line of a table read at first use: an error with its file and
+ * line, once, and no findings; a bad `groups` value: a rule error. */
+START_TEST(context_bad_tables)
+{
+	test_diags ds = TEST_DIAGS_INIT;
+	jh_ruleset *rs;
+	const char *ini = "[typo.ctx]\nkind = builtin\ncheck = context\ndict = " JIEBA_DICT "\n"
+	                  "stop = ../../rules/data/typo-drift-stop.tsv\nsimilar = typo-similar-bad.tsv\n"
+	                  "t2s = ../../rules/data/typo-t2s.tsv\ns2t = ../../rules/data/typo-s2t.tsv\n"
+	                  "message = m\nfix = $0\nsafety = unsafe\nbad = 还是炮单威力\ngood = 好\n";
+	ck_assert_msg(test_ruleset_try(ini, &rs, &ds) == JH_OK, "%s", test_diags_text(&ds));
+	jh_check_options o = {0};
+	o.diag_fn = test_diag_collect;
+	o.payload = &ds;
+	jh_findings fs = JH_FINDINGS_INIT;
+	const char *text = "还是炮单威力";
+	for (int round = 0; round < 2; round++)
+		ck_assert_int_eq(jh_check(rs, text, strlen(text), &o, &fs), JH_OK);
+	const test_diag *d = test_diags_find(&ds, "not a line");
+	ck_assert_msg(d != NULL, "%s", test_diags_text(&ds));
+	ck_assert_ptr_nonnull(strstr(d->file, "typo-similar-bad.tsv"));
+	ck_assert_uint_eq(d->line, 3);
+	ck_assert_uint_eq(ds.count, 1);
+	ck_assert_uint_eq(fs.count, 0);
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+	test_diags_free(&ds);
+
+	ds = (test_diags)TEST_DIAGS_INIT;
+	ck_assert_int_eq(test_ruleset_try("[typo.ctx]\nkind = builtin\ncheck = context\n"
+	                                  "stop = ../../rules/data/typo-drift-stop.tsv\n"
+	                                  "similar = ../../rules/data/typo-similar.tsv\n"
+	                                  "t2s = ../../rules/data/typo-t2s.tsv\n"
+	                                  "s2t = ../../rules/data/typo-s2t.tsv\ngroups = 的地得 在\n"
+	                                  "message = m\nbad = 还是炮单威力\ngood = 好\n",
+	                                  &rs, &ds),
+	                 JH_ERR_RULES);
+	ck_assert_msg(test_diags_find(&ds, "'groups'") != NULL, "%s", test_diags_text(&ds));
+	jh_ruleset_free(rs);
+	test_diags_free(&ds);
+}
+END_TEST
+
 Suite *typo_suite(void)
 {
 	Suite *s = suite_create("typo");
@@ -330,6 +401,8 @@ Suite *typo_suite(void)
 	tcase_add_test(tc, lm_sunpinyin);
 	tcase_add_test(tc, lm_corrupt);
 	tcase_add_test(tc, context_trigram);
+	tcase_add_test(tc, context_guards);
+	tcase_add_test(tc, context_bad_tables);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
