@@ -399,7 +399,9 @@ static int mc_load_words(void *arg)
 		c->words = &jh_wm_empty;
 		return JH_OK;
 	}
-	return jh_wm_get_shared(c->rule, c->words_file, c->words_line, &c->words, a->diag_fn, a->payload);
+	/* indexed: mask suggestions share it */
+	return jh_wm_get_shared(c->rule, c->words_file, c->words_line, 1, &c->words, a->diag_fn,
+	                        a->payload);
 }
 
 static void mc_finish(jh_brun *run)
@@ -1086,7 +1088,7 @@ static int ms_load(void *arg)
 	lazy_arg *a = arg;
 	ms_cfg *c = a->cfg;
 	const jh_rule *r = c->rule;
-	int rc = jh_wm_get_shared(r, c->words_file, c->words_line, &c->words, a->diag_fn, a->payload);
+	int rc = jh_wm_get_shared(r, c->words_file, c->words_line, 1, &c->words, a->diag_fn, a->payload);
 	if (rc == JH_OK && c->masked_file)
 		rc = jh_wm_load(&c->masked, r, c->masked_file, c->masked_line, 0, a->diag_fn, a->payload);
 	if (rc == JH_OK)

@@ -424,7 +424,7 @@ static int drift_read(void *arg)
 	if (c->words_file)
 		/* the word-model table (wordmap.h): shared, and mapped from the
 		 * cache folder after the first run */
-		rc = jh_wm_get_shared(c->rule, c->words_file, c->rule->line, &c->common, NULL, NULL);
+		rc = jh_wm_get_shared(c->rule, c->words_file, c->rule->line, 0, &c->common, NULL, NULL);
 	if (rc == JH_OK && c->sound_file)
 		rc = load_sound(c);
 	return rc == JH_ERR_NOMEM ? rc : JH_OK;

@@ -443,6 +443,7 @@ int jh_wm_load(jh_wordmap *m, const jh_rule *r, const char *file, unsigned line,
 typedef struct wm_shared {
 	char *path;
 	jh_wordmap m;
+	int indexed;
 	int refs;
 	struct wm_shared *next;
 } wm_shared;
@@ -451,15 +452,18 @@ static pthread_mutex_t model_lock = PTHREAD_MUTEX_INITIALIZER;
 static wm_shared *models;
 const jh_wordmap jh_wm_empty;
 
-int jh_wm_get_shared(const jh_rule *r, const char *file, unsigned line, const jh_wordmap **out,
-                         jh_diag_fn diag_fn, void *payload)
+int jh_wm_get_shared(const jh_rule *r, const char *file, unsigned line, int indexes,
+                     const jh_wordmap **out, jh_diag_fn diag_fn, void *payload)
 {
+	/* With a cache folder the indexes are built anyway: the compiled form
+	 * is always indexed, and mapping it costs the same either way. */
+	indexes = indexes || jh_wm_cache_enabled();
 	char *path = jh_data_path(r, file);
 	if (!path)
 		return JH_ERR_NOMEM;
 	pthread_mutex_lock(&model_lock);
 	wm_shared *e = models;
-	while (e && strcmp(e->path, path))
+	while (e && (strcmp(e->path, path) || e->indexed < indexes))
 		e = e->next;
 	int rc = JH_OK;
 	if (e) {
@@ -470,9 +474,10 @@ int jh_wm_get_shared(const jh_rule *r, const char *file, unsigned line, const jh
 		rc = JH_ERR_NOMEM;
 	} else {
 		e->path = path;
-		if (jh_wm_cache_map(&e->m, path) != 0) {
-			rc = jh_wm_load(&e->m, r, file, line, 1, diag_fn, payload);
-			if (rc == JH_OK && jh_wm_cache_enabled()) {
+		e->indexed = indexes;
+		if (!indexes || jh_wm_cache_map(&e->m, path) != 0) {
+			rc = jh_wm_load(&e->m, r, file, line, indexes, diag_fn, payload);
+			if (rc == JH_OK && indexes && jh_wm_cache_enabled()) {
 				wm_sort_runs(&e->m); /* once, for every later run */
 				jh_wm_cache_store(&e->m, path);
 			}

@@ -65,10 +65,11 @@ size_t jh_wm_lower(const jh_wordmap *m, const uint32_t *idx, size_t lo, size_t h
  * sorted (under a lock the first time: maps are shared by threads). */
 void jh_wm_suffix_run(const jh_wordmap *m, const char *key, size_t kn, size_t *lo, size_t *hi);
 
-/* The indexed map of file, loaded once per process and shared; release it
- * with jh_wm_release_shared.  A load that fails is not kept. */
-int jh_wm_get_shared(const jh_rule *r, const char *file, unsigned line, const jh_wordmap **out,
-                     jh_diag_fn diag_fn, void *payload);
+/* The map of file (indexes: with the prefix and suffix indexes), loaded
+ * once per process and shared; release it with jh_wm_release_shared.  A
+ * load that fails is not kept. */
+int jh_wm_get_shared(const jh_rule *r, const char *file, unsigned line, int indexes,
+                     const jh_wordmap **out, jh_diag_fn diag_fn, void *payload);
 void jh_wm_release_shared(const jh_wordmap *m);
 /* The compiled form in the cache folder (wordmap_cache.c): map it into m
  * if there is one for the source file as it is now (0), or write m's. */
