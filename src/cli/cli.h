@@ -255,6 +255,17 @@ void report_begin(reporter *r);
  * main thread, as each file's turn comes).  d->text may be NULL when
  * report_prints says nothing is printed. */
 void report_write(reporter *r, const report_doc *d, const jh_findings *fs);
+/* report_write in two parts: the totals (main thread) and the findings. */
+void report_count(reporter *r, const report_doc *d, const jh_findings *fs);
+void report_render(reporter *r, const report_doc *d, const jh_findings *fs);
+/* A small document's report rendered by a worker thread into *out (as if
+ * it came first; 0, or -1 out of memory: then write it at its turn), and
+ * put in its place at its turn: with -j the formatting runs in parallel,
+ * while a big document is still written straight to the output. */
+int report_prerender(const reporter *r, const report_doc *d, const jh_findings *fs, char **out,
+                     size_t *out_len);
+void report_put(reporter *r, const report_doc *d, const jh_findings *fs, const char *chunk,
+                size_t len);
 /* Will report_write print anything for these findings? */
 int report_prints(const reporter *r, const jh_findings *fs);
 void report_end(reporter *r);
@@ -310,6 +321,8 @@ typedef struct {
 	int over;             /* findings at or above fail-on */
 	int io_error;
 	size_t bytes;
+	char *report;         /* a small document's report, rendered by its worker, or NULL */
+	size_t report_len;
 	char *own[4];         /* buffers the views above point into */
 	decoded dec[2];       /* decodings the report needs (a file not in UTF-8) */
 } doc_result;

@@ -450,6 +450,7 @@ void doc_result_free(doc_result *r)
 {
 	free_held(r);
 	free(r->err);
+	free(r->report);
 	jh_findings_clear(&r->findings);
 	memset(r, 0, sizeof *r);
 }

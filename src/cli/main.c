@@ -178,6 +178,7 @@ typedef struct {
 	reporter *rep;
 	job *jobs;
 	size_t n_jobs;
+	unsigned threads;       /* workers of the pool */
 	int status, io_error;
 	/* progress */
 	int progress, shown;
@@ -225,6 +226,9 @@ static int r_next(void *ctx, size_t index, void **j)
 	return 1;
 }
 
+/* Reports of documents up to this size are formatted by the workers. */
+#define PRERENDER_MAX ((size_t)1 << 20)
+
 static void r_work(void *ctx, void *jp, void **result)
 {
 	run_ctx *x = ctx;
@@ -233,6 +237,11 @@ static void r_work(void *ctx, void *jp, void **result)
 	char *data = j->data;
 	j->data = NULL;
 	process_input(j->fs, &x->ro, j->name, j->path, data, j->len, r);
+	/* A chapter's report is formatted here, in parallel; a big file's is
+	 * written at its turn straight to the output, never held whole. */
+	if (x->threads > 1 && r->doc.text && r->doc.len <= PRERENDER_MAX &&
+	    report_prerender(x->rep, &r->doc, &r->findings, &r->report, &r->report_len) != 0)
+		r->report = NULL; /* out of memory: written at its turn instead */
 	*result = r;
 }
 
@@ -252,7 +261,10 @@ static void r_emit(void *ctx, size_t index, void *result)
 		print_unified_diff(stdout, r->doc.name, r->diff_a, r->diff_a_len, r->text, r->text_len);
 	else if (r->text_len && fwrite(r->text, 1, r->text_len, stdout) != r->text_len)
 		x->io_error = 1;
-	report_write(x->rep, &r->doc, &r->findings);
+	if (r->report)
+		report_put(x->rep, &r->doc, &r->findings, r->report, r->report_len);
+	else
+		report_write(x->rep, &r->doc, &r->findings);
 	if (r->over)
 		x->status = EXIT_FINDINGS;
 	if (r->io_error)
@@ -371,6 +383,7 @@ static int run_files(const options *o, cfg_ctx *cfg, int argc, char **argv)
 		unsigned threads = o->jobs ? o->jobs : default_threads();
 		if (threads > x.n_jobs)
 			threads = (unsigned)(x.n_jobs ? x.n_jobs : 1);
+		x.threads = threads;
 		pool_run(threads, &x, r_next, r_work, r_emit, tick);
 		progress_clear(&x);
 		report_end(&rep);

@@ -258,11 +258,61 @@ static void count(reporter *r, const jh_ruleset *rs, const jh_finding *f)
 	r->counts[r->n_counts++] = (rule_count){f->rule_id, rs, f->severity, 1, (size_t)f->has_fix};
 }
 
-void report_write(reporter *r, const report_doc *doc, const jh_findings *fs)
+void report_count(reporter *r, const report_doc *doc, const jh_findings *fs)
 {
 	r->n_files++;
 	for (size_t i = 0; i < fs->count; i++)
 		count(r, doc->rs, &fs->items[i]);
+}
+
+void report_write(reporter *r, const report_doc *doc, const jh_findings *fs)
+{
+	report_count(r, doc, fs);
+	report_render(r, doc, fs);
+}
+
+int report_prerender(const reporter *r, const report_doc *doc, const jh_findings *fs, char **out,
+                     size_t *out_len)
+{
+	*out = NULL;
+	*out_len = 0;
+	if (!report_prints(r, fs))
+		return 0;
+	/* only the settings fixed before the threads start are read from r */
+	reporter local = {0};
+	local.format = r->format;
+	local.color = r->color;
+	local.first_chunk = 1;
+	if (!(local.out = open_memstream(out, out_len)))
+		return -1;
+	report_render(&local, doc, fs);
+	if (fclose(local.out) != 0) {
+		free(*out);
+		*out = NULL;
+		*out_len = 0;
+		return -1;
+	}
+	return 0;
+}
+
+void report_put(reporter *r, const report_doc *doc, const jh_findings *fs, const char *chunk,
+                size_t len)
+{
+	report_count(r, doc, fs);
+	if (!len)
+		return;
+	/* the chunk was rendered as if first: "\n" before its first element */
+	if ((r->format == FMT_JSON || r->format == FMT_SARIF) && !r->first_chunk)
+		fputc(',', r->out);
+	if (r->format == FMT_JSON || r->format == FMT_SARIF)
+		r->first_chunk = 0;
+	fwrite(chunk, 1, len, r->out);
+	if (r->flush_each)
+		fflush(r->out);
+}
+
+void report_render(reporter *r, const report_doc *doc, const jh_findings *fs)
+{
 	if (r->statistics || !fs->count)
 		return;
 	line_memo memo = {0};
