@@ -299,21 +299,29 @@ static size_t common_prefix(const char *a, size_t an, const char *b, size_t bn)
 	return k;
 }
 
-static int wm_append(jh_wordmap *m, uint32_t off, size_t len)
+/* Room for entry `need - 1` in the three parallel arrays.  freq and len
+ * grow only when off did: a realloc per word is a copy per word under
+ * sanitizers (quadratic on 100,000 words). */
+static int wm_reserve(jh_wordmap *m, size_t need)
 {
 	size_t old = m->cap;
-	if (jh_grow((void **)&m->off, &m->cap, m->n_all + 1, sizeof *m->off))
+	if (jh_grow((void **)&m->off, &m->cap, need, sizeof *m->off))
 		return JH_ERR_NOMEM;
-	if (m->cap != old) {
-		uint32_t *fq = realloc(m->freq, m->cap * sizeof *fq);
-		if (fq)
-			m->freq = fq;
-		uint8_t *ll = fq ? realloc(m->len, m->cap) : NULL;
-		if (ll)
-			m->len = ll;
-		if (!fq || !ll)
-			return JH_ERR_NOMEM;
-	}
+	if (m->cap == old)
+		return JH_OK;
+	uint32_t *fq = realloc(m->freq, m->cap * sizeof *fq);
+	if (fq)
+		m->freq = fq;
+	uint8_t *ll = fq ? realloc(m->len, m->cap) : NULL;
+	if (ll)
+		m->len = ll;
+	return fq && ll ? JH_OK : JH_ERR_NOMEM;
+}
+
+static int wm_append(jh_wordmap *m, uint32_t off, size_t len)
+{
+	if (wm_reserve(m, m->n_all + 1))
+		return JH_ERR_NOMEM;
 	m->off[m->n_all] = off;
 	m->len[m->n_all] = (uint8_t)len;
 	m->freq[m->n_all++] = 0;
@@ -387,24 +395,9 @@ int jh_wm_load(jh_wordmap *m, const jh_rule *r, const char *file, unsigned line,
 			rc = JH_ERR_RULES;
 			break;
 		}
-		size_t old_cap = m->cap;
-		if (jh_grow((void **)&m->off, &m->cap, m->n + 1, sizeof *m->off)) {
+		if (wm_reserve(m, m->n + 1)) {
 			rc = JH_ERR_NOMEM;
 			break;
-		}
-		/* The parallel arrays grow only when off did: a realloc per word is
-		 * a copy per word under sanitizers (quadratic on 100,000 words). */
-		if (m->cap != old_cap) {
-			uint32_t *fq = realloc(m->freq, m->cap * sizeof *fq);
-			if (fq)
-				m->freq = fq;
-			uint8_t *ll = fq ? realloc(m->len, m->cap) : NULL;
-			if (ll)
-				m->len = ll;
-			if (!fq || !ll) {
-				rc = JH_ERR_NOMEM;
-				break;
-			}
 		}
 		/* the word stays where it is in the file's buffer, NUL-terminated */
 		m->off[m->n] = (uint32_t)(fld[0] - t.data);
