@@ -15,9 +15,13 @@
  *  - only one frequent form differs from r at that place.
  *
  * The counting runs once per document in finish(): an open-addressing
- * table of bigram and trigram counts keyed by packed code points, grown by
- * doubling.  No library offers n-gram counting over code points, and this
- * table is fifty lines. */
+ * table of trigram counts keyed by packed code points, sized from the
+ * block's length and grown by doubling.  The bigram counts the cohesion
+ * test needs are taken in a second pass, only for the halves of frequent
+ * forms and only when some pair passed the other table-free tests: most
+ * blocks never need them, and counting every bigram doubled the table.
+ * No library offers n-gram counting over code points, and this table is
+ * fifty lines. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -163,17 +167,22 @@ int jh_drift_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *pay
 /* ---- n-gram table ---- */
 
 #define BIGRAM_TAG ((uint64_t)1 << 63)
-#define MAX_SLOTS ((size_t)1 << 24) /* 16 M slots, 256 MB: beyond, no new keys */
+#define MAX_SLOTS ((size_t)1 << 24) /* 16 M slots: beyond, no new keys */
 
 typedef struct {
-	uint64_t key;   /* 0 = empty */
+	uint64_t key;
 	uint32_t count;
 	uint32_t pos;   /* byte offset of the first occurrence (capped) */
 } ng_slot;
 
+/* The entries lie densely in order of arrival; the hash part holds only
+ * their indexes.  The checks walk every entry two or three times, and a
+ * sparse table of whole slots made that walk, and the clearing of it for
+ * every chapter, cost more than the counting. */
 typedef struct {
-	ng_slot *v;
-	size_t cap, n;
+	ng_slot *e;
+	uint32_t *idx;       /* entry index + 1; 0 = empty */
+	size_t cap, n, ecap; /* hash slots (a power of two), entries, room in e */
 	int full;
 } ng_table;
 
@@ -187,55 +196,95 @@ static inline size_t slot_of(const ng_table *t, uint64_t key)
 	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (t->cap - 1);
 }
 
-static ng_slot *ng_find(const ng_table *t, uint64_t key)
+/* The hash slot holding key, or the empty one where it would go. */
+static inline size_t ng_slot_for(const ng_table *t, uint64_t key)
 {
-	for (size_t i = slot_of(t, key);; i = (i + 1) & (t->cap - 1)) {
-		if (t->v[i].key == key)
-			return &t->v[i];
-		if (!t->v[i].key)
-			return NULL;
-	}
+	size_t i = slot_of(t, key);
+	while (t->idx[i] && t->e[t->idx[i] - 1].key != key)
+		i = (i + 1) & (t->cap - 1);
+	return i;
 }
 
-static int ng_grow(ng_table *t)
+static ng_slot *ng_find(const ng_table *t, uint64_t key)
 {
-	size_t cap = t->cap ? t->cap * 2 : 4096;
-	ng_slot *v = calloc(cap, sizeof *v);
-	if (!v)
+	if (!t->cap)
+		return NULL;
+	uint32_t k = t->idx[ng_slot_for(t, key)];
+	return k ? &t->e[k - 1] : NULL;
+}
+
+static int ng_resize(ng_table *t, size_t cap)
+{
+	uint32_t *idx = calloc(cap, sizeof *idx);
+	ng_slot *e = realloc(t->e, cap / 2 * sizeof *e);
+	if (!idx || !e) {
+		free(idx);
+		if (e)
+			t->e = e;
 		return JH_ERR_NOMEM;
-	ng_table nt = {v, cap, t->n, 0};
-	for (size_t i = 0; i < t->cap; i++)
-		if (t->v[i].key) {
-			size_t j = slot_of(&nt, t->v[i].key);
-			while (v[j].key)
-				j = (j + 1) & (cap - 1);
-			v[j] = t->v[i];
-		}
-	free(t->v);
-	*t = nt;
+	}
+	free(t->idx);
+	t->idx = idx;
+	t->e = e;
+	t->cap = cap;
+	t->ecap = cap / 2;
+	for (size_t k = 0; k < t->n; k++)
+		t->idx[ng_slot_for(t, t->e[k].key)] = (uint32_t)k + 1;
 	return JH_OK;
 }
 
-static int ng_add(ng_table *t, uint64_t key, size_t pos)
+/* Room for about n keys at a load under one half, before they come: one
+ * allocation instead of a cascade of doublings and rehashes. */
+static int ng_reserve(ng_table *t, size_t n)
+{
+	size_t cap = 16;
+	while (cap < 2 * n + 2 && cap < MAX_SLOTS)
+		cap *= 2;
+	return cap > t->cap ? ng_resize(t, cap) : JH_OK;
+}
+
+/* Empty, keeping the memory. */
+static void ng_clear(ng_table *t)
+{
+	if (t->cap)
+		memset(t->idx, 0, t->cap * sizeof *t->idx);
+	t->n = 0;
+	t->full = 0;
+}
+
+static void ng_free(ng_table *t)
+{
+	free(t->e);
+	free(t->idx);
+}
+
+/* The entry for key; a new one (count 0, at pos) if it was not there.
+ * NULL when memory runs out or the table is full. */
+static ng_slot *ng_upsert(ng_table *t, uint64_t key, size_t pos, int *rc)
 {
 	if (t->n * 2 >= t->cap) {
 		if (t->cap >= MAX_SLOTS)
 			t->full = 1;
-		else if (ng_grow(t))
-			return JH_ERR_NOMEM;
+		else if ((*rc = ng_resize(t, t->cap ? t->cap * 2 : 4096)))
+			return NULL;
 	}
-	size_t i = slot_of(t, key);
-	while (t->v[i].key && t->v[i].key != key)
-		i = (i + 1) & (t->cap - 1);
-	if (t->v[i].key) {
-		t->v[i].count += t->v[i].count < UINT32_MAX;
-		return JH_OK;
-	}
+	size_t i = ng_slot_for(t, key);
+	if (t->idx[i])
+		return &t->e[t->idx[i] - 1];
 	if (t->full)
-		return JH_OK;
-	t->v[i] = (ng_slot){key, 1, pos > UINT32_MAX ? UINT32_MAX : (uint32_t)pos};
-	t->n++;
-	return JH_OK;
+		return NULL;
+	t->e[t->n] = (ng_slot){key, 0, pos > UINT32_MAX ? UINT32_MAX : (uint32_t)pos};
+	t->idx[i] = (uint32_t)++t->n;
+	return &t->e[t->n - 1];
+}
+
+static int ng_add(ng_table *t, uint64_t key, size_t pos)
+{
+	int rc = JH_OK;
+	ng_slot *s = ng_upsert(t, key, pos, &rc);
+	if (s)
+		s->count += s->count < UINT32_MAX;
+	return rc;
 }
 
 static uint32_t ng_count(const ng_table *t, uint64_t key)
@@ -292,16 +341,21 @@ static int word_around(const drift_cfg *cfg, const char *text, const size_t off[
 
 static int cmp_hit(const void *a, const void *b)
 {
+	/* a total order: the first window of a character wins whatever order
+	 * the table gave the hits in */
 	const drift_hit *x = a, *y = b;
-	return x->dpos < y->dpos ? -1 : x->dpos > y->dpos;
+	if (x->dpos != y->dpos)
+		return x->dpos < y->dpos ? -1 : 1;
+	if (x->rpos != y->rpos)
+		return x->rpos < y->rpos ? -1 : 1;
+	return x->fpos < y->fpos ? -1 : x->fpos > y->fpos;
 }
 
-/* Check the pair (frequent f, rare r) differing at position i; 1 = a slip. */
 /* Is r (rare) a drifted form of f (frequent), differing at position i?
- * With cheap set, only the tests that need no word table (numerals,
- * cohesion, the stop list): a pair failing them fails the whole test, so
- * a block where no pair passes them needs the tables not at all. */
-static int drift_pair(const drift_cfg *cfg, const ng_table *t, const char *text, size_t len,
+ * With cheap set, only the tests that need neither a word table nor the
+ * bigram counts (numerals, the stop list): a pair failing them fails the
+ * whole test, so a block where no pair passes them needs neither. */
+static int drift_pair(const drift_cfg *cfg, const ng_table *bi, const char *text, size_t len,
                       const ng_slot *f, const ng_slot *r, int i, int cheap)
 {
 	int32_t fc[3] = {(int32_t)(f->key >> 42), (int32_t)((f->key >> 21) & 0x1FFFFF),
@@ -311,10 +365,11 @@ static int drift_pair(const drift_cfg *cfg, const ng_table *t, const char *text,
 		return 0;
 	if (!cheap && cfg->n_sound && !alike(cfg, fc[i], rc))
 		return 0;
-	/* Cohesion: each half of f is mostly found inside f. */
-	for (int h = 0; h < 2; h++) {
+	/* Cohesion: each half of f is mostly found inside f (the bigram
+	 * counts exist in the full pass only). */
+	for (int h = 0; h < 2 && !cheap; h++) {
 		uint64_t bk = BIGRAM_TAG | ((uint64_t)fc[h] << 21) | (uint64_t)fc[h + 1];
-		uint32_t bc = ng_count(t, bk);
+		uint32_t bc = ng_count(bi, bk);
 		if (i != h && i != h + 1)
 			bc -= bc >= r->count ? r->count : bc; /* the rare form shares this half */
 		if ((uint64_t)f->count * 100 < (uint64_t)cfg->cohesion * bc)
@@ -363,43 +418,70 @@ static inline uint64_t mask_key(uint64_t key, int i)
 	return key | ((uint64_t)0x1FFFFF << (21 * (2 - i)));
 }
 
-static int drift_collect(const drift_cfg *cfg, const ng_table *t, const char *text, size_t len,
-                         drift_hit **hits, size_t *n_hits, size_t *cap_hits, int cheap)
+/* A rare form can share a mask with a frequent one only if two of its
+ * characters stand where a frequent form has them: one bit per character
+ * (folded to FOLD_BITS) and position says which may.  Most trigrams of a
+ * text are rare, and this spares them three hash lookups each. */
+#define FOLD_BITS 14
+#define FOLD(cp) ((uint32_t)(cp) & ((1u << FOLD_BITS) - 1))
+
+typedef struct {
+	uint64_t at[3][(1u << FOLD_BITS) / 64];
+} place_bits;
+
+static inline void place_set(place_bits *pb, int i, int32_t cp)
+{
+	pb->at[i][FOLD(cp) >> 6] |= (uint64_t)1 << (FOLD(cp) & 63);
+}
+
+static inline int place_has(const place_bits *pb, int i, int32_t cp)
+{
+	return (int)(pb->at[i][FOLD(cp) >> 6] >> (FOLD(cp) & 63)) & 1;
+}
+
+static int drift_collect(const drift_cfg *cfg, const ng_table *t, const ng_table *bi, const char *text,
+                         size_t len, drift_hit **hits, size_t *n_hits, size_t *cap_hits, int cheap)
 {
 	/* Frequent forms by masked key (one position zeroed); two frequent
 	 * forms with the same mask are both real, marked by count 0. */
 	ng_table masks = {0};
-	int rc = JH_OK;
-	for (size_t s = 0; s < t->cap && rc == JH_OK; s++) {
-		const ng_slot *f = &t->v[s];
-		if (!f->key || (f->key & BIGRAM_TAG) || f->count < cfg->min_count || f->pos == UINT32_MAX)
+	place_bits *pb = calloc(1, sizeof *pb);
+	int rc = pb ? JH_OK : JH_ERR_NOMEM;
+	size_t n_frequent = 0;
+	for (size_t s = 0; s < t->n; s++)
+		n_frequent += t->e[s].count >= cfg->min_count;
+	if (rc == JH_OK)
+		rc = ng_reserve(&masks, 3 * n_frequent);
+	for (size_t s = 0; s < t->n && rc == JH_OK; s++) {
+		const ng_slot *f = &t->e[s];
+		if (f->count < cfg->min_count || f->pos == UINT32_MAX)
 			continue;
+		for (int i = 0; i < 3; i++)
+			place_set(pb, i, (int32_t)((f->key >> (21 * (2 - i))) & 0x1FFFFF));
 		for (int i = 0; i < 3 && rc == JH_OK; i++) {
-			uint64_t mk = mask_key(f->key, i);
-			if (masks.n * 2 >= masks.cap && (rc = ng_grow(&masks)))
-				break;
-			size_t j = slot_of(&masks, mk);
-			while (masks.v[j].key && masks.v[j].key != mk)
-				j = (j + 1) & (masks.cap - 1);
-			if (masks.v[j].key) {
-				masks.v[j].count = 0; /* ambiguous */
-			} else {
-				masks.v[j] = (ng_slot){mk, 1, (uint32_t)s};
-				masks.n++;
-			}
+			size_t before = masks.n;
+			ng_slot *m = ng_upsert(&masks, mask_key(f->key, i), s, &rc);
+			if (m) /* 1 = one frequent form; a second one: ambiguous, 0 */
+				m->count = masks.n > before;
 		}
 	}
-	for (size_t s = 0; s < t->cap && rc == JH_OK; s++) {
-		const ng_slot *r = &t->v[s];
-		if (!r->key || (r->key & BIGRAM_TAG) || r->count > cfg->max_rare || r->pos == UINT32_MAX)
+	for (size_t s = 0; s < t->n && rc == JH_OK; s++) {
+		const ng_slot *r = &t->e[s];
+		if (r->count > cfg->max_rare || r->pos == UINT32_MAX)
 			continue;
+		int32_t c0 = (int32_t)(r->key >> 42), c1 = (int32_t)((r->key >> 21) & 0x1FFFFF),
+		        c2 = (int32_t)(r->key & 0x1FFFFF);
+		int h0 = place_has(pb, 0, c0), h1 = place_has(pb, 1, c1), h2 = place_has(pb, 2, c2);
+		int may[3] = {h1 && h2, h0 && h2, h0 && h1};
 		for (int i = 0; i < 3; i++) {
+			if (!may[i])
+				continue;
 			uint64_t mk = mask_key(r->key, i);
-			const ng_slot *m = masks.cap ? ng_find(&masks, mk) : NULL;
+			const ng_slot *m = ng_find(&masks, mk);
 			if (!m || !m->count)
 				continue;
-			const ng_slot *f = &t->v[m->pos];
-			if (!drift_pair(cfg, t, text, len, f, r, i, cheap))
+			const ng_slot *f = &t->e[m->pos];
+			if (!drift_pair(cfg, bi, text, len, f, r, i, cheap))
 				continue;
 			size_t ro[4];
 			tri_offsets(text, len, r->pos, ro);
@@ -410,7 +492,8 @@ static int drift_collect(const drift_cfg *cfg, const ng_table *t, const char *te
 			(*hits)[(*n_hits)++] = (drift_hit){r->pos, f->pos, ro[i], f->count};
 		}
 	}
-	free(masks.v);
+	ng_free(&masks);
+	free(pb);
 	return rc;
 }
 
@@ -452,6 +535,43 @@ static size_t block_end(const char *text, size_t len, size_t start)
 	return nl ? (size_t)(nl - text) + 1 : start + DRIFT_BLOCK;
 }
 
+/* The counts the cohesion test needs: of the two halves of every frequent
+ * form, over the block. */
+static int count_halves(const drift_cfg *cfg, const ng_table *t, ng_table *bi, const char *text,
+                        size_t len, size_t start, size_t end)
+{
+	size_t n = 0;
+	for (size_t s = 0; s < t->n; s++)
+		n += t->e[s].count >= cfg->min_count;
+	int rc = ng_reserve(bi, 2 * n);
+	for (size_t s = 0; s < t->n && rc == JH_OK; s++) {
+		uint64_t k = t->e[s].key;
+		if (t->e[s].count < cfg->min_count)
+			continue;
+		uint64_t a = k >> 42, b = (k >> 21) & 0x1FFFFF, c = k & 0x1FFFFF;
+		uint64_t halves[2] = {BIGRAM_TAG | a << 21 | b, BIGRAM_TAG | b << 21 | c};
+		for (int h = 0; h < 2 && rc == JH_OK; h++)
+			ng_upsert(bi, halves[h], 0, &rc); /* count 0 until counted */
+	}
+	int32_t prev = 0;
+	for (size_t i = start; i < end && rc == JH_OK;) {
+		int32_t cp;
+		size_t w = jh_utf8_decode((const unsigned char *)text + i, len - i, &cp);
+		if (cp < 0x3007 || !(jh_class_of(cp) & JH_C_HAN)) {
+			prev = 0;
+		} else {
+			if (prev) {
+				ng_slot *slot = ng_find(bi, BIGRAM_TAG | ((uint64_t)prev << 21) | (uint64_t)cp);
+				if (slot)
+					slot->count += slot->count < UINT32_MAX;
+			}
+			prev = cp;
+		}
+		i += w ? w : 1;
+	}
+	return rc;
+}
+
 static int drift_block(jh_brun *run, ng_table *t, size_t start, size_t end)
 {
 	const drift_cfg *cfg = run->cfg;
@@ -459,16 +579,18 @@ static int drift_block(jh_brun *run, ng_table *t, size_t start, size_t end)
 	size_t len = run->len;
 	int32_t c1 = 0, c2 = 0;     /* the two Han characters before, 0 = none */
 	size_t p1 = 0, p2 = 0;
-	int rc = JH_OK;
+	/* A Han character is three bytes: at most a trigram per three bytes
+	 * (a chapter's table is made once, at its size); a long block starts
+	 * at 32,768 keys and grows, as repeated text has few distinct ones. */
+	size_t most = (end - start) / 3;
+	int rc = ng_reserve(t, most < 32768 ? most : 32768);
 	for (size_t i = start; i < end && rc == JH_OK;) {
 		int32_t cp;
 		size_t n = jh_utf8_decode((const unsigned char *)text + i, len - i, &cp);
 		if (cp < 0x3007 || !(jh_class_of(cp) & JH_C_HAN)) {
 			c1 = c2 = 0;
 		} else {
-			if (c2)
-				rc = ng_add(t, BIGRAM_TAG | ((uint64_t)c2 << 21) | (uint64_t)cp, p2);
-			if (c1 && rc == JH_OK)
+			if (c1)
 				rc = ng_add(t, key3(c1, c2, cp), p1);
 			c1 = c2, p1 = p2;
 			c2 = cp, p2 = i;
@@ -477,19 +599,23 @@ static int drift_block(jh_brun *run, ng_table *t, size_t start, size_t end)
 	}
 	drift_hit *hits = NULL;
 	size_t n_hits = 0, cap_hits = 0;
+	ng_table bi = {0};
 	/* Most texts a hook sees are short: without a frequent form there is
 	 * nothing to compare, and the tables need not be read. */
 	int frequent = 0;
-	for (size_t k = 0; k < t->cap && !frequent; k++)
-		frequent = t->v[k].key && !(t->v[k].key & BIGRAM_TAG) && t->v[k].count >= cfg->min_count;
+	for (size_t k = 0; k < t->n && !frequent; k++)
+		frequent = t->e[k].count >= cfg->min_count;
 	if (rc == JH_OK && frequent) /* any pair at all, before reading the tables? */
-		rc = drift_collect(cfg, t, text, len, &hits, &n_hits, &cap_hits, 1);
+		rc = drift_collect(cfg, t, NULL, text, len, &hits, &n_hits, &cap_hits, 1);
 	int candidates = n_hits > 0;
 	n_hits = 0;
 	if (rc == JH_OK && candidates)
 		rc = drift_load((drift_cfg *)cfg); /* the lazy part of a shared rule set */
 	if (rc == JH_OK && candidates)
-		rc = drift_collect(cfg, t, text, len, &hits, &n_hits, &cap_hits, 0);
+		rc = count_halves(cfg, t, &bi, text, len, start, end);
+	if (rc == JH_OK && candidates)
+		rc = drift_collect(cfg, t, &bi, text, len, &hits, &n_hits, &cap_hits, 0);
+	ng_free(&bi);
 	if (rc == JH_OK) {
 		if (n_hits > 1) /* hits is NULL when there are none: not for qsort */
 			qsort(hits, n_hits, sizeof *hits, cmp_hit);
@@ -515,14 +641,10 @@ void jh_drift_finish(jh_brun *run)
 	int rc = JH_OK;
 	for (size_t start = 0, end; start < run->len && rc == JH_OK; start = end) {
 		end = block_end(run->text, run->len, start);
-		if (t.v) { /* the next block starts empty, in the same memory */
-			memset(t.v, 0, t.cap * sizeof *t.v);
-			t.n = 0;
-			t.full = 0;
-		}
+		ng_clear(&t); /* the next block starts empty, in the same memory */
 		rc = drift_block(run, &t, start, end);
 	}
 	if (rc)
 		run->err = rc;
-	free(t.v);
+	ng_free(&t);
 }
