@@ -53,7 +53,8 @@ typedef struct {
 	 * hook on a short file) does not pay for 90 000 lines. */
 	const jh_rule *rule;
 	const char *words_file, *sound_file; /* the rule's parameters */
-	jh_lazy once;
+	jh_lazy once;            /* the common words */
+	jh_lazy once_sound;      /* the sound table, when a pair gets that far */
 } drift_cfg;
 
 const char *const jh_drift_params[] = {"words", "stop", "sound", "min-count", "max-rare", "cohesion",
@@ -68,6 +69,7 @@ void jh_drift_free(void *p)
 	jh_strset_free(&c->stop);
 	free(c->sound);
 	jh_lazy_destroy(&c->once);
+	jh_lazy_destroy(&c->once_sound);
 	free(c);
 }
 
@@ -130,6 +132,7 @@ int jh_drift_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *pay
 	if (!c)
 		return JH_ERR_NOMEM;
 	jh_lazy_init(&c->once);
+	jh_lazy_init(&c->once_sound);
 	c->rule = r;
 	int rc = JH_OK;
 	/* words and sound: checked now, read on first use (drift_load). */
@@ -351,23 +354,35 @@ static int cmp_hit(const void *a, const void *b)
 	return x->fpos < y->fpos ? -1 : x->fpos > y->fpos;
 }
 
-/* Is r (rare) a drifted form of f (frequent), differing at position i?
- * With cheap set, only the tests that need neither a word table nor the
- * bigram counts (numerals, the stop list): a pair failing them fails the
- * whole test, so a block where no pair passes them needs neither. */
-static int drift_pair(const drift_cfg *cfg, const ng_table *bi, const char *text, size_t len,
-                      const ng_slot *f, const ng_slot *r, int i, int cheap)
+/* The passes over a block's pairs, each with the tests of the one before:
+ * a pair failing them fails the whole test, so a block where no pair
+ * passes a cheap pass needs nothing the later ones read. */
+enum {
+	PASS_PLAIN,  /* numerals, the stop list */
+	PASS_COUNTS, /* and cohesion, from the bigram counts */
+	PASS_FULL    /* and the common words, then the sound table */
+};
+
+static int sound_read(void *arg)
 {
+	drift_cfg *c = arg;
+	int rc = c->sound_file ? load_sound(c) : JH_OK;
+	return rc == JH_ERR_NOMEM ? rc : JH_OK; /* a file gone: fewer guards */
+}
+
+/* Is r (rare) a drifted form of f (frequent), differing at position i?
+ * 1 yes, 0 no, -1 out of memory. */
+static int drift_pair(const drift_cfg *cfg, const ng_table *bi, const char *text, size_t len,
+                      const ng_slot *f, const ng_slot *r, int i, int pass)
+{
+	int cheap = pass != PASS_FULL;
 	int32_t fc[3] = {(int32_t)(f->key >> 42), (int32_t)((f->key >> 21) & 0x1FFFFF),
 	                 (int32_t)(f->key & 0x1FFFFF)};
 	int32_t rc = (int32_t)((r->key >> (21 * (2 - i))) & 0x1FFFFF);
 	if (is_numeral(fc[i]) || is_numeral(rc))
 		return 0;
-	if (!cheap && cfg->n_sound && !alike(cfg, fc[i], rc))
-		return 0;
-	/* Cohesion: each half of f is mostly found inside f (the bigram
-	 * counts exist in the full pass only). */
-	for (int h = 0; h < 2 && !cheap; h++) {
+	/* Cohesion: each half of f is mostly found inside f. */
+	for (int h = 0; h < 2 && pass >= PASS_COUNTS; h++) {
 		uint64_t bk = BIGRAM_TAG | ((uint64_t)fc[h] << 21) | (uint64_t)fc[h + 1];
 		uint32_t bc = ng_count(bi, bk);
 		if (i != h && i != h + 1)
@@ -408,6 +423,13 @@ static int drift_pair(const drift_cfg *cfg, const ng_table *bi, const char *text
 		if (i == 2 && common(cfg, text, fo[0], fo[2]))
 			return 0;
 	}
+	/* Last, as its table is read only when a pair gets here. */
+	if (!cheap && cfg->sound_file) {
+		if (jh_lazy_get(&((drift_cfg *)cfg)->once_sound, sound_read, (void *)cfg))
+			return -1;
+		if (cfg->n_sound && !alike(cfg, fc[i], rc))
+			return 0;
+	}
 	return 1;
 }
 
@@ -440,7 +462,7 @@ static inline int place_has(const place_bits *pb, int i, int32_t cp)
 }
 
 static int drift_collect(const drift_cfg *cfg, const ng_table *t, const ng_table *bi, const char *text,
-                         size_t len, drift_hit **hits, size_t *n_hits, size_t *cap_hits, int cheap)
+                         size_t len, drift_hit **hits, size_t *n_hits, size_t *cap_hits, int pass)
 {
 	/* Frequent forms by masked key (one position zeroed); two frequent
 	 * forms with the same mask are both real, marked by count 0. */
@@ -481,7 +503,12 @@ static int drift_collect(const drift_cfg *cfg, const ng_table *t, const ng_table
 			if (!m || !m->count)
 				continue;
 			const ng_slot *f = &t->e[m->pos];
-			if (!drift_pair(cfg, bi, text, len, f, r, i, cheap))
+			int slip = drift_pair(cfg, bi, text, len, f, r, i, pass);
+			if (slip < 0) {
+				rc = JH_ERR_NOMEM;
+				break;
+			}
+			if (!slip)
 				continue;
 			size_t ro[4];
 			tri_offsets(text, len, r->pos, ro);
@@ -497,9 +524,9 @@ static int drift_collect(const drift_cfg *cfg, const ng_table *t, const ng_table
 	return rc;
 }
 
-/* Read the common words and the sound table, once (jh_lazy): the rule set
- * may serve several threads.  A file gone since compiling means fewer
- * guards, not an error; only running out of memory stops the check. */
+/* Read the common words, once (jh_lazy): the rule set may serve several
+ * threads.  A file gone since compiling means fewer guards, not an error;
+ * only running out of memory stops the check. */
 static int drift_read(void *arg)
 {
 	drift_cfg *c = arg;
@@ -508,8 +535,6 @@ static int drift_read(void *arg)
 		/* the word-model table (wordmap.h): shared, and mapped from the
 		 * cache folder after the first run */
 		rc = jh_wm_get_shared(c->rule, c->words_file, c->rule->line, 0, &c->common, NULL, NULL);
-	if (rc == JH_OK && c->sound_file)
-		rc = load_sound(c);
 	return rc == JH_ERR_NOMEM ? rc : JH_OK;
 }
 
@@ -605,16 +630,21 @@ static int drift_block(jh_brun *run, ng_table *t, size_t start, size_t end)
 	int frequent = 0;
 	for (size_t k = 0; k < t->n && !frequent; k++)
 		frequent = t->e[k].count >= cfg->min_count;
-	if (rc == JH_OK && frequent) /* any pair at all, before reading the tables? */
-		rc = drift_collect(cfg, t, NULL, text, len, &hits, &n_hits, &cap_hits, 1);
+	/* any pair at all, before counting bigrams, before reading the tables? */
+	if (rc == JH_OK && frequent)
+		rc = drift_collect(cfg, t, NULL, text, len, &hits, &n_hits, &cap_hits, PASS_PLAIN);
 	int candidates = n_hits > 0;
+	n_hits = 0;
+	if (rc == JH_OK && candidates)
+		rc = count_halves(cfg, t, &bi, text, len, start, end);
+	if (rc == JH_OK && candidates)
+		rc = drift_collect(cfg, t, &bi, text, len, &hits, &n_hits, &cap_hits, PASS_COUNTS);
+	candidates = n_hits > 0;
 	n_hits = 0;
 	if (rc == JH_OK && candidates)
 		rc = drift_load((drift_cfg *)cfg); /* the lazy part of a shared rule set */
 	if (rc == JH_OK && candidates)
-		rc = count_halves(cfg, t, &bi, text, len, start, end);
-	if (rc == JH_OK && candidates)
-		rc = drift_collect(cfg, t, &bi, text, len, &hits, &n_hits, &cap_hits, 0);
+		rc = drift_collect(cfg, t, &bi, text, len, &hits, &n_hits, &cap_hits, PASS_FULL);
 	ng_free(&bi);
 	if (rc == JH_OK) {
 		if (n_hits > 1) /* hits is NULL when there are none: not for qsort */
