@@ -111,11 +111,13 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 		i += n;
 	}
 	free(wakers);
-	if (rc)
-		return rc;
+	/* finish() frees what a check keeps per document: called even when the
+	 * scan stopped short (out of memory), when its findings are dropped */
 	for (size_t k = 0; k < bi->n; k++)
 		if (runs[k].rule && bi->v[k].def->finish)
 			bi->v[k].def->finish(&runs[k]);
+	if (rc)
+		return rc;
 	for (size_t k = 0; k < bi->n; k++)
 		if (runs[k].err)
 			return runs[k].err;
