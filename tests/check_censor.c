@@ -296,6 +296,42 @@ START_TEST(mask_suggest_ranked)
 }
 END_TEST
 
+/* The recurring context is found through an index built per 64 KB block:
+ * a name 90 KB before the mask (two blocks back, inside the 100 KB window)
+ * is found, whichever block boundary it lies on; 120 KB before, it is out
+ * of the window and not. */
+START_TEST(mask_suggest_recurring_across_blocks)
+{
+	jh_ruleset *rs = censor_rules();
+	static const char filler[] = "天色渐渐暗了下来，远处传来几声犬吠。\n"; /* 57 bytes */
+	static const size_t gaps[] = {90000, 65536 - 3, 65536, 120000};
+	static const char head[] = "巴达诺夫上校举起了望远镜。\n", before[] = "过了一会儿，",
+	                  mask[] = "**夫上校跑了过来。\n";
+	char *text = malloc(130000);
+	ck_assert_ptr_nonnull(text);
+	for (size_t g = 0; g < sizeof gaps / sizeof *gaps; g++) {
+		size_t len = strlen(head);
+		memcpy(text, head, len);
+		while (len < gaps[g]) {
+			memcpy(text + len, filler, strlen(filler));
+			len += strlen(filler);
+		}
+		memcpy(text + len, before, strlen(before));
+		size_t pos = len += strlen(before);
+		memcpy(text + len, mask, strlen(mask));
+		len += strlen(mask);
+		jh_findings fs = JH_FINDINGS_INIT;
+		test_check(rs, text, len, &fs);
+		const jh_finding *f = suggestion_at(&fs, pos);
+		int found = f && strstr(f->message, "巴达诺") != NULL;
+		ck_assert_msg(found == (gaps[g] < 100000), "gap %zu: %s", gaps[g], f ? f->message : "none");
+		jh_findings_clear(&fs);
+	}
+	free(text);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
 START_TEST(mask_suggest_quiet_where_no_mask)
 {
 	jh_ruleset *rs = censor_rules();
@@ -417,6 +453,7 @@ Suite *censor_suite(void)
 	tcase_add_test(tc, word_model_cache);
 	tcase_add_test(tc, missing_chars_short_text_not_judged);
 	tcase_add_test(tc, mask_suggest_ranked);
+	tcase_add_test(tc, mask_suggest_recurring_across_blocks);
 	tcase_add_test(tc, mask_suggest_quiet_where_no_mask);
 	tcase_add_test(tc, safe_fixes_restore_exactly);
 	tcase_add_test(tc, lazy_table_error_reported_at_first_use);
