@@ -9,7 +9,6 @@
  * In the scan they only count, one table lookup per Han character; the
  * paragraphs that hold something to report are decoded a second time in
  * finish(). */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <ctype.h>
@@ -133,24 +132,18 @@ static int parse_variant(const char *v)
 }
 
 /* The character table (script-chars.tsv): the three variant checks read
- * the same file, so it is parsed once per process and shared, counted by
- * references, keyed by its path.  The lock guards the list: rule sets may
- * be compiled by several threads. */
+ * the same file, so it is parsed once per process and shared (jh_shared,
+ * keyed by its path). */
 typedef struct script_chars {
-	char *path, *text;
+	char *text;
 	char_ent *ents;          /* sorted by code point */
 	size_t n_ents;
 	uint8_t *bmp;            /* F_HANS / F_HANT of every BMP code point */
-	int refs;
-	struct script_chars *next;
 } script_chars;
 
-static pthread_mutex_t chars_lock = PTHREAD_MUTEX_INITIALIZER;
-static script_chars *chars_cache;
-
-static void chars_free(script_chars *t)
+static void chars_free(void *obj)
 {
-	free(t->path);
+	script_chars *t = obj;
 	free(t->text);
 	free(t->ents);
 	free(t->bmp);
@@ -159,17 +152,7 @@ static void chars_free(script_chars *t)
 
 static void chars_release(struct script_chars *t)
 {
-	if (!t)
-		return;
-	pthread_mutex_lock(&chars_lock);
-	if (--t->refs == 0) {
-		script_chars **p = &chars_cache;
-		while (*p != t)
-			p = &(*p)->next;
-		*p = t->next;
-		chars_free(t);
-	}
-	pthread_mutex_unlock(&chars_lock);
+	jh_shared_release(t);
 }
 
 /* Parse char<TAB>hans|hant<TAB>forms lines; others are skipped. */
@@ -202,41 +185,40 @@ static int chars_parse(script_chars *t, jh_tsv *tsv)
 	return JH_OK;
 }
 
+typedef struct {
+	const jh_rule *r;
+	const char *file;
+	unsigned line;
+	jh_diag_fn diag_fn;
+	void *payload;
+} chars_arg;
+
+static int chars_load(void *arg, void **obj)
+{
+	const chars_arg *a = arg;
+	script_chars *t = calloc(1, sizeof *t);
+	if (!t)
+		return JH_ERR_NOMEM;
+	*obj = t;
+	jh_tsv tsv;
+	int rc = jh_data_open(&tsv, NULL, a->file, a->r, a->line, a->diag_fn, a->payload);
+	if (rc == JH_OK)
+		rc = chars_parse(t, &tsv);
+	t->text = jh_tsv_take(&tsv);
+	return rc;
+}
+
 static int chars_get(const jh_rule *r, const char *file, unsigned line, script_chars **out,
                      jh_diag_fn diag_fn, void *payload)
 {
 	char *path = jh_data_path(r, file);
 	if (!path)
 		return JH_ERR_NOMEM;
-	pthread_mutex_lock(&chars_lock);
-	script_chars *t = chars_cache;
-	while (t && strcmp(t->path, path))
-		t = t->next;
-	int rc = JH_OK;
-	if (t) {
-		t->refs++;
-		free(path);
-	} else if (!(t = calloc(1, sizeof *t))) {
-		free(path);
-		rc = JH_ERR_NOMEM;
-	} else {
-		t->path = path;
-		jh_tsv tsv;
-		rc = jh_data_open(&tsv, NULL, file, r, line, diag_fn, payload);
-		if (rc == JH_OK)
-			rc = chars_parse(t, &tsv);
-		t->text = jh_tsv_take(&tsv);
-		if (rc) {
-			chars_free(t);
-			t = NULL;
-		} else {
-			t->refs = 1;
-			t->next = chars_cache;
-			chars_cache = t;
-		}
-	}
-	pthread_mutex_unlock(&chars_lock);
-	*out = t;
+	chars_arg a = {r, file, line, diag_fn, payload};
+	void *obj;
+	int rc = jh_shared_get(path, 0, chars_load, &a, chars_free, &obj);
+	free(path);
+	*out = obj;
 	return rc;
 }
 

@@ -428,22 +428,43 @@ int jh_wm_load(jh_wordmap *m, const jh_rule *r, const char *file, unsigned line,
 	return JH_OK;
 }
 
-/* The word model (censor-words.tsv) serves lost characters and mask
- * suggestions: it is loaded once per process, with the indexes mask
- * suggestions need, and shared, counted by references, keyed by path.
- * A load that fails is not kept: the next rule to need the file reports
- * the error against its own line. */
-typedef struct wm_shared {
-	char *path;
-	jh_wordmap m;
-	int indexed;
-	int refs;
-	struct wm_shared *next;
-} wm_shared;
-
-static pthread_mutex_t model_lock = PTHREAD_MUTEX_INITIALIZER;
-static wm_shared *models;
+/* The word model (censor-words.tsv) serves lost characters, mask
+ * suggestions and name drift: it is loaded once per process (jh_shared),
+ * with the indexes mask suggestions need when they ask (level 1), and
+ * mapped from the cache folder when a compiled form is there. */
 const jh_wordmap jh_wm_empty;
+
+typedef struct {
+	const jh_rule *r;
+	const char *file, *path;
+	unsigned line;
+	int indexes;
+	jh_diag_fn diag_fn;
+	void *payload;
+} wm_load_arg;
+
+static void wm_shared_free(void *obj)
+{
+	jh_wm_free(obj);
+	free(obj);
+}
+
+static int wm_shared_load(void *arg, void **obj)
+{
+	const wm_load_arg *a = arg;
+	jh_wordmap *m = calloc(1, sizeof *m);
+	if (!m)
+		return JH_ERR_NOMEM;
+	*obj = m;
+	if (a->indexes && jh_wm_cache_map(m, a->path) == 0)
+		return JH_OK;
+	int rc = jh_wm_load(m, a->r, a->file, a->line, a->indexes, a->diag_fn, a->payload);
+	if (rc == JH_OK && a->indexes && jh_wm_cache_enabled()) {
+		wm_sort_runs(m); /* once, for every later run */
+		jh_wm_cache_store(m, a->path);
+	}
+	return rc;
+}
 
 int jh_wm_get_shared(const jh_rule *r, const char *file, unsigned line, int indexes,
                      const jh_wordmap **out, jh_diag_fn diag_fn, void *payload)
@@ -454,60 +475,18 @@ int jh_wm_get_shared(const jh_rule *r, const char *file, unsigned line, int inde
 	char *path = jh_data_path(r, file);
 	if (!path)
 		return JH_ERR_NOMEM;
-	pthread_mutex_lock(&model_lock);
-	wm_shared *e = models;
-	while (e && (strcmp(e->path, path) || e->indexed < indexes))
-		e = e->next;
-	int rc = JH_OK;
-	if (e) {
-		e->refs++;
-		free(path);
-	} else if (!(e = calloc(1, sizeof *e))) {
-		free(path);
-		rc = JH_ERR_NOMEM;
-	} else {
-		e->path = path;
-		e->indexed = indexes;
-		if (!indexes || jh_wm_cache_map(&e->m, path) != 0) {
-			rc = jh_wm_load(&e->m, r, file, line, indexes, diag_fn, payload);
-			if (rc == JH_OK && indexes && jh_wm_cache_enabled()) {
-				wm_sort_runs(&e->m); /* once, for every later run */
-				jh_wm_cache_store(&e->m, path);
-			}
-		}
-		if (rc) {
-			jh_wm_free(&e->m);
-			free(e->path);
-			free(e);
-			e = NULL;
-		} else {
-			e->refs = 1;
-			e->next = models;
-			models = e;
-		}
-	}
-	pthread_mutex_unlock(&model_lock);
-	*out = e ? &e->m : NULL;
+	wm_load_arg a = {r, file, path, line, indexes, diag_fn, payload};
+	void *obj;
+	int rc = jh_shared_get(path, indexes, wm_shared_load, &a, wm_shared_free, &obj);
+	free(path);
+	*out = obj;
 	return rc;
 }
 
 void jh_wm_release_shared(const jh_wordmap *m)
 {
-	if (!m || m == &jh_wm_empty)
-		return;
-	pthread_mutex_lock(&model_lock);
-	for (wm_shared **p = &models; *p; p = &(*p)->next)
-		if (&(*p)->m == m) {
-			wm_shared *e = *p;
-			if (--e->refs == 0) {
-				*p = e->next;
-				jh_wm_free(&e->m);
-				free(e->path);
-				free(e);
-			}
-			break;
-		}
-	pthread_mutex_unlock(&model_lock);
+	if (m != &jh_wm_empty)
+		jh_shared_release((void *)m);
 }
 
 /* First position in idx whose word, compared by cmp against key of n
