@@ -423,8 +423,6 @@ typedef struct {
 	para *v;
 	size_t n, cap;
 	para cur;
-	size_t *sus;         /* where the suspect characters are (phrase check only) */
-	size_t n_sus, cap_sus;
 } variant_state;
 
 static void para_close(jh_brun *run, variant_state *s, size_t end)
@@ -439,6 +437,52 @@ static void para_close(jh_brun *run, variant_state *s, size_t end)
 	s->cur = (para){end, end, 0, 0, 0, 0};
 }
 
+/* What a Han character counts for in this check. */
+static inline uint8_t mode_flags(const variant_cfg *cfg, int32_t cp)
+{
+	uint8_t f = char_flags(cfg, cp);
+	if (cfg->mode == MODE_CHARS)
+		f &= F_HANS | F_HANT;
+	else if (cfg->mode == MODE_REGIONAL) /* its suspects are the regional forms */
+		f = (f & (F_HANS | F_HANT)) | (cp < 0x10000 && cfg->group[cp] ? F_SUSPECT : 0);
+	return f;
+}
+
+/* The next suspect character of [p, end): its position (and length in
+ * *n), or SIZE_MAX.  finish() finds them again in the paragraphs it looks
+ * at rather than keep every position from the scan: on a long
+ * traditional text that list was as big as its findings (40 MB for
+ * 200 MB), for a second decoding of the few paragraphs that need it. */
+static size_t next_suspect(const jh_brun *run, size_t p, size_t end, size_t *n)
+{
+	const variant_cfg *cfg = run->cfg;
+	const unsigned char *t = (const unsigned char *)run->text;
+	while (p < end) {
+		if (t[p] < 0x80) { /* ASCII: never a suspect */
+			p++;
+			continue;
+		}
+		/* Three bytes, the form of every BMP Han character: no character
+		 * starts inside them, whatever they decode to. */
+		if (t[p] >= 0xE0 && t[p] < 0xF0 && p + 2 < run->len && (t[p + 1] & 0xC0) == 0x80 &&
+		    (t[p + 2] & 0xC0) == 0x80) {
+			int32_t cp = (t[p] & 0x0F) << 12 | (t[p + 1] & 0x3F) << 6 | (t[p + 2] & 0x3F);
+			if (cp >= 0x800 && (cp < 0xD800 || cp > 0xDFFF) && (mode_flags(cfg, cp) & F_SUSPECT) &&
+			    (jh_class_of(cp) & JH_C_HAN)) {
+				*n = 3;
+				return p;
+			}
+			p += 3;
+			continue;
+		}
+		int32_t cp = decode_at(run->text, run->len, p, n);
+		if (cp >= 0 && (mode_flags(cfg, cp) & F_SUSPECT) && (jh_class_of(cp) & JH_C_HAN))
+			return p;
+		p += *n ? *n : 1;
+	}
+	return SIZE_MAX;
+}
+
 static void variant_step(jh_brun *run, const jh_char *c)
 {
 	const variant_cfg *cfg = run->cfg;
@@ -450,11 +494,7 @@ static void variant_step(jh_brun *run, const jh_char *c)
 			run->run_start = c->pos + c->len; /* start of the paragraph, until state exists */
 		return;
 	}
-	uint8_t f = char_flags(cfg, c->cp);
-	if (cfg->mode == MODE_CHARS)
-		f &= F_HANS | F_HANT;
-	else if (cfg->mode == MODE_REGIONAL) /* its suspects are the regional forms */
-		f = (f & (F_HANS | F_HANT)) | (c->cp < 0x10000 && cfg->group[c->cp] ? F_SUSPECT : 0);
+	uint8_t f = mode_flags(cfg, c->cp);
 	if (!f)
 		return;
 	if (!s) {
@@ -466,15 +506,7 @@ static void variant_step(jh_brun *run, const jh_char *c)
 	}
 	s->cur.hans += !!(f & F_HANS);
 	s->cur.hant += !!(f & F_HANT);
-	if (f & F_SUSPECT) {
-		/* kept, so finish() need not decode the paragraphs again */
-		if (jh_grow((void **)&s->sus, &s->cap_sus, s->n_sus + 1, sizeof *s->sus)) {
-			run->err = JH_ERR_NOMEM;
-			return;
-		}
-		s->sus[s->n_sus++] = c->pos;
-		s->cur.suspects++;
-	}
+	s->cur.suspects += !!(f & F_SUSPECT);
 }
 
 /* A paragraph's own variant, when it has enough evidence of it. */
@@ -699,12 +731,12 @@ static size_t phrase_at(jh_brun *run, const para *pp, size_t a, size_t b, size_t
 	return 0;
 }
 
-/* The suspects of paragraph p, from *k on (positions in text order). */
-static void phrases_in_para(jh_brun *run, const variant_state *s, const para *p, size_t *k)
+/* The suspects of paragraph p. */
+static void phrases_in_para(jh_brun *run, const para *p)
 {
-	size_t done = p->start;
-	for (; *k < s->n_sus && s->sus[*k] < p->end && !run->err; (*k)++) {
-		size_t i = s->sus[*k], n;
+	size_t done = p->start, n;
+	for (size_t i = p->start; (i = next_suspect(run, i, p->end, &n)) != SIZE_MAX && !run->err;
+	     i += n) {
 		if (i < done)
 			continue;
 		int32_t cp = decode_at(run->text, run->len, i, &n);
@@ -728,15 +760,18 @@ static void regional_finish(jh_brun *run, const variant_state *s)
 		run->err = JH_ERR_NOMEM;
 		return;
 	}
-	size_t k = 0, n;
-	for (size_t i = 0; i < s->n; i++) /* count the forms used in traditional paragraphs */
-		for (; k < s->n_sus && s->sus[k] < s->v[i].end; k++) {
-			int32_t cp = decode_at(run->text, run->len, s->sus[k], &n);
+	size_t n;
+	for (size_t i = 0; i < s->n; i++) { /* count the forms used in traditional paragraphs */
+		const para *p = &s->v[i];
+		if (p->v != V_HANT || !p->suspects)
+			continue;
+		for (size_t a = p->start; (a = next_suspect(run, a, p->end, &n)) != SIZE_MAX; a += n) {
+			int32_t cp = decode_at(run->text, run->len, a, &n);
 			int g = cfg->group[cp] - 1;
-			if (s->sus[k] >= s->v[i].start && s->v[i].v == V_HANT)
-				for (int f = 0; f < GROUP_FORMS; f++)
-					count[g][f] += cfg->forms[g][f] == cp;
+			for (int f = 0; f < GROUP_FORMS; f++)
+				count[g][f] += cfg->forms[g][f] == cp;
 		}
+	}
 	int32_t want[MAX_GROUPS] = {0};
 	for (int g = 0; g < MAX_GROUPS; g++) {
 		if (cfg->standard) {
@@ -749,18 +784,21 @@ static void regional_finish(jh_brun *run, const variant_state *s)
 				best = f;
 		want[g] = best >= 0 ? cfg->forms[g][best] : 0;
 	}
-	k = 0;
-	for (size_t i = 0; i < s->n && !run->err; i++)
-		for (; k < s->n_sus && s->sus[k] < s->v[i].end && !run->err; k++) {
-			size_t a = s->sus[k];
+	for (size_t i = 0; i < s->n && !run->err; i++) {
+		const para *p = &s->v[i];
+		if (p->v != V_HANT || !p->suspects)
+			continue;
+		for (size_t a = p->start; !run->err && (a = next_suspect(run, a, p->end, &n)) != SIZE_MAX;
+		     a += n) {
 			int32_t cp = decode_at(run->text, run->len, a, &n);
 			int g = cfg->group[cp] - 1;
-			if (a < s->v[i].start || s->v[i].v != V_HANT || !want[g] || want[g] == cp)
+			if (!want[g] || want[g] == cp)
 				continue;
 			char u[5];
 			u[jh_utf8_encode(want[g], u)] = 0;
 			emit_fix(run, a, a + n, u, strlen(u), 1, NULL);
 		}
+	}
 	free(count);
 }
 
@@ -775,19 +813,15 @@ static void variant_finish(jh_brun *run)
 	if (forced <= 0)
 		forced = cfg->variant;
 	para_variants(cfg, forced, s->v, s->n);
-	size_t k = 0;
 	for (size_t i = 0; i < s->n && !run->err; i++) {
 		const para *p = &s->v[i];
 		if (cfg->mode == MODE_CHARS && ((p->v == V_HANT && p->hans) || (p->v == V_HANS && p->hant)))
 			chars_in_para(run, p, p->v);
-		while (k < s->n_sus && s->sus[k] < p->start)
-			k++;
 		if (cfg->mode == MODE_PHRASES && p->v == V_HANT && p->suspects)
-			phrases_in_para(run, s, p, &k);
+			phrases_in_para(run, p);
 	}
 	if (cfg->mode == MODE_REGIONAL)
 		regional_finish(run, s);
-	free(s->sus);
 	free(s->v);
 	free(s);
 	run->state = NULL;
