@@ -112,14 +112,6 @@ static int lexicon_findings(const jh_ruleset *rs, const char *text, size_t len, 
 
 /* ---- dropping findings: skip ranges and accepted words ---- */
 
-static void free_one(jh_finding *f)
-{
-	free(f->message);
-	for (size_t i = 0; i < f->n_edits; i++)
-		free(f->edits[i].replacement);
-	free(f->edits);
-}
-
 static int contains(const char *hay, size_t hl, const char *needle, size_t nl)
 {
 	for (size_t i = 0; i + nl <= hl; i++)
@@ -193,8 +185,7 @@ static int drop_findings(jh_findings *out, size_t first, const char *text, size_
 		jh_finding *f = &out->items[i];
 		if ((o->n_skip && skipped(f, o->skip, o->n_skip, maxend)) ||
 		    (o->n_accept && accepted(f, text, len, o->accept, o->n_accept))) {
-			free_one(f);
-			continue;
+			continue; /* its strings stay in the list's store */
 		}
 		out->items[w++] = *f;
 	}

@@ -5,11 +5,15 @@
  *  - Every jh_*_new has its jh_*_free.  A jh_ruleset is built by
  *    jh_ruleset_new + jh_ruleset_load_* + jh_ruleset_compile and freed by
  *    jh_ruleset_free.  Once compiled it is never modified, so one rule set can
- *    serve any number of threads at once.  The library has no global mutable
- *    state.
+ *    serve any number of threads at once.  The library's only global state
+ *    is a registry of read-only tables (word lists) shared by rule sets
+ *    that read the same file, under one lock.
  *  - jh_findings is a plain struct the caller owns (start it with
  *    JH_FINDINGS_INIT).  jh_check appends to it; jh_findings_clear frees what
- *    the list holds (messages, edits) and leaves it empty and reusable.
+ *    the list holds and leaves it empty and reusable.  The messages, edits
+ *    and replacements of its findings live in the list's own store (equal
+ *    strings once): never free() them one by one; change them with
+ *    jh_finding_set_message, jh_finding_drop_fix and jh_findings_add_edit.
  *    A finding's rule_id points into the rule set: it lives as long as the
  *    rule set does.
  *  - jh_fix returns the fixed text in a buffer from malloc(); the caller
@@ -165,14 +169,26 @@ typedef struct {
 	jh_edit *edits;               /* owned by the findings list */
 } jh_finding;
 
+typedef struct jh_strings jh_strings; /* a list's store of strings and edits */
+
 typedef struct {
 	jh_finding *items;
 	size_t count, capacity;
+	jh_strings *strings;          /* owned; NULL until the first finding */
 } jh_findings;
 
-#define JH_FINDINGS_INIT {NULL, 0, 0}
+#define JH_FINDINGS_INIT {NULL, 0, 0, NULL}
 
 void jh_findings_clear(jh_findings *list);
+
+/* Give finding f of list another message (copied into the list). */
+int jh_finding_set_message(jh_findings *list, jh_finding *f, const char *message);
+/* Take a finding's fix away (it stays a finding). */
+void jh_finding_drop_fix(jh_finding *f);
+/* Add an edit to the fix of list->items[index] (a fix of several edits is
+ * applied whole or not at all); the finding gets a fix if it had none. */
+int jh_findings_add_edit(jh_findings *list, size_t index, size_t byte_start, size_t byte_end,
+                         const char *replacement);
 
 /* ---- Checking ----------------------------------------------------------- */
 

@@ -1,6 +1,7 @@
 /* check_findings.c — findings: ordering, merging exact duplicates, and
  * positions (line, column in characters, end column, display column) on
  * multi-line text with CJK characters, CRLF and bad bytes. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "findings.h"
@@ -41,6 +42,45 @@ START_TEST(sort_and_merge)
 	jh_findings_clear(&fs);
 	ck_assert_uint_eq(fs.count, 0);
 	ck_assert_ptr_null(fs.items);
+}
+END_TEST
+
+/* The list keeps each string once, and its edits, in its own store: equal
+ * messages and replacements are one pointer, a message can be changed, an
+ * edit added, a fix dropped, and the list cleared and used again. */
+START_TEST(store_strings_once)
+{
+	jh_findings fs = JH_FINDINGS_INIT;
+	char msg[40];
+	for (int i = 0; i < 3000; i++) { /* past a 64 KB block and the first set growth */
+		snprintf(msg, sizeof msg, "message %d", i % 1000);
+		ck_assert_int_eq(jh_findings_add(&fs, "typo.a", 0, JH_WARNING, (size_t)i, (size_t)i + 1,
+		                                 msg, i % 2 ? "“" : "”", strlen("“"), JH_SAFE),
+		                 JH_OK);
+	}
+	ck_assert_ptr_nonnull(fs.strings);
+	ck_assert_ptr_eq(fs.items[0].message, fs.items[1000].message);
+	ck_assert_ptr_ne(fs.items[0].message, fs.items[1].message);
+	ck_assert_str_eq(fs.items[2999].message, "message 999");
+	ck_assert_ptr_eq(fs.items[1].edits[0].replacement, fs.items[3].edits[0].replacement);
+	ck_assert_str_eq(fs.items[2].edits[0].replacement, "”");
+	ck_assert_uint_eq(fs.items[7].edits[0].byte_start, 7);
+	ck_assert_int_eq(jh_finding_set_message(&fs, &fs.items[5], "changed"), JH_OK);
+	ck_assert_str_eq(fs.items[5].message, "changed");
+	ck_assert_str_eq(fs.items[1005].message, "message 5"); /* the shared string is untouched */
+	ck_assert_int_eq(jh_findings_add_edit(&fs, 5, 10, 12, "x"), JH_OK);
+	ck_assert_uint_eq(fs.items[5].n_edits, 2);
+	ck_assert_str_eq(fs.items[5].edits[0].replacement, "“");
+	ck_assert_str_eq(fs.items[5].edits[1].replacement, "x");
+	ck_assert_int_eq(jh_findings_add_edit(&fs, 3000, 0, 0, "x"), JH_ERR_ARG);
+	ck_assert_int_eq(jh_findings_add_edit(&fs, 0, 4, 3, "x"), JH_ERR_ARG);
+	jh_finding_drop_fix(&fs.items[5]);
+	ck_assert(!fs.items[5].has_fix && fs.items[5].n_edits == 0);
+	jh_findings_clear(&fs);
+	ck_assert_ptr_null(fs.strings);
+	add(&fs, "typo.b", 1, 0, 1);
+	ck_assert_str_eq(fs.items[0].message, "typo.b");
+	jh_findings_clear(&fs);
 }
 END_TEST
 
@@ -300,6 +340,7 @@ Suite *findings_suite(void)
 	TCase *tc = tcase_create("list");
 	tcase_add_test(tc, sort_and_merge);
 	tcase_add_test(tc, sort_from);
+	tcase_add_test(tc, store_strings_once);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("locate");
 	tcase_add_test(tc, locate_crlf_cjk);

@@ -7,14 +7,6 @@
 #include "findings.h"
 #include "tests.h"
 
-static char *copy(const char *s)
-{
-	size_t n = strlen(s) + 1;
-	char *p = malloc(n);
-	ck_assert_ptr_nonnull(p);
-	return memcpy(p, s, n);
-}
-
 static void add_fix(jh_findings *fs, const char *id, size_t start, size_t end, const char *rep,
                     jh_safety safety)
 {
@@ -89,12 +81,8 @@ START_TEST(apply_all_edits_or_none)
 	/* A fix of two edits whose first overlaps the one before: neither edit
 	 * may be applied, not even the far one. */
 	add_fix(&fs, "typo.b", 1, 1, "I", JH_SAFE);
-	jh_finding *f = &fs.items[1];
-	jh_edit *e = realloc(f->edits, 2 * sizeof *e);
-	ck_assert_ptr_nonnull(e);
-	f->edits = e;
-	f->edits[1] = (jh_edit){5, 6, copy("J")};
-	f->n_edits = 2;
+	ck_assert_int_eq(jh_findings_add_edit(&fs, 1, 5, 6, "J"), JH_OK);
+	ck_assert_uint_eq(fs.items[1].n_edits, 2);
 	size_t n = 0;
 	char *out = apply("abcdef", 6, &fs, 0, &n);
 	ck_assert_str_eq(out, "Qcdef");
@@ -104,12 +92,7 @@ START_TEST(apply_all_edits_or_none)
 
 	/* The same two-edit fix alone: both edits. */
 	add_fix(&fs, "typo.b", 1, 1, "I", JH_SAFE);
-	f = &fs.items[0];
-	e = realloc(f->edits, 2 * sizeof *e);
-	ck_assert_ptr_nonnull(e);
-	f->edits = e;
-	f->edits[1] = (jh_edit){5, 6, copy("J")};
-	f->n_edits = 2;
+	ck_assert_int_eq(jh_findings_add_edit(&fs, 0, 5, 6, "J"), JH_OK);
 	out = apply("abcdef", 6, &fs, 0, &n);
 	ck_assert_str_eq(out, "aIbcdeJ");
 	ck_assert_uint_eq(n, 1);

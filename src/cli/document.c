@@ -213,27 +213,6 @@ typedef struct {
 	const unsigned char *enabled; /* NULL: the file's selection (fs->enabled) */
 } analysis;
 
-static void free_finding(jh_finding *f)
-{
-	free(f->message);
-	for (size_t i = 0; i < f->n_edits; i++)
-		free(f->edits[i].replacement);
-	free(f->edits);
-	f->message = NULL;
-	f->edits = NULL;
-	f->n_edits = 0;
-}
-
-static void drop_fix(jh_finding *f)
-{
-	for (size_t i = 0; i < f->n_edits; i++)
-		free(f->edits[i].replacement);
-	free(f->edits);
-	f->edits = NULL;
-	f->n_edits = 0;
-	f->has_fix = 0;
-}
-
 /* Which kinds of segment does [s, e) touch (a bit per seg_kind)? */
 static unsigned touches(const md_prose *m, size_t s, size_t e)
 {
@@ -275,8 +254,7 @@ static void map_markdown(const md_prose *m, jh_findings *fs)
 		jh_finding *f = &fs->items[i];
 		unsigned k = touches(m, f->byte_start, f->byte_end);
 		if ((k & (1u << SEG_SYNTH)) || k == (1u << SEG_CODE) || !k) {
-			free_finding(f);
-			continue;
+			continue; /* its strings stay in the list's store */
 		}
 		int fix_ok = f->has_fix;
 		for (size_t j = 0; j < f->n_edits && fix_ok; j++) {
@@ -298,7 +276,7 @@ static void map_markdown(const md_prose *m, jh_findings *fs)
 			e->byte_end = b;
 		}
 		if (f->has_fix && !fix_ok)
-			drop_fix(f);
+			jh_finding_drop_fix(f);
 		if (f->byte_start == f->byte_end) {
 			f->byte_start = f->byte_end = map_point(m, f->byte_start);
 		} else {
@@ -372,8 +350,7 @@ static int analyze(const analysis *a, const char *text, size_t len, jh_findings 
 			jh_finding *f = &out->items[i];
 			if (line_allowed(a, f->line, f->end_line))
 				out->items[w++] = *f;
-			else
-				free_finding(f);
+			/* else dropped: its strings stay in the list's store */
 		}
 		out->count = w;
 	}
@@ -394,8 +371,10 @@ static void relabel_undecodable(jh_findings *fs, const decoded *d)
 		size_t a = decoded_orig_offset(d, f->byte_start), b = decoded_orig_offset(d, f->byte_end);
 		for (size_t k = a; k < b && k < a + 12 && n < (int)sizeof msg - 4; k++)
 			n += snprintf(msg + n, sizeof msg - (size_t)n, " %02X", (unsigned char)d->src[k]);
-		free(f->message);
-		f->message = xstrdup(msg);
+		if (jh_finding_set_message(fs, f, msg)) {
+			fputs("jinghua: out of memory\n", stderr);
+			exit(EXIT_IO);
+		}
 		f->rule_id = "encoding.undecodable";
 	}
 }
@@ -472,16 +451,6 @@ typedef struct {
 	int converged;
 } fix_stats;
 
-/* Applying needs the edits only: the messages go before the next text is
- * built, which is when a round holds the most. */
-static void drop_messages(jh_findings *fs)
-{
-	for (size_t i = 0; i < fs->count; i++) {
-		free(fs->items[i].message);
-		fs->items[i].message = NULL;
-	}
-}
-
 /* Check and apply until the text stops changing.  *out is the fixed text
  * (malloc'd), or NULL when no round changed it: text is the result.  orig,
  * when given, is the buffer text lives in; it is freed (set to NULL) as
@@ -512,8 +481,7 @@ static int fix_loop(const analysis *a, int unsafe, const char *text, size_t len,
 		int rc = analyze(a, cur, cur_len, &fs);
 		char *next = NULL;
 		size_t next_len = 0, applied = 0;
-		drop_messages(&fs);
-		if (rc == JH_OK)
+		if (rc == JH_OK) /* the messages are a few strings in the list's store */
 			rc = jh_apply_fixes(cur, cur_len, &fs, unsafe, &next, &next_len, &applied);
 		jh_findings_clear(&fs);
 		if (rc) {
