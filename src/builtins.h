@@ -52,6 +52,12 @@ typedef struct {
 	void (*free_cfg)(void *cfg);
 	void (*step)(jh_brun *run, const jh_char *c);
 	void (*finish)(jh_brun *run);
+	/* finish() after every other check's: for a check that emits from
+	 * counts alone, perhaps a finding for each mark of a long text (quote
+	 * style), so that the checks holding per-paragraph state (script
+	 * variants) have freed it before the findings grow.  Nothing else
+	 * depends on the order: findings are sorted afterwards. */
+	int finish_late;
 } jh_builtin_def;
 
 const jh_builtin_def *jh_builtin_find(const char *name);

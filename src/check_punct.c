@@ -507,6 +507,6 @@ const jh_builtin_def jh_checks_punct[] = {
 	{"mark-run", JH_C_CJK_PUNCT, markrun_params, markrun_compile, free, markrun_step, markrun_flush},
 	{"pairs", JH_C_CJK_PUNCT | JH_C_NEWLINE, NULL, NULL, NULL, pairs_step, pairs_finish},
 	{"quote-style", JH_C_CJK_PUNCT, qstyle_params, qstyle_compile, free, qstyle_step,
-	 qstyle_finish},
+	 qstyle_finish, 1},
 	{NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };

@@ -113,9 +113,10 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 	free(wakers);
 	/* finish() frees what a check keeps per document: called even when the
 	 * scan stopped short (out of memory), when its findings are dropped */
-	for (size_t k = 0; k < bi->n; k++)
-		if (runs[k].rule && bi->v[k].def->finish)
-			bi->v[k].def->finish(&runs[k]);
+	for (int late = 0; late < 2; late++)
+		for (size_t k = 0; k < bi->n; k++)
+			if (runs[k].rule && bi->v[k].def->finish && bi->v[k].def->finish_late == late)
+				bi->v[k].def->finish(&runs[k]);
 	if (rc)
 		return rc;
 	for (size_t k = 0; k < bi->n; k++)
