@@ -76,6 +76,22 @@ static int same_version(const struct stat *a, const struct stat *b)
 	       a->st_ctim.tv_sec == b->st_ctim.tv_sec && a->st_ctim.tv_nsec == b->st_ctim.tv_nsec;
 }
 
+/* Were the bytes read one version of the file?  The same version, or the
+ * same inode, size and modification time with only its change time moved
+ * because it lost a link: another fix (or an editor) renamed a new file
+ * over it while we read, and what we read is the whole old version.  The
+ * rename is seen again when writing (atomic_write looks before it
+ * replaces).  Counting that as a change made one of two concurrent fixes
+ * fail now and then. */
+static int read_whole(const struct stat *before, const struct stat *after)
+{
+	if (same_version(before, after))
+		return 1;
+	return before->st_dev == after->st_dev && before->st_ino == after->st_ino &&
+	       before->st_size == after->st_size && before->st_mtim.tv_sec == after->st_mtim.tv_sec &&
+	       before->st_mtim.tv_nsec == after->st_mtim.tv_nsec && after->st_nlink < before->st_nlink;
+}
+
 int read_input(const char *path, file_data *out)
 {
 	memset(out, 0, sizeof *out);
@@ -105,7 +121,7 @@ int read_input(const char *path, file_data *out)
 		if (fstat(fd, &after) != 0)
 			out->changed = 1;
 		else {
-			out->changed = out->is_regular && !same_version(&st, &after);
+			out->changed = out->is_regular && !read_whole(&st, &after);
 			out->st = after;
 		}
 	}
