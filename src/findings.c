@@ -14,91 +14,27 @@
  * A finding used to hold three pieces of its own from malloc: its message,
  * its edit and the replacement.  On a long damaged text the list holds
  * hundreds of thousands of findings that say the same few things (引号风格
- * 不统一 …, the fix “): each string is kept once, in blocks that go with the
- * list, and edits are carved from the same blocks.  A 200 MB check held
- * about 60 MB in those pieces.  No library interns strings in an arena
- * that a plain C struct can own; this is eighty lines. */
-
-#define STORE_BLOCK ((size_t)64 << 10)
-
-typedef struct store_block {
-	struct store_block *prev;
-	size_t used, size;
-	_Alignas(16) char data[];
-} store_block;
-
-typedef struct {
-	const char *s;
-	uint32_t len, hash;
-} store_str;
+ * 不统一 …, the fix “): each string is kept once (a jh_strset) and the edits
+ * are carved from an arena, both freed with the list.  A 200 MB check
+ * held about 60 MB in those pieces. */
 
 struct jh_strings {
-	store_block *top;
-	store_str *set; /* open addressing; s == NULL is empty */
-	size_t cap, n;
+	jh_strset strings;
+	jh_arena edits;
 };
-
-static void *store_alloc(jh_strings *st, size_t size)
-{
-	size = (size + 7) & ~(size_t)7;
-	store_block *b = st->top;
-	if (!b || b->size - b->used < size) {
-		size_t want = size > STORE_BLOCK / 4 ? size : STORE_BLOCK;
-		if (!(b = malloc(sizeof *b + want)))
-			return NULL;
-		b->prev = st->top;
-		b->used = 0;
-		b->size = want;
-		st->top = b;
-	}
-	void *p = b->data + b->used;
-	b->used += size;
-	return p;
-}
-
-static int store_grow(jh_strings *st)
-{
-	size_t cap = st->cap ? st->cap * 2 : 1024;
-	store_str *set = calloc(cap, sizeof *set);
-	if (!set)
-		return JH_ERR_NOMEM;
-	for (size_t i = 0; i < st->cap; i++)
-		if (st->set[i].s) {
-			size_t j = st->set[i].hash & (cap - 1);
-			while (set[j].s)
-				j = (j + 1) & (cap - 1);
-			set[j] = st->set[i];
-		}
-	free(st->set);
-	st->set = set;
-	st->cap = cap;
-	return JH_OK;
-}
 
 /* The list's copy of s[0..n), NUL-terminated; the same pointer for equal
  * strings.  NULL when memory runs out. */
 static char *store_intern(jh_findings *list, const char *s, size_t n)
 {
-	if (n > UINT32_MAX)
-		return NULL;
 	if (!list->strings && !(list->strings = calloc(1, sizeof *list->strings)))
 		return NULL;
-	jh_strings *st = list->strings;
-	if (st->n * 2 >= st->cap && store_grow(st))
-		return NULL;
-	uint32_t h = (uint32_t)jh_hash(s, n);
-	size_t i = h & (st->cap - 1);
-	for (; st->set[i].s; i = (i + 1) & (st->cap - 1))
-		if (st->set[i].hash == h && st->set[i].len == n && !memcmp(st->set[i].s, s, n))
-			return (char *)st->set[i].s;
-	char *copy = store_alloc(st, n + 1);
-	if (!copy)
-		return NULL;
-	memcpy(copy, s, n);
-	copy[n] = '\0';
-	st->set[i] = (store_str){copy, (uint32_t)n, h};
-	st->n++;
-	return copy;
+	return (char *)jh_strset_intern(&list->strings->strings, s, n);
+}
+
+static jh_edit *store_edits(jh_findings *list, size_t n)
+{
+	return jh_arena_alloc(&list->strings->edits, n * sizeof(jh_edit), _Alignof(jh_edit));
 }
 
 void jh_findings_clear(jh_findings *list)
@@ -106,14 +42,10 @@ void jh_findings_clear(jh_findings *list)
 	free(list->items);
 	list->items = NULL;
 	list->count = list->capacity = 0;
-	jh_strings *st = list->strings;
-	if (st) {
-		for (store_block *b = st->top, *prev; b; b = prev) {
-			prev = b->prev;
-			free(b);
-		}
-		free(st->set);
-		free(st);
+	if (list->strings) {
+		jh_strset_free(&list->strings->strings);
+		jh_arena_free(&list->strings->edits);
+		free(list->strings);
 		list->strings = NULL;
 	}
 }
@@ -141,7 +73,7 @@ int jh_findings_add_edit(jh_findings *list, size_t index, size_t byte_start, siz
 		return JH_ERR_ARG;
 	jh_finding *f = &list->items[index];
 	char *rep = store_intern(list, replacement, strlen(replacement));
-	jh_edit *e = rep ? store_alloc(list->strings, (f->n_edits + 1) * sizeof *e) : NULL;
+	jh_edit *e = rep ? store_edits(list, f->n_edits + 1) : NULL;
 	if (!e)
 		return JH_ERR_NOMEM;
 	if (f->n_edits) /* the old array stays in the store until the list is cleared */
@@ -170,7 +102,7 @@ int jh_findings_add(jh_findings *list, const char *rule_id, long rule_index, jh_
 		return JH_ERR_NOMEM;
 	if (fix) {
 		char *rep = store_intern(list, fix, fix_len);
-		if (!rep || !(f->edits = store_alloc(list->strings, sizeof *f->edits)))
+		if (!rep || !(f->edits = store_edits(list, 1)))
 			return JH_ERR_NOMEM;
 		f->edits[0] = (jh_edit){start, end, rep};
 		f->n_edits = 1;

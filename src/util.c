@@ -144,26 +144,34 @@ static int strset_rehash(jh_strset *s, size_t ncap)
 struct jh_chunk {
 	jh_chunk *next;
 	size_t used, cap;
-	char data[];
+	_Alignas(16) char data[];
 };
 
-/* n bytes of the set's arena (chunks of 64 KB, or one of its own for a
- * longer key). */
-static char *arena_alloc(jh_strset *s, size_t n)
+void *jh_arena_alloc(jh_arena *a, size_t n, size_t align)
 {
-	jh_chunk *c = s->arena;
-	if (!c || c->cap - c->used < n) {
+	jh_chunk *c = a->top;
+	size_t at = c ? (c->used + align - 1) & ~(align - 1) : 0;
+	if (!c || at > c->cap || c->cap - at < n) {
 		size_t cap = n > 65536 ? n : 65536;
 		if (!(c = malloc(sizeof *c + cap)))
 			return NULL;
-		c->next = s->arena;
+		c->next = a->top;
 		c->used = 0;
 		c->cap = cap;
-		s->arena = c;
+		a->top = c;
+		at = 0;
 	}
-	char *p = c->data + c->used;
-	c->used += n;
-	return p;
+	c->used = at + n;
+	return c->data + at;
+}
+
+void jh_arena_free(jh_arena *a)
+{
+	for (jh_chunk *c = a->top, *next; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	a->top = NULL;
 }
 
 int jh_strset_reserve(jh_strset *s, size_t n)
@@ -174,17 +182,17 @@ int jh_strset_reserve(jh_strset *s, size_t n)
 	return cap > s->cap ? strset_rehash(s, cap) : JH_OK;
 }
 
-int jh_strset_add(jh_strset *s, const char *key, size_t len)
+const char *jh_strset_intern(jh_strset *s, const char *key, size_t len)
 {
 	if ((s->count + 1) * 2 > s->cap && strset_rehash(s, s->cap ? s->cap * 2 : 64))
-		return JH_ERR_NOMEM;
+		return NULL;
 	size_t j = jh_hash(key, len) & (s->cap - 1);
 	for (; s->keys[j]; j = (j + 1) & (s->cap - 1))
 		if (s->lens[j] == len && memcmp(s->keys[j], key, len) == 0)
-			return JH_OK; /* already there */
-	char *k = arena_alloc(s, len + 1);
+			return s->keys[j]; /* already there */
+	char *k = jh_arena_alloc(&s->arena, len + 1, 1);
 	if (!k)
-		return JH_ERR_NOMEM;
+		return NULL;
 	memcpy(k, key, len);
 	k[len] = '\0';
 	s->keys[j] = k;
@@ -192,7 +200,12 @@ int jh_strset_add(jh_strset *s, const char *key, size_t len)
 	s->count++;
 	if (len > s->max_len)
 		s->max_len = len;
-	return JH_OK;
+	return k;
+}
+
+int jh_strset_add(jh_strset *s, const char *key, size_t len)
+{
+	return jh_strset_intern(s, key, len) ? JH_OK : JH_ERR_NOMEM;
 }
 
 int jh_strset_has(const jh_strset *s, const char *key, size_t len)
@@ -210,10 +223,7 @@ int jh_strset_has(const jh_strset *s, const char *key, size_t len)
 
 void jh_strset_free(jh_strset *s)
 {
-	for (jh_chunk *c = s->arena, *next; c; c = next) {
-		next = c->next;
-		free(c);
-	}
+	jh_arena_free(&s->arena);
 	free(s->keys);
 	free(s->lens);
 	memset(s, 0, sizeof *s);

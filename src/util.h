@@ -33,19 +33,34 @@ void jh_report(jh_diag_fn fn, void *payload, jh_severity sev, const char *file,
                unsigned line, unsigned column, const char *rule_id, const char *fmt, ...)
 	__attribute__((format(printf, 8, 9)));
 
-/* Open-addressing set of byte strings (used for allow-lists).  The keys
- * live in chunks of an arena, not in a malloc each: word lists of 100,000
- * entries are read at start-up or first use. */
+/* Memory handed out from chunks of 64 KB (a bigger request gets a chunk
+ * of its own) and freed all at once: for many small pieces that live as
+ * long as one owner (the keys of a word list, a list's findings).  align
+ * is 1 for strings or 8 for structs.  Start it zeroed. */
 typedef struct jh_chunk jh_chunk;
+typedef struct {
+	jh_chunk *top;
+} jh_arena;
+
+void *jh_arena_alloc(jh_arena *a, size_t n, size_t align);
+void jh_arena_free(jh_arena *a);
+
+/* Open-addressing set of byte strings (used for allow-lists and to keep
+ * each of many equal strings once).  The keys live in the set's arena, not
+ * in a malloc each: word lists of 100,000 entries are read at start-up or
+ * first use. */
 typedef struct {
 	char **keys;
 	size_t *lens;
 	size_t cap, count;
 	size_t max_len;  /* longest key, in bytes */
-	jh_chunk *arena;
+	jh_arena arena;
 } jh_strset;
 
 int jh_strset_add(jh_strset *s, const char *key, size_t len);
+/* The set's NUL-terminated copy of key, added if it was not there: equal
+ * strings get the same pointer.  NULL when memory runs out. */
+const char *jh_strset_intern(jh_strset *s, const char *key, size_t len);
 /* Room for n more keys without rehashing (for a list of known length). */
 int jh_strset_reserve(jh_strset *s, size_t n);
 int jh_strset_has(const jh_strset *s, const char *key, size_t len);
