@@ -53,7 +53,11 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 	 * bit): looping over every builtin and testing its mask cost more than
 	 * the checks themselves. */
 	enum { N_CLASSES = 13 };
-	size_t *wakers = malloc((bi->n ? bi->n : 1) * N_CLASSES * sizeof *wakers);
+	typedef struct {
+		void (*step)(jh_brun *run, const jh_char *c);
+		jh_brun *run;
+	} waker;
+	waker *wakers = malloc((bi->n ? bi->n : 1) * N_CLASSES * sizeof *wakers);
 	size_t n_wakers[N_CLASSES] = {0};
 	if (!wakers)
 		return JH_ERR_NOMEM;
@@ -64,7 +68,7 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 		wake |= bi->v[k].def->wake;
 		for (int b = 0; b < N_CLASSES; b++)
 			if (bi->v[k].def->wake & (1u << b))
-				wakers[(size_t)b * bi->n + n_wakers[b]++] = k;
+				wakers[(size_t)b * bi->n + n_wakers[b]++] = (waker){bi->v[k].def->step, &runs[k]};
 	}
 	int rc = JH_OK;
 
@@ -102,9 +106,9 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 		if (cls & wake) {
 			jh_char c = {cp, cls, i, n, prev_cp, prev_pos};
 			int b = __builtin_ctz(cls);
-			const size_t *w = wakers + (size_t)b * bi->n;
-			for (size_t j = 0; j < n_wakers[b]; j++)
-				bi->v[w[j]].def->step(&runs[w[j]], &c);
+			const waker *w = wakers + (size_t)b * bi->n;
+			for (size_t j = 0, nw = n_wakers[b]; j < nw; j++)
+				w[j].step(w[j].run, &c);
 		}
 		prev_cp = cp;
 		prev_pos = i;
