@@ -184,6 +184,19 @@ static void human_finding(const reporter *r, FILE *o, const report_doc *d, const
 	fputc('\n', o);
 }
 
+/* key (with its quotes and colon, after a comma) and a number: fprintf
+ * for the eight numbers of a finding was half of the JSON report's time. */
+static void json_uint(FILE *o, const char *key, size_t v)
+{
+	char buf[24];
+	int n = sizeof buf;
+	do
+		buf[--n] = (char)('0' + v % 10);
+	while ((v /= 10) && n > 0);
+	fputs(key, o);
+	fwrite(buf + n, 1, sizeof buf - (size_t)n, o);
+}
+
 void json_finding(FILE *o, const report_doc *d, const jh_finding *f)
 {
 	fputc('{', o);
@@ -194,22 +207,29 @@ void json_finding(FILE *o, const report_doc *d, const jh_finding *f)
 	}
 	fputs("\"rule\":", o);
 	json_string(o, f->rule_id, strlen(f->rule_id));
-	fprintf(o, ",\"severity\":\"%s\",\"line\":%zu,\"column\":%zu,\"end_line\":%zu,"
-	           "\"end_column\":%zu,\"display_column\":%zu,\"byte_start\":%zu,\"byte_end\":%zu,"
-	           "\"message\":",
-	        jh_severity_name(f->severity), f->line, f->column, f->end_line, f->end_column,
-	        f->display_column, orig_offset(d, f->byte_start), orig_offset(d, f->byte_end));
+	fputs(",\"severity\":\"", o);
+	fputs(jh_severity_name(f->severity), o);
+	fputc('"', o);
+	json_uint(o, ",\"line\":", f->line);
+	json_uint(o, ",\"column\":", f->column);
+	json_uint(o, ",\"end_line\":", f->end_line);
+	json_uint(o, ",\"end_column\":", f->end_column);
+	json_uint(o, ",\"display_column\":", f->display_column);
+	json_uint(o, ",\"byte_start\":", orig_offset(d, f->byte_start));
+	json_uint(o, ",\"byte_end\":", orig_offset(d, f->byte_end));
+	fputs(",\"message\":", o);
 	json_string(o, f->message, strlen(f->message));
 	fputs(",\"fix\":", o);
 	if (!f->has_fix) {
 		fputs("null}", o);
 		return;
 	}
-	fprintf(o, "{\"safety\":\"%s\",\"edits\":[", f->safety == JH_SAFE ? "safe" : "unsafe");
+	fputs(f->safety == JH_SAFE ? "{\"safety\":\"safe\",\"edits\":[" : "{\"safety\":\"unsafe\",\"edits\":[", o);
 	for (size_t i = 0; i < f->n_edits; i++) {
 		const jh_edit *e = &f->edits[i];
-		fprintf(o, "%s{\"byte_start\":%zu,\"byte_end\":%zu,\"replacement\":", i ? "," : "",
-		        orig_offset(d, e->byte_start), orig_offset(d, e->byte_end));
+		json_uint(o, i ? ",{\"byte_start\":" : "{\"byte_start\":", orig_offset(d, e->byte_start));
+		json_uint(o, ",\"byte_end\":", orig_offset(d, e->byte_end));
+		fputs(",\"replacement\":", o);
 		json_string(o, e->replacement, strlen(e->replacement));
 		fputc('}', o);
 	}
