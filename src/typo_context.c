@@ -132,6 +132,7 @@ typedef struct {
 	 * pairs of characters start no word, and the filter fits in cache). */
 	float *single_logp;      /* U+4E00..U+9FFF, 0 = not a word */
 	uint64_t *prefix_bloom;  /* PREFIX_BITS bits */
+	uint64_t *prefix3_bloom; /* the same, first three characters of longer words */
 	jh_lm *lm;
 	uint32_t *lm_single;     /* the model's ids of U+4E00..U+9FFF */
 	uint64_t *lm_bloom;      /* first two characters of the model's words */
@@ -166,6 +167,7 @@ void jh_context_free(void *p)
 	free(c->dict);
 	free(c->single_logp);
 	free(c->prefix_bloom);
+	free(c->prefix3_bloom);
 	free(c->lm_single);
 	free(c->lm_bloom);
 	jh_lazy_destroy(&c->once);
@@ -550,11 +552,25 @@ static inline int prefix_maybe(const ctx_cfg *c, int32_t a, int32_t b)
 	return bloom_maybe(c->prefix_bloom, a, b);
 }
 
+/* Three characters as a pair for the Bloom filters. */
+static inline int32_t fold3(int32_t b, int32_t x)
+{
+	return (int32_t)((uint32_t)b * 0x01000193u ^ (uint32_t)x * 0x9E3779B1u);
+}
+
+/* Do a, b, x start a word of three or four characters? */
+static inline int prefix3_maybe(const ctx_cfg *c, int32_t a, int32_t b, int32_t x)
+{
+	return bloom_maybe(c->prefix3_bloom, a, fold3(b, x));
+}
+
 static uint32_t dict_freq(const ctx_cfg *c, const int32_t *cp, int n)
 {
 	if (!c->dict_cap)
 		return 0;
 	if (n >= 2 && !prefix_maybe(c, cp[0], cp[1]))
+		return 0;
+	if (n >= 3 && !prefix3_maybe(c, cp[0], cp[1], cp[2]))
 		return 0;
 	const dict_slot *s = dict_find(c, cp, n, hash_cps(cp, n));
 	return s->h ? s->freq : 0;
@@ -594,6 +610,8 @@ static void dict_add(ctx_cfg *c, const char *ln, size_t len, size_t *n_words, do
 		return;
 	if (n >= 2)
 		bloom_add(c->prefix_bloom, cp[0], cp[1]);
+	if (n >= 3)
+		bloom_add(c->prefix3_bloom, cp[0], fold3(cp[1], cp[2]));
 	uint64_t h = hash_cps(cp, n);
 	dict_slot *s = dict_find(c, cp, n, h);
 	if (!s->h) {
@@ -624,11 +642,14 @@ static void dict_load(ctx_cfg *c)
 	c->dict = calloc(c->dict_cap, sizeof *c->dict);
 	c->single_logp = calloc(CJK_HI - CJK_LO + 1, sizeof *c->single_logp);
 	c->prefix_bloom = calloc(PREFIX_BITS / 64, sizeof *c->prefix_bloom);
-	if (!c->dict || !c->single_logp || !c->prefix_bloom) {
+	c->prefix3_bloom = calloc(PREFIX_BITS / 64, sizeof *c->prefix3_bloom);
+	if (!c->dict || !c->single_logp || !c->prefix_bloom || !c->prefix3_bloom) {
 		free(c->dict);
 		free(c->single_logp);
 		free(c->prefix_bloom);
+		free(c->prefix3_bloom);
 		c->dict = NULL, c->single_logp = NULL, c->prefix_bloom = NULL;
+		c->prefix3_bloom = NULL;
 		c->dict_cap = 0;
 		jh_tsv_close(&t);
 		return;
@@ -674,6 +695,8 @@ static double segment(const ctx_cfg *c, const int32_t *s, int n, double *best, i
 		if (i + 1 >= n || !prefix_maybe(c, s[i], s[i + 1]))
 			continue; /* most pairs start no word */
 		for (int L = 2; L <= MAX_WORD && i + L <= n; L++) {
+			if (L == 3 && !prefix3_maybe(c, s[i], s[i + 1], s[i + 2]))
+				break; /* no longer word starts here */
 			const dict_slot *d = dict_find(c, s + i, L, hash_cps(s + i, L));
 			double lf = d->h ? log(d->freq) - c->log_total : 0;
 			if (d->h && d->freq && lf + best[i + L] > best[i]) {
