@@ -62,6 +62,11 @@ struct jh_lm {
 	size_t index_cap;
 	jh_lm_state start;
 	float *uni;                      /* log P(word) by id */
+	/* the root's child for each word id (-1: none), so that the most
+	 * common lookup is not a binary search over every word; NULL when
+	 * the model holds a word twice under the root */
+	int32_t *root_child;
+	uint32_t root_cap;
 };
 
 static uint32_t rd32(const unsigned char *p)
@@ -130,16 +135,32 @@ static jh_lm_state historify(const jh_lm *lm, unsigned lvl, uint32_t i)
 	return pack(x.bol, x.bol ? x.bon : 0);
 }
 
+/* The word id of entry m of level lvl (a node, or a leaf at the last
+ * level), without decoding the rest. */
+static inline uint32_t wid_at(const jh_lm *lm, unsigned lvl, uint32_t m)
+{
+	return rd32(lm->level[lvl] + (size_t)m * (lvl == lm->n ? 8 : 12)) & 0x3FFFF;
+}
+
+/* The first child of node (lvl, i), as get_node(...).ch. */
+static inline uint32_t child_of(const jh_lm *lm, unsigned lvl, uint32_t i)
+{
+	const unsigned char *p = lm->level[lvl] + (size_t)i * 12;
+	return (rd32(p + 8) >> 25) << 16 | rd32(p + 4) >> 16;
+}
+
 /* The child of node (lvl, i) for word wid, as its index in level lvl+1,
  * or -1. */
 static long find_child(const jh_lm *lm, unsigned lvl, uint32_t i, uint32_t wid)
 {
-	uint32_t lo = get_node(lm, lvl, i).ch, hi = get_node(lm, lvl, i + 1).ch;
+	if (lvl == 0 && lm->root_child)
+		return wid < lm->root_cap ? lm->root_child[wid] : -1;
+	uint32_t lo = child_of(lm, lvl, i), hi = child_of(lm, lvl, i + 1);
 	if (lo > hi || hi > lm->level_size[lvl + 1])
 		return -1;
 	while (lo < hi) {
 		uint32_t m = lo + (hi - lo) / 2;
-		uint32_t w = lvl + 1 == lm->n ? get_leaf(lm, m).wid : get_node(lm, lvl + 1, m).wid;
+		uint32_t w = wid_at(lm, lvl + 1, m);
 		if (w < wid)
 			lo = m + 1;
 		else if (w > wid)
@@ -360,7 +381,33 @@ void jh_lm_free(jh_lm *lm)
 	free(lm->word_len);
 	free(lm->index);
 	free(lm->uni);
+	free(lm->root_child);
 	free(lm);
+}
+
+/* lm->root_child, from the root's children (sorted by word id); left NULL
+ * if a word is there twice (the binary search would then pick one) or
+ * for want of memory. */
+static void index_root(jh_lm *lm)
+{
+	uint32_t lo = child_of(lm, 0, 0), hi = child_of(lm, 0, 1);
+	if (lm->n < 1 || lo > hi || hi > lm->level_size[1])
+		return;
+	lm->root_cap = 0x40000; /* word ids have 18 bits */
+	int32_t *rc = malloc(lm->root_cap * sizeof *rc);
+	if (!rc)
+		return;
+	for (uint32_t w = 0; w < lm->root_cap; w++)
+		rc[w] = -1;
+	for (uint32_t m = lo; m < hi; m++) {
+		uint32_t w = wid_at(lm, 1, m);
+		if (rc[w] >= 0) {
+			free(rc);
+			return;
+		}
+		rc[w] = (int32_t)m;
+	}
+	lm->root_child = rc;
 }
 
 int jh_lm_open(jh_lm **out, const char *model_path, const char *lexicon_path, char *err,
@@ -377,6 +424,7 @@ int jh_lm_open(jh_lm **out, const char *model_path, const char *lexicon_path, ch
 		jh_lm_free(lm);
 		return rc;
 	}
+	index_root(lm);
 	long m = find_child(lm, 0, 0, 0);
 	lm->start = m >= 0 ? historify(lm, 1, (uint32_t)m) : 0;
 	/* unigrams of the whole lexicon (id 0: an unseen word) */

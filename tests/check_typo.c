@@ -345,6 +345,46 @@ START_TEST(context_guards)
 }
 END_TEST
 
+/* The document's pair counts see only adjacent Han characters (羡，幕 is
+ * not 羡幕 again), in a document longer than the first table; a spot seen
+ * again takes the decision kept (the repeated 羡幕 then stays, as a pair
+ * written twice); the 的地得 gates: 的 after a verb is tried as 得, 的
+ * after a noun is not, 地 before a verb is not made 的; a function
+ * character proposed costs no stop-margin (我门 → 我们). */
+START_TEST(context_pairs_and_gates)
+{
+	FILE *f = fopen(JIEBA_DICT, "rb"), *g = fopen(LM_MODEL, "rb");
+	if (f)
+		fclose(f);
+	if (g)
+		fclose(g);
+	if (!f || !g)
+		return;
+	jh_ruleset *rs = typo_ruleset(CONTEXT_LM_RULE(LM_MODEL) "groups = 的地得 在再\n");
+	jh_findings fs = JH_FINDINGS_INIT;
+	ck_assert_uint_eq(count(rs, "我很羡幕他。羡，幕。", &fs), 1);
+	ck_assert_str_eq(fs.items[0].edits[0].replacement, "慕");
+	char *doc = malloc(20000 * 3 + 64);
+	ck_assert_ptr_nonnull(doc);
+	size_t n = 0;
+	for (int k = 0; k < 2000; k++) /* 10,000 pairs before the slip */
+		n += (size_t)sprintf(doc + n, "%s", k % 2 ? "天气很好。" : "今天下雨。");
+	strcpy(doc + n, "我很羡幕他。");
+	ck_assert_uint_eq(count(rs, doc, &fs), 1);
+	strcpy(doc + n, "我很羡幕他。我很羡幕他。");
+	ck_assert_uint_eq(count(rs, doc, &fs), 0);
+	free(doc);
+	ck_assert_uint_eq(count(rs, "他跑的很快。", &fs), 1);
+	ck_assert_str_eq(fs.items[0].edits[0].replacement, "得");
+	ck_assert_uint_eq(count(rs, "我的书很好看。", &fs), 0);
+	ck_assert_uint_eq(count(rs, "她会很耐心地听我说话。", &fs), 0);
+	ck_assert_uint_eq(count(rs, "我门明天去公园。", &fs), 1);
+	ck_assert_str_eq(fs.items[0].edits[0].replacement, "们");
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
 /* A broken line of a table read at first use: an error with its file and
  * line, once, and no findings; a bad `groups` value: a rule error. */
 START_TEST(context_bad_tables)
@@ -402,6 +442,7 @@ Suite *typo_suite(void)
 	tcase_add_test(tc, lm_corrupt);
 	tcase_add_test(tc, context_trigram);
 	tcase_add_test(tc, context_guards);
+	tcase_add_test(tc, context_pairs_and_gates);
 	tcase_add_test(tc, context_bad_tables);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
