@@ -79,6 +79,10 @@ typedef struct {
 	uint8_t *group;
 	int32_t forms[MAX_GROUPS][GROUP_FORMS];
 	int standard;            /* 0 = the document's majority, else 1 + column */
+	/* The phrase table is read the first time a traditional paragraph has
+	 * a suspect (compiling reads only which characters are suspects). */
+	const jh_rule *rule;
+	jh_lazy phrases_once;
 } variant_cfg;
 
 static const char *const variant_params[] = {"variant", "chars", "phrases", "paragraph-min", NULL};
@@ -91,6 +95,8 @@ static void variant_free(void *p)
 	if (!c)
 		return;
 	chars_release(c->chars);
+	if (c->mode == MODE_PHRASES)
+		jh_lazy_destroy(&c->phrases_once);
 	free(c->phrases_text);
 	if (c->own_bmp)
 		free(c->bmp);
@@ -251,10 +257,8 @@ static const phrase_ent *find_phrase(const variant_cfg *c, const char *s, size_t
 
 /* Characters that stand where a conversion put the wrong one (髮 in 髮起):
  * only they send the phrase check looking around them. */
-static void mark_suspects(variant_cfg *c, const phrase_ent *p)
+static void mark_suspects(variant_cfg *c, const char *w, size_t wl, const char *r, size_t rl)
 {
-	const char *w = p->wrong, *r = p->right;
-	size_t wl = p->wrong_len, rl = strcspn(r, "|");
 	size_t i = 0, j = 0;
 	while (i < wl && j < rl) {
 		int32_t a, b;
@@ -267,26 +271,91 @@ static void mark_suspects(variant_cfg *c, const phrase_ent *p)
 	}
 }
 
-static int load_phrases(variant_cfg *c, const jh_rule *r, jh_diag_fn diag_fn, void *payload)
+static const char *phrases_file(const jh_rule *r, unsigned *line)
 {
-	unsigned line = r->line;
-	const char *file = jh_rule_param(r, "phrases", &line);
+	*line = r->line;
+	const char *file = jh_rule_param(r, "phrases", line);
+	return file ? file : "script-phrases.tsv";
+}
+
+/* Which characters are suspects: the phrase table read line by line
+ * through one small buffer, keeping nothing but their flags (in this
+ * check's own copy of the character flags).  The table itself, 600 KB
+ * and 4,700 entries, is read only when a traditional paragraph has a
+ * suspect: reading it at every start was a third of a hook's page faults,
+ * and each new page costs this VM 10-15 us. */
+static int scan_suspects(variant_cfg *c, const jh_rule *r, jh_diag_fn diag_fn, void *payload)
+{
+	unsigned line;
+	const char *file = phrases_file(r, &line);
+	int rc = jh_data_readable(r, file, line, diag_fn, payload);
+	char *path = rc == JH_OK ? jh_data_path(r, file) : NULL;
+	FILE *f = path ? fopen(path, "rb") : NULL;
+	uint8_t *own = f ? malloc(0x10000) : NULL;
+	free(path);
+	if (!own) {
+		if (f)
+			fclose(f);
+		return rc ? rc : f ? JH_ERR_NOMEM : JH_ERR_RULES;
+	}
+	memcpy(own, c->bmp, 0x10000); /* the shared flags, and this check's suspects */
+	c->bmp = own;
+	c->own_bmp = 1;
+	char *ln = NULL;
+	size_t cap = 0;
+	ssize_t got;
+	while ((got = getline(&ln, &cap, f)) > 0) { /* as jh_tsv_next splits it */
+		size_t n = (size_t)got;
+		if (ln[n - 1] == '\n')
+			n--;
+		if (n && ln[n - 1] == '\r')
+			n--;
+		if (!n || ln[0] == '#')
+			continue;
+		char *tab = memchr(ln, '\t', n);
+		if (!tab || tab == ln)
+			continue;
+		char *right = tab + 1, *end = memchr(right, '\t', (size_t)(ln + n - right));
+		size_t rn = (size_t)((end ? end : ln + n) - right);
+		char *bar = memchr(right, '|', rn);
+		if (rn)
+			mark_suspects(c, ln, (size_t)(tab - ln), right, bar ? (size_t)(bar - right) : rn);
+	}
+	free(ln);
+	fclose(f);
+	/* 150余騎兵, 20裡: checked by numeral_fix(), not by the table */
+	c->bmp[0x4F59] |= F_SUSPECT; /* 余 */
+	c->bmp[0x88E1] |= F_SUSPECT; /* 裡 */
+	c->bmp[0x88CF] |= F_SUSPECT; /* 裏 */
+	return JH_OK;
+}
+
+typedef struct {
+	variant_cfg *c;
+	jh_diag_fn diag_fn;
+	void *payload;
+} phrases_arg;
+
+/* The phrase table and its index (jh_lazy: the rule set may serve several
+ * threads). */
+static int load_phrases(void *arg)
+{
+	const phrases_arg *a = arg;
+	variant_cfg *c = a->c;
+	const jh_rule *r = c->rule;
+	unsigned line;
+	const char *file = phrases_file(r, &line);
 	jh_tsv t;
-	int rc = jh_data_open(&t, NULL, file ? file : "script-phrases.tsv", r, line, diag_fn, payload);
+	int rc = jh_data_open(&t, NULL, file, r, line, a->diag_fn, a->payload);
 	if (rc)
 		return rc;
 	size_t lines = 1, cap = 0;
 	for (const char *q = t.data; (q = memchr(q, '\n', t.len - (size_t)(q - t.data))); q++)
 		lines++;
-	uint8_t *own = malloc(0x10000);
-	if (!own || jh_grow((void **)&c->ph, &cap, lines, sizeof *c->ph)) {
-		free(own);
+	if (jh_grow((void **)&c->ph, &cap, lines, sizeof *c->ph)) {
 		jh_tsv_close(&t);
 		return JH_ERR_NOMEM;
 	}
-	memcpy(own, c->bmp, 0x10000); /* the shared flags, and this check's suspects */
-	c->bmp = own;
-	c->own_bmp = 1;
 	char *f[4];
 	size_t fl[4];
 	int nf;
@@ -309,12 +378,7 @@ static int load_phrases(variant_cfg *c, const jh_rule *r, jh_diag_fn diag_fn, vo
 		while (c->index[h])
 			h = (h + 1) & c->index_mask;
 		c->index[h] = (uint32_t)i + 1;
-		mark_suspects(c, &c->ph[i]);
 	}
-	/* 150余騎兵, 20裡: checked by numeral_fix(), not by the table */
-	c->bmp[0x4F59] |= F_SUSPECT; /* 余 */
-	c->bmp[0x88E1] |= F_SUSPECT; /* 裡 */
-	c->bmp[0x88CF] |= F_SUSPECT; /* 裏 */
 	return JH_OK;
 }
 
@@ -368,6 +432,9 @@ static int variant_compile_mode(const jh_rule *r, void **out, jh_diag_fn diag_fn
 	if (!c)
 		return JH_ERR_NOMEM;
 	c->mode = mode;
+	c->rule = r;
+	if (mode == MODE_PHRASES)
+		jh_lazy_init(&c->phrases_once);
 	unsigned line = r->line;
 	const char *v = jh_rule_param(r, "variant", &line);
 	int rc = JH_OK;
@@ -381,7 +448,7 @@ static int variant_compile_mode(const jh_rule *r, void **out, jh_diag_fn diag_fn
 	if (rc == JH_OK)
 		rc = load_chars(c, r, diag_fn, payload);
 	if (rc == JH_OK && mode == MODE_PHRASES)
-		rc = load_phrases(c, r, diag_fn, payload);
+		rc = scan_suspects(c, r, diag_fn, payload);
 	else if (rc == JH_OK && mode == MODE_REGIONAL)
 		rc = load_regional(c, r, diag_fn, payload);
 	else if (rc == JH_OK && jh_rule_param(r, "phrases", &line)) {
@@ -817,8 +884,15 @@ static void variant_finish(jh_brun *run)
 		const para *p = &s->v[i];
 		if (cfg->mode == MODE_CHARS && ((p->v == V_HANT && p->hans) || (p->v == V_HANS && p->hant)))
 			chars_in_para(run, p, p->v);
-		if (cfg->mode == MODE_PHRASES && p->v == V_HANT && p->suspects)
+		if (cfg->mode == MODE_PHRASES && p->v == V_HANT && p->suspects) {
+			phrases_arg a = {(variant_cfg *)cfg, run->diag_fn, run->payload};
+			int rc = jh_lazy_get(&((variant_cfg *)cfg)->phrases_once, load_phrases, &a);
+			if (rc == JH_ERR_NOMEM)
+				run->err = rc;
+			if (rc) /* a table gone since compiling: reported, no phrase findings */
+				break;
 			phrases_in_para(run, p);
+		}
 	}
 	if (cfg->mode == MODE_REGIONAL)
 		regional_finish(run, s);

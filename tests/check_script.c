@@ -5,6 +5,7 @@
  * invisible characters, half-width katakana. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include <string.h>
 #include "tests.h"
 
@@ -195,6 +196,68 @@ START_TEST(conversion_errors)
 }
 END_TEST
 
+/* The phrase table is read the first time a traditional paragraph has a
+ * suspect character, not when the rules are compiled: with the table gone
+ * after compiling, a simplified text is checked without a word, and a
+ * traditional one gets the error (its file named) and no phrase finding. */
+START_TEST(conversion_table_read_when_needed)
+{
+	char dir[] = "/tmp/jh-phrases-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char chars[300], phrases[300], cmd[700];
+	snprintf(chars, sizeof chars, "%s/script-chars.tsv", dir);
+	snprintf(phrases, sizeof phrases, "%s/script-phrases.tsv", dir);
+	snprintf(cmd, sizeof cmd, "cp '%s/rules/data/script-chars.tsv' '%s'", JH_SRCDIR, chars);
+	ck_assert_int_eq(system(cmd), 0);
+	FILE *f = fopen(phrases, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("# wrong\tright\tprev_not\tnext_not\n髮起\t發起\t\t\n", f);
+	fclose(f);
+	static const char ini[] = "[script.c]\nkind = builtin\ncheck = conversion\nmessage = {match}\nbad = 將果斷髮起突圍\ngood = 日军发起突围。\n";
+	jh_ruleset *rs;
+	test_diags ds = TEST_DIAGS_INIT;
+	ck_assert_int_eq(jh_ruleset_new(&rs), JH_OK);
+	ck_assert_int_eq(jh_ruleset_load_string(rs, "t.rules", ini, dir, test_diag_collect, &ds), JH_OK);
+	ck_assert_int_eq(jh_ruleset_compile(rs, test_diag_collect, &ds), JH_OK);
+	const char *trad = "日軍已經被包圍，將果斷髮起突圍，這是後話。";
+	jh_check_options o = {0};
+	o.diag_fn = test_diag_collect;
+	o.payload = &ds;
+	jh_findings fs = JH_FINDINGS_INIT;
+	ck_assert_int_eq(unlink(phrases), 0);
+	const char *simp = "日军已经被包围，将果断发起突围，这是后话。";
+	ck_assert_int_eq(jh_check(rs, simp, strlen(simp), &o, &fs), JH_OK);
+	ck_assert_uint_eq(ds.count, 0); /* never read */
+	ck_assert_int_eq(jh_check(rs, trad, strlen(trad), &o, &fs), JH_OK);
+	ck_assert_ptr_null(first_of(&fs, "script.c"));
+	const test_diag *d = test_diags_find(&ds, "cannot read");
+	ck_assert_msg(d && strstr(d->message, "script-phrases.tsv"), "%s", test_diags_text(&ds));
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+	test_diags_free(&ds);
+
+	/* The same, with the table there: 髮起 is found. */
+	f = fopen(phrases, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("髮起\t發起\t\t\n", f);
+	fclose(f);
+	ds = (test_diags)TEST_DIAGS_INIT;
+	ck_assert_int_eq(jh_ruleset_new(&rs), JH_OK);
+	ck_assert_int_eq(jh_ruleset_load_string(rs, "t.rules", ini, dir, test_diag_collect, &ds), JH_OK);
+	ck_assert_int_eq(jh_ruleset_compile(rs, test_diag_collect, &ds), JH_OK);
+	ck_assert_int_eq(jh_check(rs, trad, strlen(trad), &o, &fs), JH_OK);
+	const jh_finding *hit = first_of(&fs, "script.c");
+	ck_assert_msg(hit != NULL, "髮起 not found");
+	ck_assert_str_eq(span(trad, hit), "髮起");
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+	test_diags_free(&ds);
+	unlink(phrases);
+	unlink(chars);
+	rmdir(dir);
+}
+END_TEST
+
 START_TEST(conversion_leaves_words_alone)
 {
 	jh_ruleset *rs = script_rules(NULL, NULL, NULL);
@@ -313,6 +376,7 @@ Suite *script_suite(void)
 	tcase_add_test(tc, variant_per_paragraph);
 	tcase_add_test(tc, variant_parameter);
 	tcase_add_test(tc, conversion_errors);
+	tcase_add_test(tc, conversion_table_read_when_needed);
 	tcase_add_test(tc, conversion_leaves_words_alone);
 	tcase_add_test(tc, invisible_and_controls);
 	tcase_add_test(tc, lookalikes);
