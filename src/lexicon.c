@@ -11,7 +11,14 @@
 #include "utf8.h"
 #include "util.h"
 
-void jh_lexicon_init(jh_lexicon *lx) { memset(lx, 0, sizeof *lx); }
+const int32_t jh_lex_zero_page[256];
+
+void jh_lexicon_init(jh_lexicon *lx)
+{
+	memset(lx, 0, sizeof *lx);
+	for (int i = 0; i < 256; i++)
+		lx->root_page[i] = (int32_t *)jh_lex_zero_page; /* never written: see table_put */
+}
 
 void jh_lexicon_free(jh_lexicon *lx)
 {
@@ -27,7 +34,9 @@ void jh_lexicon_free(jh_lexicon *lx)
 	free(lx->fail);
 	free(lx->out);
 	free(lx->dict);
-	free(lx->root_bmp);
+	for (int i = 0; i < 256; i++)
+		if (lx->root_page[i] != jh_lex_zero_page)
+			free(lx->root_page[i]);
 	free(lx->keys);
 	free(lx->vals);
 	free(lx->first_child);
@@ -167,7 +176,12 @@ int jh_lexicon_load_tsv(jh_lexicon *lx, long rule_index, const char *path, const
 static int table_put(jh_lexicon *lx, int32_t state, int32_t cp, int32_t next)
 {
 	if (state == 0 && cp < 0x10000) {
-		lx->root_bmp[cp] = next;
+		int32_t **page = &lx->root_page[cp >> 8];
+		if (*page == jh_lex_zero_page && !(*page = calloc(256, sizeof **page))) {
+			*page = (int32_t *)jh_lex_zero_page;
+			return JH_ERR_NOMEM;
+		}
+		(*page)[cp & 0xFF] = next;
 		return JH_OK;
 	}
 	uint64_t key = (((uint64_t)state << 21) | (uint64_t)cp) + 1;
@@ -216,8 +230,7 @@ int jh_lexicon_build(jh_lexicon *lx)
 		lx->table_bits++;
 	lx->keys = calloc((size_t)1 << lx->table_bits, sizeof *lx->keys);
 	lx->vals = calloc((size_t)1 << lx->table_bits, sizeof *lx->vals);
-	lx->root_bmp = calloc(0x10000, sizeof *lx->root_bmp);
-	if (!lx->keys || !lx->vals || !lx->root_bmp || new_state(lx) < 0)
+	if (!lx->keys || !lx->vals || new_state(lx) < 0)
 		return JH_ERR_NOMEM;
 
 	/* Trie. */
@@ -231,9 +244,8 @@ int jh_lexicon_build(jh_lexicon *lx)
 			int32_t next = jh_lex_lookup(lx, s, cp);
 			if (!next) {
 				next = new_state(lx);
-				if (next < 0)
+				if (next < 0 || table_put(lx, s, cp, next))
 					return JH_ERR_NOMEM;
-				table_put(lx, s, cp, next);
 				lx->label[next] = cp;
 				lx->next_sibling[next] = lx->first_child[s];
 				lx->first_child[s] = next;

@@ -29,7 +29,10 @@ typedef struct jh_lexicon {
 	int32_t *out;         /* per state: first entry ending here, or -1 */
 	int32_t *dict;        /* per state: nearest state on the fail chain with output, or 0 */
 	size_t n_states, cap_states;
-	int32_t *root_bmp;    /* root transitions for U+0000..U+FFFF (0 = none) */
+	/* Root transitions for U+0000..U+FFFF (0 = none), in pages of 256 code
+	 * points: a page no word starts in is the shared page of zeros.  One
+	 * flat table was 256 KB, 64 fresh pages at every start. */
+	int32_t *root_page[256];
 	uint64_t *keys;       /* transitions: (state << 21 | cp) + 1, 0 = empty slot */
 	int32_t *vals;
 	size_t table_bits;
@@ -38,6 +41,8 @@ typedef struct jh_lexicon {
 	int32_t *first_child, *next_sibling, *label;
 	int built;
 } jh_lexicon;
+
+extern const int32_t jh_lex_zero_page[256];
 
 void jh_lexicon_init(jh_lexicon *lx);
 void jh_lexicon_free(jh_lexicon *lx);
@@ -55,7 +60,7 @@ int jh_lexicon_build(jh_lexicon *lx);
 static inline int32_t jh_lex_lookup(const jh_lexicon *lx, int32_t state, int32_t cp)
 {
 	if (state == 0 && cp < 0x10000)
-		return lx->root_bmp[cp];
+		return lx->root_page[cp >> 8][cp & 0xFF];
 	uint64_t key = (((uint64_t)state << 21) | (uint64_t)cp) + 1;
 	size_t mask = ((size_t)1 << lx->table_bits) - 1;
 	size_t i = (size_t)((key * 0x9E3779B97F4A7C15ULL) >> (64 - lx->table_bits));
