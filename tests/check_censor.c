@@ -134,23 +134,6 @@ END_TEST
  * next maps it and suggests the same; a cache file cut short or with a
  * broken header is not used (the model is built again, and written again
  * whole); with JINGHUA_CACHE_DIR empty nothing is written. */
-static size_t files_in(const char *dir, char *first, size_t size)
-{
-	char cmd[600];
-	snprintf(cmd, sizeof cmd, "ls '%s' 2>/dev/null", dir);
-	FILE *p = popen(cmd, "r");
-	ck_assert_ptr_nonnull(p);
-	size_t n = 0;
-	char line[256];
-	while (fgets(line, sizeof line, p)) {
-		if (!n && first)
-			snprintf(first, size, "%s/%.*s", dir, (int)strcspn(line, "\n"), line);
-		n++;
-	}
-	pclose(p);
-	return n;
-}
-
 static void check_sample(jh_findings *fs, const char *text)
 {
 	jh_ruleset *rs = censor_rules();
@@ -174,7 +157,7 @@ START_TEST(word_model_cache)
 	char *text = test_read_sample("002_39197a4f12f91164.txt");
 	jh_findings cold, warm, again;
 	check_sample(&cold, text);
-	ck_assert_uint_eq(files_in(dir, file, sizeof file), 1);
+	ck_assert_uint_eq(test_files_in(dir, "words-", file, sizeof file), 1);
 	check_sample(&warm, text);
 	assert_same_findings(&cold, &warm, 0);
 	jh_findings_clear(&warm);
@@ -206,7 +189,7 @@ START_TEST(word_model_cache)
 	setenv("JINGHUA_CACHE_DIR", "", 1);
 	check_sample(&again, text);
 	assert_same_findings(&cold, &again, 0);
-	ck_assert_uint_eq(files_in(dir, NULL, 0), 0);
+	ck_assert_uint_eq(test_files_in(dir, "", NULL, 0), 0);
 	jh_findings_clear(&again);
 	jh_findings_clear(&cold);
 	if (saved)

@@ -101,6 +101,25 @@ jh_ruleset *test_ruleset(const char *ini)
 	return rs;
 }
 
+size_t test_files_in(const char *dir, const char *prefix, char *first, size_t size)
+{
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "ls '%s' 2>/dev/null", dir);
+	FILE *p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	size_t n = 0;
+	char line[256];
+	while (fgets(line, sizeof line, p)) {
+		if (strncmp(line, prefix, strlen(prefix)))
+			continue;
+		if (!n && first)
+			snprintf(first, size, "%s/%.*s", dir, (int)strcspn(line, "\n"), line);
+		n++;
+	}
+	pclose(p);
+	return n;
+}
+
 char *test_read_sample(const char *name)
 {
 	char path[512];

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "tests.h"
 
 #define SCRIPT_RULES JH_SRCDIR "/rules/script.rules"
@@ -258,6 +259,77 @@ START_TEST(conversion_table_read_when_needed)
 }
 END_TEST
 
+/* The phrase table's compiled form in the cache folder: written by the
+ * first check that needs the table, mapped by the next (same findings),
+ * not used when damaged (an index out of range, cut short), and never
+ * written without a cache folder. */
+static void conversion_findings(const char *text, char *out, size_t size)
+{
+	jh_ruleset *rs = script_rules(NULL, NULL, NULL); /* a table is read once per rule set */
+	jh_findings fs = JH_FINDINGS_INIT;
+	test_check(rs, text, strlen(text), &fs);
+	size_t n = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < fs.count; i++)
+		if (!strcmp(fs.items[i].rule_id, "script.conversion-error"))
+			n += (size_t)snprintf(out + n, n < size ? size - n : 0, "%zu:%s;", fs.items[i].byte_start,
+			                      fs.items[i].edits[0].replacement);
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+}
+
+START_TEST(conversion_table_cache)
+{
+	char dir[] = "/tmp/jh-phrase-cache.XXXXXX", file[600] = "";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	const char *old = getenv("JINGHUA_CACHE_DIR");
+	char *saved = old ? strdup(old) : NULL;
+	setenv("JINGHUA_CACHE_DIR", dir, 1);
+	const char *text = "日軍已經被包圍，將果斷髮起突圍。從這裡到花園口還有100公裡左右。"
+	                   "劉國梁便告訴士兵隻管用刺刀捅馬，跑了十幾分鍾後日軍追了上來。";
+	char cold[400], warm[400];
+	conversion_findings(text, cold, sizeof cold);
+	ck_assert_msg(strstr(cold, "發起") && strstr(cold, "公里"), "cold: %s", cold);
+	ck_assert_uint_eq(test_files_in(dir, "phrases-", file, sizeof file), 1);
+	conversion_findings(text, warm, sizeof warm);
+	ck_assert_str_eq(warm, cold);
+	/* an index entry out of range: not used, built again */
+	FILE *f = fopen(file, "r+b");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fseek(f, 88, SEEK_SET), 0); /* the index, after the head and the counts */
+	fputs("\xff\xff\xff\x7f", f);
+	fclose(f);
+	conversion_findings(text, warm, sizeof warm);
+	ck_assert_str_eq(warm, cold);
+	f = fopen(file, "rb"); /* and written again whole */
+	ck_assert_ptr_nonnull(f);
+	unsigned char at88[4] = {0};
+	ck_assert_int_eq(fseek(f, 88, SEEK_SET), 0);
+	ck_assert_uint_eq(fread(at88, 1, 4, f), 4);
+	fclose(f);
+	ck_assert_msg(memcmp(at88, "\xff\xff\xff\x7f", 4) != 0, "the damaged cache was kept");
+	/* cut short: not used */
+	struct stat st;
+	ck_assert_int_eq(stat(file, &st), 0);
+	ck_assert_int_eq(truncate(file, st.st_size - 1), 0);
+	conversion_findings(text, warm, sizeof warm);
+	ck_assert_str_eq(warm, cold);
+	/* no cache folder: nothing written */
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	setenv("JINGHUA_CACHE_DIR", "", 1);
+	conversion_findings(text, warm, sizeof warm);
+	ck_assert_str_eq(warm, cold);
+	ck_assert_uint_eq(test_files_in(dir, "", NULL, 0), 0);
+	if (saved)
+		setenv("JINGHUA_CACHE_DIR", saved, 1);
+	else
+		unsetenv("JINGHUA_CACHE_DIR");
+	free(saved);
+}
+END_TEST
+
 START_TEST(conversion_leaves_words_alone)
 {
 	jh_ruleset *rs = script_rules(NULL, NULL, NULL);
@@ -377,6 +449,7 @@ Suite *script_suite(void)
 	tcase_add_test(tc, variant_parameter);
 	tcase_add_test(tc, conversion_errors);
 	tcase_add_test(tc, conversion_table_read_when_needed);
+	tcase_add_test(tc, conversion_table_cache);
 	tcase_add_test(tc, conversion_leaves_words_alone);
 	tcase_add_test(tc, invisible_and_controls);
 	tcase_add_test(tc, lookalikes);

@@ -56,6 +56,9 @@ size_t test_diags_count(const test_diags *ds, jh_severity sev);
 
 /* A file of corpus-samples/ (under 1 MB), NUL-terminated; the caller frees it. */
 char *test_read_sample(const char *name);
+/* How many files in dir have names starting with prefix ("" for all); the
+ * path of the first in first (size bytes) when first is not NULL. */
+size_t test_files_in(const char *dir, const char *prefix, char *first, size_t size);
 
 /* New rule set loaded from INI text (data dir TEST_DATA_DIR) and compiled;
  * fails the test if loading or compiling says anything at all. */
