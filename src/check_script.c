@@ -301,15 +301,19 @@ static int scan_suspects(variant_cfg *c, const jh_rule *r, jh_diag_fn diag_fn, v
 {
 	unsigned line;
 	const char *file = phrases_file(r, &line);
-	int rc = jh_data_readable(r, file, line, diag_fn, payload);
-	char *path = rc == JH_OK ? jh_data_path(r, file) : NULL;
-	FILE *f = path ? fopen(path, "rb") : NULL;
-	uint8_t *own = f ? malloc(0x10000) : NULL;
+	char *path = jh_data_path(r, file);
+	if (!path)
+		return JH_ERR_NOMEM;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id, "cannot read %s", path);
 	free(path);
+	if (!f)
+		return JH_ERR_RULES;
+	uint8_t *own = malloc(0x10000);
 	if (!own) {
-		if (f)
-			fclose(f);
-		return rc ? rc : f ? JH_ERR_NOMEM : JH_ERR_RULES;
+		fclose(f);
+		return JH_ERR_NOMEM;
 	}
 	memcpy(own, c->bmp, 0x10000); /* the shared flags, and this check's suspects */
 	c->bmp = own;
@@ -317,22 +321,14 @@ static int scan_suspects(variant_cfg *c, const jh_rule *r, jh_diag_fn diag_fn, v
 	char *ln = NULL;
 	size_t cap = 0;
 	ssize_t got;
-	while ((got = getline(&ln, &cap, f)) > 0) { /* as jh_tsv_next splits it */
-		size_t n = (size_t)got;
-		if (ln[n - 1] == '\n')
-			n--;
-		if (n && ln[n - 1] == '\r')
-			n--;
-		if (!n || ln[0] == '#')
-			continue;
-		char *tab = memchr(ln, '\t', n);
-		if (!tab || tab == ln)
-			continue;
-		char *right = tab + 1, *end = memchr(right, '\t', (size_t)(ln + n - right));
-		size_t rn = (size_t)((end ? end : ln + n) - right);
-		char *bar = memchr(right, '|', rn);
-		if (rn)
-			mark_suspects(c, ln, (size_t)(tab - ln), right, bar ? (size_t)(bar - right) : rn);
+	while ((got = getline(&ln, &cap, f)) > 0) {
+		/* each line split as the table's reader will split it */
+		jh_tsv t = {ln, (size_t)got, 0, 0, NULL};
+		char *fld[4];
+		size_t fl[4];
+		int nf = jh_tsv_next(&t, fld, fl, 4);
+		if (nf >= 2 && fl[0] && fl[1])
+			mark_suspects(c, fld[0], fl[0], fld[1], strcspn(fld[1], "|"));
 	}
 	free(ln);
 	fclose(f);

@@ -502,19 +502,6 @@ static int load_tables(void *arg)
 /* ---- dictionary ---- */
 
 
-/* jh_hash_cps, inlined: the dictionary is looked up several times for
- * every character of the text. */
-static inline uint64_t hash_cps(const int32_t *cp, int n)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (int i = 0; i < n; i++)
-		h = (h ^ (uint32_t)cp[i]) * 1099511628211ull;
-	h ^= h >> 31;
-	h *= 0xbf58476d1ce4e5b9ull;
-	h ^= h >> 29;
-	return h ? h : 1;
-}
-
 static dict_slot *dict_find(const ctx_cfg *c, const int32_t *cp, int n, uint64_t h)
 {
 	for (size_t i = h & (c->dict_cap - 1);; i = (i + 1) & (c->dict_cap - 1)) {
@@ -572,7 +559,7 @@ static uint32_t dict_freq(const ctx_cfg *c, const int32_t *cp, int n)
 		return 0;
 	if (n >= 3 && !prefix3_maybe(c, cp[0], cp[1], cp[2]))
 		return 0;
-	const dict_slot *s = dict_find(c, cp, n, hash_cps(cp, n));
+	const dict_slot *s = dict_find(c, cp, n, jh_hash_cps(cp, n));
 	return s->h ? s->freq : 0;
 }
 
@@ -612,7 +599,7 @@ static void dict_add(ctx_cfg *c, const char *ln, size_t len, size_t *n_words, do
 		bloom_add(c->prefix_bloom, cp[0], cp[1]);
 	if (n >= 3)
 		bloom_add(c->prefix3_bloom, cp[0], fold3(cp[1], cp[2]));
-	uint64_t h = hash_cps(cp, n);
+	uint64_t h = jh_hash_cps(cp, n);
 	dict_slot *s = dict_find(c, cp, n, h);
 	if (!s->h) {
 		s->h = h;
@@ -627,7 +614,7 @@ static uint8_t dict_tag(const ctx_cfg *c, const int32_t *cp, int n)
 {
 	if (!c->dict_cap || (n >= 2 && !prefix_maybe(c, cp[0], cp[1])))
 		return 0;
-	const dict_slot *s = dict_find(c, cp, n, hash_cps(cp, n));
+	const dict_slot *s = dict_find(c, cp, n, jh_hash_cps(cp, n));
 	return s->h ? s->tag : 0;
 }
 
@@ -663,7 +650,7 @@ static void dict_load(ctx_cfg *c)
 	c->log_total = log(total > 1 ? total : 1);
 	c->rare_logp = (float)(log((double)c->min_char_freq) - c->log_total);
 	for (int32_t x = CJK_LO; x <= CJK_HI; x++) {
-		const dict_slot *s = dict_find(c, &x, 1, hash_cps(&x, 1));
+		const dict_slot *s = dict_find(c, &x, 1, jh_hash_cps(&x, 1));
 		c->single_logp[x - CJK_LO] = (float)(log(s->h ? s->freq : 1) - c->log_total);
 	}
 }
@@ -697,7 +684,7 @@ static double segment(const ctx_cfg *c, const int32_t *s, int n, double *best, i
 		for (int L = 2; L <= MAX_WORD && i + L <= n; L++) {
 			if (L == 3 && !prefix3_maybe(c, s[i], s[i + 1], s[i + 2]))
 				break; /* no longer word starts here */
-			const dict_slot *d = dict_find(c, s + i, L, hash_cps(s + i, L));
+			const dict_slot *d = dict_find(c, s + i, L, jh_hash_cps(s + i, L));
 			double lf = d->h ? log(d->freq) - c->log_total : 0;
 			if (d->h && d->freq && lf + best[i + L] > best[i]) {
 				best[i] = lf + best[i + L];
@@ -1508,7 +1495,7 @@ static struct spot_memo *memo_slot(scratch *s, const int32_t *key)
 {
 	if (!s->memo)
 		return NULL;
-	uint64_t h = hash_cps(key, MEMO_KEY);
+	uint64_t h = jh_hash_cps(key, MEMO_KEY);
 	return &s->memo[h & (s->memo_cap - 1)];
 }
 

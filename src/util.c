@@ -359,18 +359,6 @@ char *jh_read_file(const char *path, size_t *len)
 	return b.data;
 }
 
-uint64_t jh_hash_cps(const int32_t *cp, int n)
-{
-	uint64_t h = 1469598103934665603ull;
-	for (int i = 0; i < n; i++)
-		h = (h ^ (uint32_t)cp[i]) * 1099511628211ull;
-	/* FNV's low bits are poorly mixed; tables index by them. */
-	h ^= h >> 31;
-	h *= 0xbf58476d1ce4e5b9ull;
-	h ^= h >> 29;
-	return h ? h : 1;
-}
-
 int jh_tsv_open(jh_tsv *t, const char *path)
 {
 	memset(t, 0, sizeof *t);

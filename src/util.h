@@ -73,7 +73,19 @@ uint64_t jh_hash(const char *s, size_t n);
 char *jh_read_file(const char *path, size_t *len);
 
 /* Hash of a sequence of code points (never 0, so 0 can mark an empty slot). */
-uint64_t jh_hash_cps(const int32_t *cp, int n);
+/* A hash of n code points, never 0; inline, as the context model looks
+ * its dictionary up several times for every character of a text. */
+static inline uint64_t jh_hash_cps(const int32_t *cp, int n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (int i = 0; i < n; i++)
+		h = (h ^ (uint32_t)cp[i]) * 1099511628211ull;
+	/* FNV's low bits are poorly mixed; tables index by them. */
+	h ^= h >> 31;
+	h *= 0xbf58476d1ce4e5b9ull;
+	h ^= h >> 29;
+	return h ? h : 1;
+}
 
 /* A data file (TSV word list or table) read whole and handed out line by
  * line, its fields split at tabs in place: one read instead of a getline

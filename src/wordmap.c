@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 #include "utf8.h"
 #include "util.h"
+#include "tablecache.h"
 #include "wordmap.h"
 
 void jh_wm_free(jh_wordmap *m)
@@ -459,7 +460,7 @@ static int wm_shared_load(void *arg, void **obj)
 	if (a->indexes && jh_wm_cache_map(m, a->path) == 0)
 		return JH_OK;
 	int rc = jh_wm_load(m, a->r, a->file, a->line, a->indexes, a->diag_fn, a->payload);
-	if (rc == JH_OK && a->indexes && jh_wm_cache_enabled()) {
+	if (rc == JH_OK && a->indexes && jh_cache_enabled()) {
 		wm_sort_runs(m); /* once, for every later run */
 		jh_wm_cache_store(m, a->path);
 	}
@@ -471,7 +472,7 @@ int jh_wm_get_shared(const jh_rule *r, const char *file, unsigned line, int inde
 {
 	/* With a cache folder the indexes are built anyway: the compiled form
 	 * is always indexed, and mapping it costs the same either way. */
-	indexes = indexes || jh_wm_cache_enabled();
+	indexes = indexes || jh_cache_enabled();
 	char *path = jh_data_path(r, file);
 	if (!path)
 		return JH_ERR_NOMEM;

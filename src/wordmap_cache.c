@@ -54,11 +54,6 @@ static int layout_of(const wm_counts *h, cache_layout *l)
 	return 0;
 }
 
-int jh_wm_cache_enabled(void)
-{
-	return jh_cache_enabled();
-}
-
 /* Every index of the mapped arrays in range: the entries inside the text,
  * the sorted indexes pointing at words, the runs sorted and in order. */
 static int indexes_ok(const jh_wordmap *m)

@@ -151,9 +151,7 @@ START_TEST(word_model_cache)
 {
 	char dir[] = "/tmp/jh-cache-test.XXXXXX", file[600] = "";
 	ck_assert_ptr_nonnull(mkdtemp(dir));
-	const char *old = getenv("JINGHUA_CACHE_DIR");
-	char *saved = old ? strdup(old) : NULL;
-	setenv("JINGHUA_CACHE_DIR", dir, 1);
+	char *saved = test_env_set("JINGHUA_CACHE_DIR", dir);
 	char *text = test_read_sample("002_39197a4f12f91164.txt");
 	jh_findings cold, warm, again;
 	check_sample(&cold, text);
@@ -192,11 +190,7 @@ START_TEST(word_model_cache)
 	ck_assert_uint_eq(test_files_in(dir, "", NULL, 0), 0);
 	jh_findings_clear(&again);
 	jh_findings_clear(&cold);
-	if (saved)
-		setenv("JINGHUA_CACHE_DIR", saved, 1);
-	else
-		unsetenv("JINGHUA_CACHE_DIR");
-	free(saved);
+	test_env_restore("JINGHUA_CACHE_DIR", saved);
 	free(text);
 }
 END_TEST

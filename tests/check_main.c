@@ -101,6 +101,23 @@ jh_ruleset *test_ruleset(const char *ini)
 	return rs;
 }
 
+char *test_env_set(const char *name, const char *value)
+{
+	const char *old = getenv(name);
+	char *saved = old ? strdup(old) : NULL;
+	setenv(name, value, 1);
+	return saved;
+}
+
+void test_env_restore(const char *name, char *saved)
+{
+	if (saved)
+		setenv(name, saved, 1);
+	else
+		unsetenv(name);
+	free(saved);
+}
+
 size_t test_files_in(const char *dir, const char *prefix, char *first, size_t size)
 {
 	char cmd[600];

@@ -210,6 +210,20 @@ START_TEST(conversion_table_read_when_needed)
 	snprintf(phrases, sizeof phrases, "%s/script-phrases.tsv", dir);
 	snprintf(cmd, sizeof cmd, "cp '%s/rules/data/script-chars.tsv' '%s'", JH_SRCDIR, chars);
 	ck_assert_int_eq(system(cmd), 0);
+	static const char ini0[] = "[script.c]\nkind = builtin\ncheck = conversion\nmessage = {match}\n"
+	                           "bad = 將果斷髮起突圍\ngood = 日军发起突围。\n";
+	{ /* no table at all: an error at compile, naming it */
+		jh_ruleset *none;
+		test_diags d0 = TEST_DIAGS_INIT;
+		ck_assert_int_eq(jh_ruleset_new(&none), JH_OK);
+		ck_assert_int_eq(jh_ruleset_load_string(none, "t.rules", ini0, dir, test_diag_collect, &d0),
+		                 JH_OK);
+		ck_assert_int_eq(jh_ruleset_compile(none, test_diag_collect, &d0), JH_ERR_RULES);
+		const test_diag *d = test_diags_find(&d0, "cannot read");
+		ck_assert_msg(d && strstr(d->message, "script-phrases.tsv"), "%s", test_diags_text(&d0));
+		jh_ruleset_free(none);
+		test_diags_free(&d0);
+	}
 	FILE *f = fopen(phrases, "w");
 	ck_assert_ptr_nonnull(f);
 	fputs("# wrong\tright\tprev_not\tnext_not\n髮起\t發起\t\t\n", f);
@@ -282,9 +296,7 @@ START_TEST(conversion_table_cache)
 {
 	char dir[] = "/tmp/jh-phrase-cache.XXXXXX", file[600] = "";
 	ck_assert_ptr_nonnull(mkdtemp(dir));
-	const char *old = getenv("JINGHUA_CACHE_DIR");
-	char *saved = old ? strdup(old) : NULL;
-	setenv("JINGHUA_CACHE_DIR", dir, 1);
+	char *saved = test_env_set("JINGHUA_CACHE_DIR", dir);
 	const char *text = "日軍已經被包圍，將果斷髮起突圍。從這裡到花園口還有100公裡左右。"
 	                   "劉國梁便告訴士兵隻管用刺刀捅馬，跑了十幾分鍾後日軍追了上來。";
 	char cold[400], warm[400];
@@ -322,11 +334,7 @@ START_TEST(conversion_table_cache)
 	conversion_findings(text, warm, sizeof warm);
 	ck_assert_str_eq(warm, cold);
 	ck_assert_uint_eq(test_files_in(dir, "", NULL, 0), 0);
-	if (saved)
-		setenv("JINGHUA_CACHE_DIR", saved, 1);
-	else
-		unsetenv("JINGHUA_CACHE_DIR");
-	free(saved);
+	test_env_restore("JINGHUA_CACHE_DIR", saved);
 }
 END_TEST
 

@@ -170,6 +170,19 @@ END_TEST
 #define LM_MODEL SUNPINYIN "lm_sc.t3g"
 #define LM_WORDS SUNPINYIN "pydict_sc.bin"
 
+/* Are jieba's dictionary and sunpinyin's model installed (python3-jieba,
+ * sunpinyin-data)?  Without them typo.context has nothing to score with,
+ * and its tests have nothing to test. */
+static int context_data(void)
+{
+	FILE *f = fopen(JIEBA_DICT, "rb"), *g = fopen(LM_MODEL, "rb");
+	if (f)
+		fclose(f);
+	if (g)
+		fclose(g);
+	return f && g;
+}
+
 static uint32_t lm_id(const jh_lm *lm, const char *word)
 {
 	int32_t cp[JH_LM_MAX_WORD];
@@ -294,12 +307,7 @@ END_TEST
  * scoring. */
 START_TEST(context_trigram)
 {
-	FILE *f = fopen(JIEBA_DICT, "rb"), *g = fopen(LM_MODEL, "rb");
-	if (f)
-		fclose(f);
-	if (g)
-		fclose(g);
-	if (!f || !g)
+	if (!context_data())
 		return;
 	jh_ruleset *rs = typo_ruleset(CONTEXT_LM_RULE(LM_MODEL));
 	jh_findings fs = JH_FINDINGS_INIT;
@@ -323,12 +331,7 @@ END_TEST
  * the function-character groups (嚇的趕緊 → 嚇得). */
 START_TEST(context_guards)
 {
-	FILE *f = fopen(JIEBA_DICT, "rb"), *g = fopen(LM_MODEL, "rb");
-	if (f)
-		fclose(f);
-	if (g)
-		fclose(g);
-	if (!f || !g)
+	if (!context_data())
 		return;
 	jh_ruleset *rs = typo_ruleset(CONTEXT_LM_RULE(LM_MODEL) "groups = 的地得 在再\n");
 	jh_findings fs = JH_FINDINGS_INIT;
@@ -353,12 +356,7 @@ END_TEST
  * character proposed costs no stop-margin (我门 → 我们). */
 START_TEST(context_pairs_and_gates)
 {
-	FILE *f = fopen(JIEBA_DICT, "rb"), *g = fopen(LM_MODEL, "rb");
-	if (f)
-		fclose(f);
-	if (g)
-		fclose(g);
-	if (!f || !g)
+	if (!context_data())
 		return;
 	jh_ruleset *rs = typo_ruleset(CONTEXT_LM_RULE(LM_MODEL) "groups = 的地得 在再\n");
 	jh_findings fs = JH_FINDINGS_INIT;

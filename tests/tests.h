@@ -59,6 +59,10 @@ char *test_read_sample(const char *name);
 /* How many files in dir have names starting with prefix ("" for all); the
  * path of the first in first (size bytes) when first is not NULL. */
 size_t test_files_in(const char *dir, const char *prefix, char *first, size_t size);
+/* Set an environment variable for a test; the old value (malloc'd, or
+ * NULL) comes back, to hand to test_env_restore. */
+char *test_env_set(const char *name, const char *value);
+void test_env_restore(const char *name, char *saved);
 
 /* New rule set loaded from INI text (data dir TEST_DATA_DIR) and compiled;
  * fails the test if loading or compiling says anything at all. */
