@@ -461,32 +461,55 @@ static inline int place_has(const place_bits *pb, int i, int32_t cp)
 	return (int)(pb->at[i][FOLD(cp) >> 6] >> (FOLD(cp) & 63)) & 1;
 }
 
-static int drift_collect(const drift_cfg *cfg, const ng_table *t, const ng_table *bi, const char *text,
-                         size_t len, drift_hit **hits, size_t *n_hits, size_t *cap_hits, int pass)
+/* A block's frequent forms, by masked key (one position zeroed: two
+ * frequent forms with the same mask are both real, marked by count 0),
+ * and their characters by place.  Built once per block for its passes. */
+typedef struct {
+	ng_table masks;
+	place_bits *pb;
+	size_t n;       /* frequent forms */
+} frequent_forms;
+
+static int frequent_build(const drift_cfg *cfg, const ng_table *t, frequent_forms *ff)
 {
-	/* Frequent forms by masked key (one position zeroed); two frequent
-	 * forms with the same mask are both real, marked by count 0. */
-	ng_table masks = {0};
-	place_bits *pb = calloc(1, sizeof *pb);
-	int rc = pb ? JH_OK : JH_ERR_NOMEM;
-	size_t n_frequent = 0;
+	*ff = (frequent_forms){0};
 	for (size_t s = 0; s < t->n; s++)
-		n_frequent += t->e[s].count >= cfg->min_count;
-	if (rc == JH_OK)
-		rc = ng_reserve(&masks, 3 * n_frequent);
+		ff->n += t->e[s].count >= cfg->min_count;
+	if (!ff->n)
+		return JH_OK;
+	if (!(ff->pb = calloc(1, sizeof *ff->pb)))
+		return JH_ERR_NOMEM;
+	int rc = ng_reserve(&ff->masks, 3 * ff->n);
 	for (size_t s = 0; s < t->n && rc == JH_OK; s++) {
 		const ng_slot *f = &t->e[s];
 		if (f->count < cfg->min_count || f->pos == UINT32_MAX)
 			continue;
 		for (int i = 0; i < 3; i++)
-			place_set(pb, i, (int32_t)((f->key >> (21 * (2 - i))) & 0x1FFFFF));
+			place_set(ff->pb, i, (int32_t)((f->key >> (21 * (2 - i))) & 0x1FFFFF));
 		for (int i = 0; i < 3 && rc == JH_OK; i++) {
-			size_t before = masks.n;
-			ng_slot *m = ng_upsert(&masks, mask_key(f->key, i), s, &rc);
+			size_t before = ff->masks.n;
+			ng_slot *m = ng_upsert(&ff->masks, mask_key(f->key, i), s, &rc);
 			if (m) /* 1 = one frequent form; a second one: ambiguous, 0 */
-				m->count = masks.n > before;
+				m->count = ff->masks.n > before;
 		}
 	}
+	return rc;
+}
+
+static void frequent_free(frequent_forms *ff)
+{
+	ng_free(&ff->masks);
+	free(ff->pb);
+}
+
+/* The rare forms that pass this pass's tests against a frequent one. */
+static int drift_collect(const drift_cfg *cfg, const ng_table *t, const frequent_forms *ff,
+                         const ng_table *bi, const char *text, size_t len, drift_hit **hits,
+                         size_t *n_hits, size_t *cap_hits, int pass)
+{
+	const ng_table *masks = &ff->masks;
+	const place_bits *pb = ff->pb;
+	int rc = JH_OK;
 	for (size_t s = 0; s < t->n && rc == JH_OK; s++) {
 		const ng_slot *r = &t->e[s];
 		if (r->count > cfg->max_rare || r->pos == UINT32_MAX)
@@ -499,7 +522,7 @@ static int drift_collect(const drift_cfg *cfg, const ng_table *t, const ng_table
 			if (!may[i])
 				continue;
 			uint64_t mk = mask_key(r->key, i);
-			const ng_slot *m = ng_find(&masks, mk);
+			const ng_slot *m = ng_find(masks, mk);
 			if (!m || !m->count)
 				continue;
 			const ng_slot *f = &t->e[m->pos];
@@ -519,8 +542,6 @@ static int drift_collect(const drift_cfg *cfg, const ng_table *t, const ng_table
 			(*hits)[(*n_hits)++] = (drift_hit){r->pos, f->pos, ro[i], f->count};
 		}
 	}
-	ng_free(&masks);
-	free(pb);
 	return rc;
 }
 
@@ -562,13 +583,10 @@ static size_t block_end(const char *text, size_t len, size_t start)
 
 /* The counts the cohesion test needs: of the two halves of every frequent
  * form, over the block. */
-static int count_halves(const drift_cfg *cfg, const ng_table *t, ng_table *bi, const char *text,
-                        size_t len, size_t start, size_t end)
+static int count_halves(const drift_cfg *cfg, const ng_table *t, size_t n_frequent, ng_table *bi,
+                        const char *text, size_t len, size_t start, size_t end)
 {
-	size_t n = 0;
-	for (size_t s = 0; s < t->n; s++)
-		n += t->e[s].count >= cfg->min_count;
-	int rc = ng_reserve(bi, 2 * n);
+	int rc = ng_reserve(bi, 2 * n_frequent);
 	for (size_t s = 0; s < t->n && rc == JH_OK; s++) {
 		uint64_t k = t->e[s].key;
 		if (t->e[s].count < cfg->min_count)
@@ -627,24 +645,25 @@ static int drift_block(jh_brun *run, ng_table *t, size_t start, size_t end)
 	ng_table bi = {0};
 	/* Most texts a hook sees are short: without a frequent form there is
 	 * nothing to compare, and the tables need not be read. */
-	int frequent = 0;
-	for (size_t k = 0; k < t->n && !frequent; k++)
-		frequent = t->e[k].count >= cfg->min_count;
+	frequent_forms ff = {0};
+	if (rc == JH_OK)
+		rc = frequent_build(cfg, t, &ff);
 	/* any pair at all, before counting bigrams, before reading the tables? */
-	if (rc == JH_OK && frequent)
-		rc = drift_collect(cfg, t, NULL, text, len, &hits, &n_hits, &cap_hits, PASS_PLAIN);
+	if (rc == JH_OK && ff.n)
+		rc = drift_collect(cfg, t, &ff, NULL, text, len, &hits, &n_hits, &cap_hits, PASS_PLAIN);
 	int candidates = n_hits > 0;
 	n_hits = 0;
 	if (rc == JH_OK && candidates)
-		rc = count_halves(cfg, t, &bi, text, len, start, end);
+		rc = count_halves(cfg, t, ff.n, &bi, text, len, start, end);
 	if (rc == JH_OK && candidates)
-		rc = drift_collect(cfg, t, &bi, text, len, &hits, &n_hits, &cap_hits, PASS_COUNTS);
+		rc = drift_collect(cfg, t, &ff, &bi, text, len, &hits, &n_hits, &cap_hits, PASS_COUNTS);
 	candidates = n_hits > 0;
 	n_hits = 0;
 	if (rc == JH_OK && candidates)
 		rc = drift_load((drift_cfg *)cfg); /* the lazy part of a shared rule set */
 	if (rc == JH_OK && candidates)
-		rc = drift_collect(cfg, t, &bi, text, len, &hits, &n_hits, &cap_hits, PASS_FULL);
+		rc = drift_collect(cfg, t, &ff, &bi, text, len, &hits, &n_hits, &cap_hits, PASS_FULL);
+	frequent_free(&ff);
 	ng_free(&bi);
 	if (rc == JH_OK) {
 		if (n_hits > 1) /* hits is NULL when there are none: not for qsort */
