@@ -95,7 +95,9 @@ if command -v strace >/dev/null && strace -o /dev/null -e inject=fsync:delay_ent
 	for sig in INT TERM HUP; do
 		printf '他把子丨弹压进了枪膛。\n' >"$TMP/sig/s.txt"
 		# python resets SIGINT, which a shell ignores in background jobs
-		strace -f -o /dev/null -e trace=fsync -e inject=fsync:delay_enter=4000000 \
+		# LeakSanitizer stops the world with ptrace, which strace holds
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+			strace -f -o /dev/null -e trace=fsync -e inject=fsync:delay_enter=4000000 \
 			/usr/bin/python3 -c 'import signal,os,sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' \
 			"$(command -v "$J" || echo "$J")" fix "$TMP/sig/s.txt" >/dev/null 2>&1 &
 		spid=$!
@@ -109,8 +111,8 @@ if command -v strace >/dev/null && strace -o /dev/null -e inject=fsync:delay_ent
 else
 	echo "dataloss: strace cannot delay calls here; signal cases skipped"
 fi
-/usr/bin/python3 -c "open('$TMP/sig/big.txt','w').write('他把子丨弹压进了枪膛。\n'*60000)" 2>/dev/null ||
-	{ mkdir -p "$TMP/sig"; /usr/bin/python3 -c "open('$TMP/sig/big.txt','w').write('他把子丨弹压进了枪膛。\n'*60000)"; }
+mkdir -p "$TMP/sig"
+/usr/bin/python3 -c "open('$TMP/sig/big.txt','w').write('他把子丨弹压进了枪膛。\n'*60000)"
 cp "$TMP/sig/big.txt" "$TMP/sig/big.orig"
 (ulimit -f 500; $J fix "$TMP/sig/big.txt" >/dev/null 2>"$TMP/xfsz.err"; echo $? >"$TMP/xfsz.rc")
 if [ "$(cat "$TMP/xfsz.rc")" = 3 ]; then pass; else fail "write past ulimit -f: exit $(cat "$TMP/xfsz.rc"), expected 3"; fi
