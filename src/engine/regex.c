@@ -137,7 +137,7 @@ int jh_regexes_add(jh_regexes *rx, jh_rule *r, long rule_index, jh_diag_fn diag_
 {
 	int errcode;
 	PCRE2_SIZE erroff;
-	uint32_t opts = PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF;
+	uint32_t opts = PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF | rx->compile_opts;
 	if (r->trigger)
 		opts |= PCRE2_USE_OFFSET_LIMIT;
 	pcre2_code *code = pcre2_compile((PCRE2_SPTR)r->pattern, PCRE2_ZERO_TERMINATED, opts,
@@ -202,6 +202,8 @@ int jh_rx_scratch_init(jh_rx_scratch *s, const jh_regexes *rx)
 	}
 	pcre2_set_match_limit(s->mctx, JH_MATCH_LIMIT);
 	pcre2_set_depth_limit(s->mctx, JH_DEPTH_LIMIT);
+	if (rx->callout)
+		pcre2_set_callout(s->mctx, rx->callout, rx->callout_data);
 	return JH_OK;
 }
 

@@ -44,6 +44,12 @@ typedef struct jh_regexes {
 	jh_trigger_range *astral;    /* masks above U+FFFF */
 	size_t n_astral, cap_astral;
 	unsigned n_bits;
+	/* For the tests that count a pattern's work (tests/check_linear.c):
+	 * extra pcre2_compile options (PCRE2_AUTO_CALLOUT) and the callout
+	 * every match context gets.  Zero in a rule set of the library's. */
+	uint32_t compile_opts;
+	int (*callout)(pcre2_callout_block *, void *);
+	void *callout_data;
 } jh_regexes;
 
 /* Trigger mask of a code point (0 for most). */
