@@ -80,6 +80,7 @@ typedef struct {
 typedef struct {
 	pcre2_match_data *md;
 	pcre2_match_context *mctx;
+	pcre2_jit_stack *jstack; /* the JIT matcher's stack, assigned to mctx */
 } jh_rx_scratch;
 
 int jh_rx_scratch_init(jh_rx_scratch *s, const jh_regexes *rx);
