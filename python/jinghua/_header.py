@@ -2,7 +2,7 @@
 
 The binding declares nothing of its own: the cdef is src/jinghua.h (or the
 installed copy) with comments, the C++ guard and the preprocessor lines
-taken out.  cffi's parser understands the rest as it is; of the macros
+taken out (a macro's continuation lines with it).  cffi's parser understands the rest as it is; of the macros
 only integer constants (``#define NAME 8``) are kept, which cdef accepts.
 """
 from __future__ import annotations
@@ -17,7 +17,9 @@ def header_to_cdef(text: str) -> str:
     """Turn the text of jinghua.h into a cdef string."""
     out: list[str] = []
     in_cplusplus = False
-    for line in _COMMENT.sub(" ", text).splitlines():
+    # a macro continued over several lines is one line
+    text = re.sub(r"\\\n", " ", _COMMENT.sub(" ", text))
+    for line in text.splitlines():
         stripped = line.strip()
         if stripped.startswith("#"):
             if re.match(r"#\s*ifdef\s+__cplusplus\b", stripped):

@@ -143,6 +143,7 @@ class Linter:
 
     def _options(self, enabled: Any, name: Optional[bytes], diags: _Diags) -> Any:
         opts = ffi.new("jh_check_options *")
+        opts.version = lib.JH_CHECK_OPTIONS_VERSION
         opts.enabled = enabled
         if name is not None:  # kept alive by diags, which lives as long as the call
             diags.keep = ffi.new("char[]", name)
