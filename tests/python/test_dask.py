@@ -29,19 +29,20 @@ def sample_lines():
     return lines
 
 
-def write_corpus(path):
+def write_corpus(path, docs=N_DOCS, broken=True):
+    """docs records (and two broken ones unless broken=False) in path."""
     lines = sample_lines()
     n = len(lines)
     with open(path, "w", encoding="utf-8") as o:
-        for i in range(N_DOCS):
+        for i in range(docs):
             text = lines[i % n]
             if i % 3 == 0:  # some documents of two paragraphs
                 text += "\n" + lines[(i * 7 + 3) % n]
             o.write(json.dumps({"id": i, "text": text, "source": "samples"},
                                ensure_ascii=False) + "\n")
-            if i == 777:
+            if broken and i == 777:
                 o.write('{"id": "no-text", "body": "x"}\n')
-            if i == 12345:
+            if broken and i == 12345:
                 o.write('{"id": "broken", "text": \n')
 
 
