@@ -509,6 +509,7 @@ int main(int argc, char **argv)
 {
 	options o = {.cmd = CMD_CHECK, .format = FMT_HUMAN, .color = -1, .progress = -1,
 	             .cfg = JH_CONFIG_OPTIONS_INIT};
+	guard_temp_files();
 	int argi = 1;
 	if (argc > 1) {
 		const char *c = argv[1];
