@@ -114,5 +114,9 @@ void jh_brun_emit(jh_brun *run, size_t start, size_t end, const size_t *groups, 
  * without `fix` gets findings without fixes. */
 void jh_brun_emit_fix(jh_brun *run, size_t start, size_t end, const char *msg, const char *fix,
                       jh_safety safety);
+/* The same with a safety of its own: a finding the rule cannot fix as
+ * surely as its others (a less likely case of the same slip). */
+void jh_brun_emit_safety(jh_brun *run, size_t start, size_t end, const size_t *groups,
+                         uint32_t n_groups, const char *message, jh_safety safety);
 
 #endif
