@@ -48,11 +48,9 @@ typedef struct {
  * without the findings), then the findings, written by j_emit. */
 typedef struct {
 	char *head;
-	jh_findings fs;
-	report_doc doc;
-	char *own_text;       /* the text doc points into (the fixed text), or NULL */
-	json_t *record;       /* the parsed line, whose "text" doc points into, or NULL */
-	int has_findings;     /* write "findings":[…] and close */
+	jh_document *jd;      /* the checked record, or NULL: head is the whole answer */
+	report_doc doc;       /* the document's text, which its findings point into */
+	json_t *record;       /* the parsed line, whose "text" the document points into */
 } jresult;
 
 static int j_next(void *ctx, size_t index, void **job)
@@ -116,7 +114,6 @@ static void j_work(void *ctx, void *job, void **result)
 	jjob *j = job;
 	jresult *res = xmalloc(sizeof *res);
 	memset(res, 0, sizeof *res);
-	res->fs = (jh_findings)JH_FINDINGS_INIT;
 	size_t hlen = 0;
 	FILE *o = open_memstream(&res->head, &hlen);
 	json_error_t jerr;
@@ -139,35 +136,37 @@ static void j_work(void *ctx, void *job, void **result)
 	} else {
 		put_id(o, id);
 		const char *type = json_string_value(json_object_get(rec, "type"));
-		int markdown = type && strcmp(type, "markdown") == 0;
+		const file_settings *s = type && strcmp(type, "markdown") == 0 ? x->fs_md : x->fs;
+		jh_document_options dopt = JH_DOCUMENT_OPTIONS_INIT;
+		dopt.settings = s;
+		dopt.name = "<jsonl>";
+		dopt.encoding = "UTF-8"; /* the text is what the record holds, as it is */
+		dopt.type = s->type == TYPE_MARKDOWN ? TYPE_MARKDOWN : TYPE_TEXT;
+		dopt.unsafe = x->unsafe;
 		const char *t = json_string_value(text);
 		size_t tlen = json_string_length(text);
-		char *errs = NULL, *fixed = NULL;
-		size_t elen = 0, flen = 0, nfix = 0;
-		FILE *err = open_memstream(&errs, &elen);
-		const file_settings *s = markdown ? x->fs_md : x->fs;
-		int rc = check_text(s, "<jsonl>", t, tlen, x->unsafe, x->fix, &fixed, &flen, &nfix,
-		                    &res->fs, err);
-		fclose(err);
-		free(errs);
-		if (rc) {
-			put_error(o, jh_strerror(rc), j->line_no, 0);
-			free(fixed);
-			jh_findings_clear(&res->fs);
+		jh_document *jd = NULL;
+		int rc = x->fix ? jh_document_fix(t, tlen, &dopt, &jd) : jh_document_check(t, tlen, &dopt, &jd);
+		const char *problem = rc ? jh_strerror(rc) : jh_document_problem(jd);
+		if (problem) {
+			put_error(o, problem, j->line_no, 0);
+			jh_document_free(jd);
 		} else {
+			size_t dlen;
+			const char *dtext = jh_document_text(jd, &dlen);
 			if (x->fix) {
+				jh_fix_report rep;
+				size_t flen;
+				const char *fixed = jh_document_fixed(jd, &flen, &rep);
 				fputs(",\"text\":", o);
 				json_string(o, fixed, flen);
-				fprintf(o, ",\"fixes\":%zu", nfix);
-				res->own_text = fixed; /* the findings point into the fixed text */
-				res->doc = (report_doc){"", fixed, flen, NULL, s->rs, NULL};
-			} else {
-				free(fixed);
-				res->record = json_incref(rec);
-				res->doc = (report_doc){"", t, tlen, NULL, s->rs, NULL};
+				fprintf(o, ",\"fixes\":%zu", rep.edits_applied);
 			}
 			fputs(",\"findings\":[", o);
-			res->has_findings = 1;
+			/* the document points into the record's text: both stay until j_emit */
+			res->jd = jd;
+			res->record = json_incref(rec);
+			res->doc = (report_doc){"", dtext, dlen, NULL, s->ruleset, NULL};
 		}
 	}
 	fclose(o);
@@ -182,29 +181,29 @@ static void j_emit(void *ctx, size_t index, void *result)
 	(void)index;
 	jresult *res = result;
 	fputs(res->head, stdout);
-	if (res->has_findings) {
-		for (size_t i = 0; i < res->fs.count; i++) {
+	if (res->jd) {
+		const jh_findings *fs = jh_document_findings(res->jd);
+		for (size_t i = 0; i < fs->count; i++) {
 			if (i)
 				putchar(',');
-			json_finding(stdout, &res->doc, &res->fs.items[i]);
+			json_finding(stdout, &res->doc, &fs->items[i]);
 		}
 		fputs("]}\n", stdout);
 	}
-	jh_findings_clear(&res->fs);
-	free(res->own_text);
+	jh_document_free(res->jd);
 	json_decref(res->record);
 	free(res->head);
 	free(res);
 }
 
-int jsonl_filter(cfg_ctx *cfg, int fix, int unsafe, unsigned threads)
+int jsonl_filter(jh_config *cfg, int fix, int unsafe, unsigned threads)
 {
 	const file_settings *fs, *fs_md;
-	int st = cfg_settings(cfg, "./-", &fs);
+	int st = jh_config_settings(cfg, "./-", &fs);
 	if (st)
-		return st;
-	if ((st = cfg_settings(cfg, "./-.md", &fs_md)))
-		return st;
+		return st == JH_ERR_CONFIG ? EXIT_USAGE : EXIT_IO;
+	if ((st = jh_config_settings(cfg, "./-.md", &fs_md)))
+		return st == JH_ERR_CONFIG ? EXIT_USAGE : EXIT_IO;
 	/* a copy of the settings with Markdown forced, for "type": "markdown" */
 	file_settings md = *fs_md;
 	md.type = TYPE_MARKDOWN;

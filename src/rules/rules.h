@@ -38,6 +38,7 @@ struct jh_rule {
 	unsigned lead;        /* regex: match may start this many characters before a trigger */
 	char *lexicon;        /* lexicon: file name under data/ */
 	char *data_dir;       /* folder lexicons are read from */
+	const char *cache_dir; /* the rule set's cache folder (owned by it), or NULL */
 	char *check;          /* builtin: check name */
 	jh_param *params;
 	size_t n_params, cap_params;
@@ -65,6 +66,7 @@ struct jh_ruleset {
 	struct jh_regexes *regexes;
 	struct jh_lexicon *lexicon;
 	struct jh_builtins *builtins;
+	char *cache_dir;      /* compiled tables are cached here, or NULL */
 	/* Rule ids by hash (open addressing; slot = rule index + 1, 0 empty):
 	 * a load of 100,000 rules looked each new id up among all before. */
 	size_t *by_id;
