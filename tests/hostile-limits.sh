@@ -93,4 +93,23 @@ if [ -x /usr/bin/time ]; then
 fi
 rm -f "$TMP/big.jsonl" "$TMP/big.out"
 
+# ---- exit codes: output that does not reach stdout is an error -------------
+printf '子丨弹。\n' >"$TMP/one.txt"
+for cmd in "rules" "rules --ids" "--help" "-V" "rules --explain layout.tab" "test-rules" \
+	"check -f json $TMP/one.txt" "check $TMP/one.txt" "fix --stdout $TMP/one.txt"; do
+	# shellcheck disable=SC2086
+	$J $cmd >/dev/full 2>"$TMP/err"
+	rc=$?
+	if [ $rc -eq 3 ] && grep -q 'cannot write to standard output' "$TMP/err"; then pass; else
+		fail "jinghua $cmd >/dev/full: exit $rc (expected 3 and a message)"
+		head -3 "$TMP/err" >&2
+	fi
+done
+expect_exit 3 "jsonl filter >/dev/full" -- sh -c "printf '{\"id\":1,\"text\":\"x\"}\n' | $J check --jsonl-filter >/dev/full"
+for sel in "--select=" "--select=," "-s ,, "; do
+	# shellcheck disable=SC2086
+	expect_exit 2 "check $sel" -- $J check $sel "$TMP/one.txt"
+	expect_grep 'no rule selected' "$TMP/err" "check $sel"
+done
+
 finish
