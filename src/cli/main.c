@@ -505,7 +505,7 @@ static int check_encoding_name(const char *e)
 	return 0;
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
 	options o = {.cmd = CMD_CHECK, .format = FMT_HUMAN, .color = -1, .progress = -1,
 	             .cfg = JH_CONFIG_OPTIONS_INIT};
@@ -560,7 +560,14 @@ int main(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
-		case 's': o.cfg.select = optarg; break;
+		case 's':
+			/* an empty --select= would run nothing and say nothing */
+			if (optarg[strspn(optarg, ", ")] == '\0') {
+				fprintf(stderr, "jinghua: --select: no rule selected (give rule ids or families)\n");
+				return EXIT_USAGE;
+			}
+			o.cfg.select = optarg;
+			break;
 		case 'i': o.cfg.ignore = optarg; break;
 		case O_EXTEND: o.cfg.extend_select = optarg; break;
 		case 'r': dirs[o.cfg.n_rule_dirs++] = optarg; break;
@@ -693,4 +700,23 @@ int main(int argc, char **argv)
 	jh_config_free(cfg);
 	free((char *)o.cfg.cache_dir);
 	return status;
+}
+
+/* Whatever the command, output that did not reach stdout (a full disk, a
+ * closed pipe, >/dev/full) is an I/O error with a message, not exit 0. */
+static int stdout_status(int status)
+{
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return status;
+	if (errno)
+		fprintf(stderr, "jinghua: cannot write to standard output: %s\n", strerror(errno));
+	else
+		fprintf(stderr, "jinghua: cannot write to standard output\n");
+	return EXIT_IO;
+}
+
+int main(int argc, char **argv)
+{
+	return stdout_status(run(argc, argv));
 }
