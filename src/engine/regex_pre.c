@@ -291,6 +291,19 @@ int jh_pre_build(jh_pre *pre, const char *pattern, unsigned lead, jh_pre_classes
 			return -1;
 		if (!alt->at[0] && !alt->at[1] && !alt->at[2])
 			goto none; /* this one could match anywhere */
+		/* The cheapest and most telling tests first: single characters
+		 * (at t first, which tells alternatives such as ，， and 、、
+		 * apart), then classes (before t first: a class at t mostly
+		 * holds the trigger itself). */
+		static const uint8_t lit_places[3] = {1, 2, 0}, class_places[3] = {0, 2, 1};
+		for (int pass = 0; pass < 2; pass++)
+			for (int j = 0; j < 3; j++) {
+				int k = pass ? class_places[j] : lit_places[j];
+				if (alt->at[k] && (alt->at[k]->lit >= 0) == !pass) {
+					alt->lit[alt->n_tests] = alt->at[k]->lit;
+					alt->order[alt->n_tests++] = (uint8_t)k;
+				}
+			}
 		pre->n++;
 		if (!*p)
 			return 0;
@@ -383,34 +396,53 @@ static int32_t char_before(const char *text, size_t t, int *none)
 	return cp >= 0 && b + n == t ? cp : -1;
 }
 
+/* The code point at place k (0: t - 1, 1: t, 2: t + 1) of text around t:
+ * -2 for none, -1 for bytes that are not a valid character.  cp[1] and
+ * *after are set first when k is 2. */
+static int32_t place(const char *text, size_t len, size_t t, int k, int32_t *cp, unsigned *have,
+                     size_t *after)
+{
+	if (k == 0) {
+		int none;
+		int32_t c = char_before(text, t, &none);
+		return none ? -2 : c;
+	}
+	if (k == 2 && !(*have & 2u)) {
+		cp[1] = place(text, len, t, 1, cp, have, after);
+		*have |= 2u;
+	}
+	size_t at = k == 1 ? t : *after;
+	if (k == 2 && cp[1] < 0)
+		return cp[1];
+	if (at >= len)
+		return -2;
+	int32_t c;
+	size_t n = jh_utf8_decode((const unsigned char *)text + at, len - at, &c);
+	if (k == 1)
+		*after = at + n;
+	return c;
+}
+
 int jh_pre_maybe(const jh_pre *pre, const char *text, size_t len, size_t t, pcre2_match_data *md)
 {
 	if (!pre->n)
 		return 1;
-	/* the characters at t - 1, t, t + 1: code point, or none (-2) */
 	int32_t cp[3];
-	int none;
-	cp[0] = char_before(text, t, &none);
-	if (none)
-		cp[0] = -2;
-	size_t at = t;
-	for (int k = 1; k < 3; k++) {
-		if (at >= len) {
-			cp[k] = -2;
-			continue;
-		}
-		size_t n = jh_utf8_decode((const unsigned char *)text + at, len - at, &cp[k]);
-		at += n;
-	}
+	unsigned have = 0;
+	size_t after = 0;
 	for (int i = 0; i < pre->n; i++) {
+		const jh_pre_alt *a = &pre->alt[i];
 		int ok = 1;
-		for (int k = 0; k < 3 && ok; k++) {
-			jh_pre_class *c = pre->alt[i].at[k];
-			if (!c)
-				continue;
-			if (cp[k] == -1 || (k == 2 && cp[1] < 0 && cp[1] != -2))
+		for (int j = 0; j < a->n_tests && ok; j++) {
+			int k = a->order[j];
+			if (!(have >> k & 1u)) {
+				cp[k] = place(text, len, t, k, cp, &have, &after);
+				have |= 1u << k;
+			}
+			if (cp[k] == -1)
 				return 1; /* not valid UTF-8 there: PCRE2 decides */
-			ok = cp[k] != -2 && class_has(c, cp[k], md);
+			ok = cp[k] != -2 &&
+			     (a->lit[j] >= 0 ? cp[k] == a->lit[j] : class_has(a->at[k], cp[k], md));
 		}
 		if (ok)
 			return 1;

@@ -42,6 +42,9 @@ void jh_pre_classes_free(jh_pre_classes *cs);
  * PCRE2 at every trigger). */
 typedef struct {
 	jh_pre_class *at[3]; /* owned by the jh_pre_classes */
+	int32_t lit[3];      /* the one character at[k] is, or -1 */
+	uint8_t order[3];    /* the places tested, the one at t first */
+	uint8_t n_tests;
 } jh_pre_alt;
 
 typedef struct {
