@@ -10,6 +10,7 @@
 #include "rules.h"
 #include "scan.h"
 #include "utf8.h"
+#include "verbatim.h"
 
 /* Is the character that ends at / starts at pos one of set's characters? */
 static int char_in(const char *text, size_t len, size_t pos, int before, const char *set)
@@ -234,6 +235,13 @@ static int run_triggered(void *ctx, const jh_trigger_event *events, size_t n)
 	return rc;
 }
 
+/* Asked between the stages of a check and before each untriggered regex:
+ * often enough for an editor, too seldom to cost anything. */
+static int cancelled(const jh_check_options *opts)
+{
+	return opts->cancel && opts->cancel(opts->cancel_payload);
+}
+
 int jh_check(const jh_ruleset *rs, const char *text, size_t len, const jh_check_options *opts,
              jh_findings *out)
 {
@@ -278,13 +286,17 @@ int jh_check(const jh_ruleset *rs, const char *text, size_t len, const jh_check_
 	}
 	if (rc == JH_OK)
 		rc = jh_scan(rs, text, len, enabled, runs, &res, rp.progress ? run_triggered : NULL, &rp);
+	if (rc == JH_OK && cancelled(opts))
+		rc = JH_ERR_CANCELLED;
 	if (rc == JH_OK)
 		rc = lexicon_findings(rs, text, len, &res, out);
 	if (rc == JH_OK && rp.progress && res.n_events)
 		rc = run_triggered(&rp, res.events, res.n_events);
 	for (size_t k = 0; rc == JH_OK && rp.progress && k < rs->regexes->n; k++) {
 		long idx = rs->regexes->v[k].rule_index;
-		if (enabled[idx] && !rs->regexes->v[k].triggered)
+		if (enabled[idx] && !rs->regexes->v[k].triggered && cancelled(opts))
+			rc = JH_ERR_CANCELLED;
+		else if (enabled[idx] && !rs->regexes->v[k].triggered)
 			rc = jh_regex_run(rs->regexes, k, rs->rules[idx], text, len, NULL, 0,
 			                  &rp.progress[k], &scratch, opts->file, opts->diag_fn,
 			                  opts->payload, out);
@@ -301,7 +313,12 @@ int jh_check(const jh_ruleset *rs, const char *text, size_t len, const jh_check_
 					out->items[i].severity = (jh_severity)opts->severity[idx];
 			}
 		jh_findings_sort(out, first);
+		rc = jh_verbatim_drop(out, first, text, len, (const jh_rule *const *)rs->rules, rs->count);
+	}
+	if (rc == JH_OK) {
 		locate_from(out, first, text, len);
+	} else if (rc == JH_ERR_CANCELLED) {
+		out->count = first; /* a cancelled check gives nothing half done */
 	}
 	jh_rx_scratch_free(&scratch);
 	jh_scan_result_free(&res);

@@ -142,7 +142,7 @@ int jh_regexes_add(jh_regexes *rx, jh_rule *r, long rule_index, jh_diag_fn diag_
 {
 	int errcode;
 	PCRE2_SIZE erroff;
-	uint32_t opts = PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF;
+	uint32_t opts = PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF | rx->compile_opts;
 	if (r->trigger)
 		opts |= PCRE2_USE_OFFSET_LIMIT;
 	pcre2_code *code = pcre2_compile((PCRE2_SPTR)r->pattern, PCRE2_ZERO_TERMINATED, opts,
@@ -212,10 +212,12 @@ int jh_rx_scratch_init(jh_rx_scratch *s, const jh_regexes *rx)
 	}
 	pcre2_set_match_limit(s->mctx, JH_MATCH_LIMIT);
 	pcre2_set_depth_limit(s->mctx, JH_DEPTH_LIMIT);
+	if (rx->callout)
+		pcre2_set_callout(s->mctx, rx->callout, rx->callout_data);
 	/* Without a stack of its own, every pcre2_jit_match sets up a 32 KB
-	 * one on the machine stack (about 200 instructions a call, callgrind),
-	 * and a triggered rule is called up to 460,000 times a MB.  The same
-	 * 32 KB, fixed, so that a pattern runs out of stack where it did. */
+	 * one on the machine stack, and a triggered rule is called at most
+	 * trigger positions of a text.  The same 32 KB, fixed, so that a
+	 * pattern runs out of stack where it did. */
 	s->jstack = pcre2_jit_stack_create(JH_JIT_STACK, JH_JIT_STACK, NULL);
 	if (!s->jstack) {
 		jh_rx_scratch_free(s);

@@ -54,6 +54,12 @@ typedef struct jh_regexes {
 	size_t n_astral, cap_astral;
 	unsigned n_bits;
 	jh_pre_classes pre_classes;  /* the classes of the rules' character-before checks */
+	/* For the tests that count a pattern's work (tests/check_linear.c):
+	 * extra pcre2_compile options (PCRE2_AUTO_CALLOUT) and the callout
+	 * every match context gets.  Zero in a rule set of the library's. */
+	uint32_t compile_opts;
+	int (*callout)(pcre2_callout_block *, void *);
+	void *callout_data;
 } jh_regexes;
 
 /* Trigger mask of a code point (0 for most). */
