@@ -38,6 +38,7 @@ struct jh_rule {
 	unsigned lead;        /* regex: match may start this many characters before a trigger */
 	char *lexicon;        /* lexicon: file name under data/ */
 	char *data_dir;       /* folder lexicons are read from */
+	const char *cache_dir; /* the rule set's cache folder (owned by it), or NULL */
 	char *check;          /* builtin: check name */
 	jh_param *params;
 	size_t n_params, cap_params;
@@ -65,9 +66,16 @@ struct jh_ruleset {
 	struct jh_regexes *regexes;
 	struct jh_lexicon *lexicon;
 	struct jh_builtins *builtins;
+	char *cache_dir;      /* compiled tables are cached here, or NULL */
+	/* Rule ids by hash (open addressing; slot = rule index + 1, 0 empty):
+	 * a load of 100,000 rules looked each new id up among all before. */
+	size_t *by_id;
+	size_t by_id_cap;
 };
 
 void jh_rule_free(jh_rule *r);
+/* Enter rules[i] into the id index (its id must not be there yet). */
+int jh_ruleset_index_add(jh_ruleset *rs, size_t i);
 /* Value of a parameter, or NULL; *line gets its line if found. */
 const char *jh_rule_param(const jh_rule *r, const char *key, unsigned *line);
 
