@@ -11,7 +11,6 @@
  * rule folders, profile and parameters has its own rule set; they are
  * compiled once and shared (most projects have one). */
 #include <errno.h>
-#include <ini.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -19,6 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "config.h"
+#include "inifile.h"
 #include "document.h"
 #include "util.h"
 
@@ -740,19 +740,7 @@ static int parse_ini(const char *path, void *target, int is_profile)
 		return 1;
 	}
 	ini_state st = {text, 0, 0, 1, 0, path, 0, "", "\x01", target, is_profile, 0, NULL, NULL};
-#if HAVE_DECL_INI_ALLOW_INLINE_COMMENTS
-	ini_allow_inline_comments = 0;
-#endif
-#if HAVE_DECL_INI_MAX_LINE
-	ini_use_stack = 0;
-	ini_max_line = 16384;
-#endif
-#if HAVE_DECL_INI_ALLOW_REALLOC
-	/* without it the buffer stays at 200 bytes and a longer line (a long
-	 * words = list) came back in pieces, the rest a "syntax error" */
-	ini_allow_realloc = 1;
-#endif
-	int rc = ini_parse_stream(cfg_reader, &st, ini_cb, &st);
+	int rc = jh_ini_parse_stream(cfg_reader, &st, ini_cb, &st);
 	if (rc > 0) {
 		st.line = (unsigned)rc;
 		SERR(&st, "syntax error (expected [section], key = value, or a comment)");
