@@ -168,6 +168,24 @@ class Errors(unittest.TestCase):
         self.assertIn("missing closing parenthesis", str(e))
         self.assertTrue(e.diagnostics)
 
+    def test_fix_that_never_settles(self):
+        # a rule whose fix is never done (甲 -> 甲甲): no text, the reason
+        with open(os.path.join(self.tmp.name, "grow.rules"), "w", encoding="utf-8") as f:
+            f.write("[typo.grow]\nkind = regex\nmessage = m\npattern = 甲\nfix = 甲甲\n"
+                    "safety = safe\nbad = 甲 -> 甲甲\ngood = 丙\n")
+        linter = jinghua.Linter(no_config=True, no_default_rules=True, rules=[self.tmp.name])
+        self.assertEqual([f.rule for f in linter.check("甲丙")], ["typo.grow"])
+        with self.assertRaises(jinghua.JinghuaError) as cm:
+            linter.fix("甲丙")
+        self.assertIn("typo.grow", str(cm.exception))
+        path = os.path.join(self.tmp.name, "t.txt")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("甲丙\n")
+        with self.assertRaises(jinghua.JinghuaError):
+            linter.fix_file(path)
+        with open(path, encoding="utf-8") as f:
+            self.assertEqual(f.read(), "甲丙\n")  # untouched
+
     def test_unknown_rule_name(self):
         with self.assertRaises(jinghua.ConfigError) as cm:
             jinghua.Linter(select="punct,no.such-rule")
