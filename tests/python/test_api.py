@@ -33,6 +33,14 @@ def cli_findings(path):
     return out
 
 
+class InTempDir(unittest.TestCase):
+    """A test with a temporary folder of its own (self.tmp)."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+
+
 class AgainstTheCli(unittest.TestCase):
     """Real text the tests did not write: the corpus samples."""
 
@@ -150,10 +158,7 @@ class Threads(unittest.TestCase):
         self.assertEqual([l.rules for l in linters[:2]], [l.rules for l in linters[2:]])
 
 
-class Errors(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.addCleanup(self.tmp.cleanup)
+class Errors(InTempDir):
 
     def test_broken_rule_has_file_and_line(self):
         path = os.path.join(self.tmp.name, "bad.rules")
@@ -223,13 +228,12 @@ class Errors(unittest.TestCase):
 TEXT = "第一行。\n他重新給子彈膛,好。\n"
 
 
-class Documents(unittest.TestCase):
+class Documents(InTempDir):
     """The document API through the binding: encodings, Markdown, inline
     switches, configuration, all as the CLI does them on the same file."""
 
     def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.addCleanup(self.tmp.cleanup)
+        super().setUp()
         self.dir = self.tmp.name
 
     def write(self, name, data):
@@ -308,10 +312,7 @@ class Documents(unittest.TestCase):
         self.assertRegex(jinghua.library_version(), r"^\d+\.\d+\.\d+")
 
 
-class Files(unittest.TestCase):
-    def setUp(self):
-        self.tmp = tempfile.TemporaryDirectory()
-        self.addCleanup(self.tmp.cleanup)
+class Files(InTempDir):
 
     def test_fix_file_in_place_keeps_mode(self):
         path = os.path.join(self.tmp.name, "a.txt")
