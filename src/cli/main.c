@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include "cli.h"
 
+int lsp_main(int argc, char **argv); /* src/lsp/server.c */
+
 typedef enum { CMD_CHECK, CMD_FIX, CMD_RULES, CMD_TEST_RULES } command;
 
 typedef struct {
@@ -115,6 +117,7 @@ static void usage(FILE *o)
 	      "       jinghua check|fix --jsonl-filter      JSON lines {\"id\",\"text\"} on stdin\n"
 	      "       jinghua rules [--explain ID]\n"
 	      "       jinghua test-rules [RULEFILE...]\n"
+	      "       jinghua lsp          (a language server on stdio, for editors)\n"
 	      "       jinghua hook install [-- OPTIONS] | hook uninstall\n"
 	      "\n"
 	      "Finds and repairs damage in Chinese prose: censorship masks and separators,\n"
@@ -556,6 +559,8 @@ int main(int argc, char **argv)
 			o.cmd = CMD_TEST_RULES, argi = 2;
 		else if (!strcmp(c, "hook"))
 			return hook_command(argc - 1, argv + 1);
+		else if (!strcmp(c, "lsp"))
+			return lsp_main(argc - 1, argv + 1);
 	}
 	enum { O_FAIL_ON = 256, O_COLOR, O_UNSAFE, O_STDOUT, O_DIFF, O_EXPLAIN, O_NO_DEFAULT,
 	       O_EXTEND, O_PROFILE, O_VARIANT, O_NO_CONFIG, O_TYPE, O_ENCODING, O_TO_UTF8, O_STAGED,
