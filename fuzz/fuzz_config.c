@@ -51,7 +51,7 @@ static void try_settings(cfg_ctx *c, const char *path)
 		return;
 	static const char sample[] = "他说:好的。子丨弹丨膛，ＡＢＣ再接再励的的。\n";
 	jh_findings out = JH_FINDINGS_INIT;
-	jh_check_options o = {fs->enabled, fs->severity, path, fuzz_quiet_diag, NULL};
+	jh_check_options o = {JH_CHECK_OPTIONS_VERSION, fs->enabled, fs->severity, path, fuzz_quiet_diag, NULL};
 	int rc = jh_check(fs->rs, sample, sizeof sample - 1, &o, &out);
 	FUZZ_ASSERT(rc == JH_OK, "check with the configured settings: %s", jh_strerror(rc));
 	jh_findings_clear(&out);

@@ -8,6 +8,17 @@
 #include "regex.h"
 #include "rules.h"
 
+const char *jh_version(int *major, int *minor, int *patch)
+{
+	if (major)
+		*major = JH_VERSION_MAJOR;
+	if (minor)
+		*minor = JH_VERSION_MINOR;
+	if (patch)
+		*patch = JH_VERSION_PATCH;
+	return JH_VERSION;
+}
+
 const char *jh_strerror(int status)
 {
 	switch (status) {
@@ -17,6 +28,9 @@ const char *jh_strerror(int status)
 	case JH_ERR_RULES: return "errors in rule files";
 	case JH_ERR_ARG: return "bad argument";
 	case JH_ERR_STATE: return "not allowed in this state";
+	case JH_ERR_CONFIG: return "errors in the configuration";
+	case JH_ERR_CANCELLED: return "cancelled";
+	case JH_ERR_ENCODING: return "unknown encoding";
 	default: return "unknown error";
 	}
 }
@@ -255,4 +269,13 @@ int jh_ruleset_set_param(jh_ruleset *rs, const char *id, const char *key, const 
 	}
 	r->n_params++;
 	return JH_OK;
+}
+
+#ifndef JH_RULES_DIR
+#define JH_RULES_DIR "/usr/local/share/jinghua/rules"
+#endif
+
+const char *jh_rules_dir(void)
+{
+	return JH_RULES_DIR;
 }
