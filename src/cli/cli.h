@@ -60,6 +60,10 @@ void file_data_free(file_data *f);
 /* Replace path's content atomically: temp file in the same folder, fsync,
  * rename, original mode kept.  Returns 0 or -1 with errno set. */
 int write_atomic(const char *path, const char *data, size_t len, mode_t mode);
+/* From now on SIGINT, SIGTERM and SIGHUP remove the temporary files of
+ * writes in progress before the process dies, and a file size limit makes
+ * a write fail (EFBIG) instead of killing the process. */
+void guard_temp_files(void);
 /* Give the file that read_input read as orig the content data: through a
  * symlink to its target (the link stays a link), atomically as write_atomic,
  * mode and owner kept.  Refused, the file left as it is, when it is not a

@@ -727,7 +727,15 @@ void process_input(const file_settings *fs, const run_opts *ro, const char *name
 	if (fd.changed && ro->mode != MODE_FIX) /* fix refuses such a file when it writes */
 		fprintf(err, "jinghua: %s: warning: changed while being read\n", name);
 	if (looks_binary(fd.data, fd.len)) {
-		fprintf(err, "jinghua: %s: binary file, skipped\n", name);
+		/* A filter never swallows its input: what it will not fix goes
+		 * through as it came. */
+		if (ro->mode == MODE_STDOUT || (ro->mode == MODE_FIX && !path)) {
+			fprintf(err, "jinghua: %s: binary file, passed through unchanged\n", name);
+			res->text = fd.data;
+			res->text_len = fd.len;
+		} else {
+			fprintf(err, "jinghua: %s: binary file, skipped\n", name);
+		}
 		goto done;
 	}
 	char emsg[200];

@@ -1,9 +1,14 @@
 /* fileio.c — reading inputs whole and writing fixed files atomically. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 #include "cli.h"
 
@@ -159,6 +164,125 @@ int file_holds(const char *path, const char *data, size_t len)
 	return same;
 }
 
+/* ---- temporary files and signals ----
+ * A fix writes a temporary file beside the one it replaces.  Each is
+ * registered while it exists, so that SIGINT, SIGTERM or SIGHUP removes
+ * it before the process dies (the handler may only unlink, an
+ * async-signal-safe call, so the names live in static slots).  One slot
+ * per writing thread is enough; a write that finds none waits. */
+#define TEMP_SLOTS 64
+static struct {
+	int used; /* 0 free, 1 taken, 2 holds a name (atomics) */
+	char path[PATH_MAX + 64];
+} temps[TEMP_SLOTS];
+
+static void on_fatal_signal(int sig)
+{
+	for (int i = 0; i < TEMP_SLOTS; i++)
+		if (__atomic_load_n(&temps[i].used, __ATOMIC_ACQUIRE) == 2)
+			unlink(temps[i].path);
+	signal(sig, SIG_DFL);
+	raise(sig);
+}
+
+void guard_temp_files(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+		struct sigaction old, sa;
+		memset(&sa, 0, sizeof sa);
+		sa.sa_handler = on_fatal_signal;
+		sigemptyset(&sa.sa_mask);
+		/* a signal the caller ignores (nohup) stays ignored */
+		if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+	}
+	/* past a file size limit, write() fails with EFBIG and the fix is
+	 * reported as not written, instead of a silent death */
+	signal(SIGXFSZ, SIG_IGN);
+}
+
+/* mkstemp in a registered slot; returns the slot's index, or -1. */
+static int temp_create(const char *pattern, int *fd)
+{
+	if (strlen(pattern) >= sizeof temps[0].path) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	for (;;) {
+		for (int i = 0; i < TEMP_SLOTS; i++) {
+			int fr = 0;
+			if (!__atomic_compare_exchange_n(&temps[i].used, &fr, 1, 0, __ATOMIC_ACQ_REL,
+			                                 __ATOMIC_RELAXED))
+				continue;
+			strcpy(temps[i].path, pattern);
+			sigset_t all, old;
+			sigfillset(&all);
+			/* the name and the slot's state change together for the handler */
+			pthread_sigmask(SIG_BLOCK, &all, &old);
+			*fd = mkstemp(temps[i].path);
+			int e = errno;
+			__atomic_store_n(&temps[i].used, *fd >= 0 ? 2 : 0, __ATOMIC_RELEASE);
+			pthread_sigmask(SIG_SETMASK, &old, NULL);
+			errno = e;
+			return *fd >= 0 ? i : -1;
+		}
+		sched_yield();
+	}
+}
+
+/* Done with slot i: its file was renamed into place (gone = 0) or is to
+ * be removed (gone = 1). */
+static void temp_release(int i, int remove)
+{
+	sigset_t all, old;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	if (remove)
+		unlink(temps[i].path);
+	__atomic_store_n(&temps[i].used, 0, __ATOMIC_RELEASE);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Give the new file every extended attribute of the one it replaces: POSIX
+ * ACLs are the attribute system.posix_acl_access, so this keeps them too
+ * (set after fchmod, which would otherwise narrow the ACL's mask to the
+ * group bits).  An attribute that cannot be read or set makes the
+ * rewrite fail: the file keeps its content rather than lose a permission
+ * or a label.  Returns 0, or -1 with errno set and *why a message. */
+static int copy_xattrs(const char *from, int to_fd, const char **why)
+{
+	ssize_t n = listxattr(from, NULL, 0);
+	if (n < 0)
+		return errno == ENOTSUP || errno == ENOSYS ? 0 : -1;
+	if (n == 0)
+		return 0;
+	char *names = malloc((size_t)n);
+	ssize_t got = names ? listxattr(from, names, (size_t)n) : -1;
+	int rc = got < 0 ? -1 : 0;
+	char *val = NULL;
+	for (ssize_t i = 0; rc == 0 && i < got; i += (ssize_t)strlen(names + i) + 1) {
+		const char *name = names + i;
+		ssize_t vl = getxattr(from, name, NULL, 0);
+		char *nv = vl >= 0 ? realloc(val, (size_t)vl + 1) : NULL;
+		if (!nv) {
+			rc = -1;
+			break;
+		}
+		val = nv;
+		vl = getxattr(from, name, val, (size_t)vl);
+		if (vl < 0 || fsetxattr(to_fd, name, val, (size_t)vl, 0) != 0)
+			rc = -1;
+	}
+	int e = errno;
+	if (rc)
+		*why = "its extended attributes or ACL cannot be copied to the new file; not fixed";
+	free(val);
+	free(names);
+	errno = e;
+	return rc;
+}
+
 /* write_atomic, with a last look before the rename when orig is given: if
  * the file is no longer the version that was read, it is not replaced. */
 static int atomic_write(const char *path, const char *data, size_t len, mode_t mode,
@@ -171,11 +295,13 @@ static int atomic_write(const char *path, const char *data, size_t len, mode_t m
 	const char *slash = strrchr(path, '/');
 	size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
 	snprintf(tmp, pl + 32, "%.*s.%s.jinghua-XXXXXX", (int)dirlen, path, slash ? slash + 1 : path);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
+	int fd, slot = temp_create(tmp, &fd);
+	if (slot < 0) {
 		free(tmp);
 		return -1;
 	}
+	free(tmp);
+	tmp = temps[slot].path;
 	const char *p = data;
 	size_t left = len;
 	int ok = 1;
@@ -196,7 +322,11 @@ static int atomic_write(const char *path, const char *data, size_t len, mode_t m
 	if (ok && orig && orig->st.st_ino &&
 	    fchown(fd, orig->st.st_uid, orig->st.st_gid) != 0 && errno != EPERM)
 		ok = 0, e = errno;
-	if (ok && (fchmod(fd, mode) != 0 || fsync(fd) != 0))
+	if (ok && fchmod(fd, mode) != 0)
+		ok = 0, e = errno;
+	if (ok && orig && orig->st.st_ino && copy_xattrs(path, fd, why) != 0)
+		ok = 0, e = errno;
+	if (ok && fsync(fd) != 0)
 		ok = 0, e = errno;
 	if (close(fd) != 0 && ok) {
 		ok = 0;
@@ -219,9 +349,7 @@ static int atomic_write(const char *path, const char *data, size_t len, mode_t m
 		ok = 0;
 		e = errno;
 	}
-	if (!ok || keep)
-		unlink(tmp);
-	free(tmp);
+	temp_release(slot, !ok || keep);
 	errno = e;
 	return ok ? 0 : -1;
 }

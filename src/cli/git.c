@@ -1,6 +1,6 @@
 /* git.c — git for the pre-commit workflow: the staged files and their
  * content from the index (never the working tree), the lines changed since
- * a revision, and `jinghua hook install|uninstall`. */
+ * a revision (`jinghua hook` is in hook.c). */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -145,7 +145,8 @@ int git_staged(const char *const *pathspecs, size_t n, staged_file **out, size_t
 	argv[k++] = "git";
 	argv[k++] = "diff";
 	argv[k++] = "--cached";
-	argv[k++] = "--name-only";
+	argv[k++] = "--raw";
+	argv[k++] = "--no-abbrev";
 	argv[k++] = "-z";
 	argv[k++] = "--no-renames";
 	argv[k++] = "--diff-filter=ACMR";
@@ -164,9 +165,13 @@ int git_staged(const char *const *pathspecs, size_t n, staged_file **out, size_t
 		free(prefix);
 		return -1;
 	}
+	/* ":OLDMODE NEWMODE OLDID NEWID STATUS\0PATH\0" per file: the new id is
+	 * the staged blob, asked for by id, so no file name is ever parsed
+	 * by git as a revision (":2:name" is stage 2 of "name") */
 	size_t count = 0;
 	for (size_t i = 0; i < nlen; i++)
 		count += names[i] == '\0';
+	count /= 2;
 	if (!count) {
 		free(names);
 		free(cdup);
@@ -190,12 +195,16 @@ int git_staged(const char *const *pathspecs, size_t n, staged_file **out, size_t
 		abort();
 	size_t got = 0;
 	int bad = 0;
-	for (char *p = names; p < names + nlen && !bad; p += strlen(p) + 1) {
-		if (strchr(p, '\n')) { /* cat-file --batch reads lines */
-			fprintf(stderr, "jinghua: --staged: %s: a name with a line break, skipped\n", p);
+	for (char *rec = names; rec < names + nlen && !bad;) {
+		char *p = rec + strlen(rec) + 1;
+		if (p >= names + nlen)
+			break;
+		char id[80] = "";
+		sscanf(rec, ":%*s %*s %*s %79s", id);
+		rec = p + strlen(p) + 1;
+		if (!id[0] || strspn(id, "0123456789abcdef") != strlen(id))
 			continue;
-		}
-		fprintf(w, ":%s\n", p);
+		fprintf(w, "%s\n", id);
 		fflush(w);
 		char head[512];
 		if (!fgets(head, sizeof head, r)) {
@@ -291,170 +300,4 @@ int git_changed_lines(const char *rev, const char *path, int staged, size_t **li
 	*lines = v;
 	*n_pairs = n;
 	return 0;
-}
-
-/* ---- jinghua hook install | uninstall ---- */
-
-#define BEGIN_MARK "# >>> jinghua >>>"
-#define END_MARK "# <<< jinghua <<<"
-
-static char *hook_path(void)
-{
-	char *argv[] = {"git", "rev-parse", "--git-path", "hooks", NULL};
-	char *dir = NULL;
-	if (run_capture(argv, NULL, 0, &dir, NULL, 1) != 0 || !*dir) {
-		free(dir);
-		return NULL;
-	}
-	dir[strcspn(dir, "\n")] = '\0';
-	mkdir(dir, 0755);
-	char *p = path_join(dir, "pre-commit");
-	free(dir);
-	return p;
-}
-
-static void shell_quote(FILE *o, const char *s)
-{
-	fputc('\'', o);
-	for (; *s; s++)
-		if (*s == '\'')
-			fputs("'\\''", o);
-		else
-			fputc(*s, o);
-	fputc('\'', o);
-}
-
-/* Remove our block from text (in place).  Returns 1 if there was one. */
-static int strip_block(char *text)
-{
-	char *b = strstr(text, BEGIN_MARK);
-	if (!b)
-		return 0;
-	char *e = strstr(b, END_MARK);
-	if (!e)
-		return 0;
-	e += strlen(END_MARK);
-	if (*e == '\n')
-		e++;
-	memmove(b, e, strlen(e) + 1);
-	return 1;
-}
-
-int hook_command(int argc, char **argv)
-{
-	const char *sub = argc > 1 ? argv[1] : "";
-	int install = !strcmp(sub, "install"), uninstall = !strcmp(sub, "uninstall");
-	if (!install && !uninstall) {
-		fputs("usage: jinghua hook install [-- CHECK-OPTIONS...]\n"
-		      "       jinghua hook uninstall\n"
-		      "Adds (or removes) `jinghua check --staged` to the repository's pre-commit hook.\n",
-		      stderr);
-		return EXIT_USAGE;
-	}
-	int extra = 2;
-	if (install && argc > 2) {
-		if (strcmp(argv[2], "--")) {
-			fprintf(stderr, "jinghua: hook install: options for the check go after '--'\n");
-			return EXIT_USAGE;
-		}
-		extra = 3;
-	} else if (uninstall && argc > 2) {
-		fprintf(stderr, "jinghua: hook uninstall takes no arguments\n");
-		return EXIT_USAGE;
-	}
-	char *path = hook_path();
-	if (!path) {
-		fprintf(stderr, "jinghua: hook: not inside a git repository\n");
-		return EXIT_USAGE;
-	}
-	file_data old = {0};
-	int exists = access(path, F_OK) == 0;
-	if (exists && read_input(path, &old)) {
-		fprintf(stderr, "jinghua: %s: %s\n", path, strerror(errno));
-		free(path);
-		return EXIT_IO;
-	}
-	char *text = old.data ? old.data : xstrdup("");
-	int had = strip_block(text);
-	int status = EXIT_CLEAN;
-	if (uninstall) {
-		if (!had) {
-			printf("jinghua: no jinghua hook in %s\n", path);
-		} else {
-			const char *body = text;
-			if (!strncmp(body, "#!", 2))
-				body = strchr(body, '\n') ? strchr(body, '\n') + 1 : "";
-			body += strspn(body, " \t\n");
-			if (!*body) {
-				if (unlink(path))
-					status = EXIT_IO;
-			} else if (write_atomic(path, text, strlen(text), 0755)) {
-				status = EXIT_IO;
-			}
-			if (!status)
-				printf("jinghua: removed the hook from %s\n", path);
-		}
-		free(text);
-		free(path);
-		return status;
-	}
-	if (*text && strncmp(text, "#!", 2) == 0) {
-		char *first = xstrndup(text, strcspn(text, "\n"));
-		int shell = strstr(first, "sh") != NULL;
-		free(first);
-		if (!shell) {
-			fprintf(stderr, "jinghua: %s is not a shell script; add `jinghua check --staged` to it "
-			                "yourself\n", path);
-			free(text);
-			free(path);
-			return EXIT_USAGE;
-		}
-	}
-	/* which jinghua: this one, by absolute path, else the one on PATH */
-	char self[4096];
-	ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
-	self[sl > 0 ? sl : 0] = '\0';
-	char *block = NULL;
-	size_t blen = 0;
-	FILE *b = open_memstream(&block, &blen);
-	fputs(BEGIN_MARK " (added by `jinghua hook install`; `jinghua hook uninstall` removes it)\n", b);
-	fputs("jinghua_bin=${JINGHUA_BIN:-", b);
-	shell_quote(b, sl > 0 ? self : "jinghua");
-	fputs("}\ncommand -v \"$jinghua_bin\" >/dev/null 2>&1 || jinghua_bin=jinghua\n", b);
-	fputs("\"$jinghua_bin\" check --staged", b);
-	for (int i = extra; i < argc; i++) {
-		fputc(' ', b);
-		shell_quote(b, argv[i]);
-	}
-	fputs(" || {\n\techo \"jinghua: commit stopped: fix the findings above (jinghua fix FILE, then git add),"
-	      " or commit with --no-verify\" >&2\n\texit 1\n}\n" END_MARK "\n",
-	      b);
-	fclose(b);
-	char *out = NULL;
-	size_t olen = 0;
-	FILE *o = open_memstream(&out, &olen);
-	if (!*text) {
-		fprintf(o, "#!/bin/sh\n%s", block);
-	} else {
-		/* right after the #! line, before anything that might exit */
-		size_t l = strncmp(text, "#!", 2) ? 0 : strcspn(text, "\n");
-		fwrite(text, 1, l, o);
-		if (l)
-			fputc('\n', o);
-		fputs(block, o);
-		const char *rest = text + l + (text[l] == '\n');
-		fputs(rest, o);
-	}
-	fclose(o);
-	if (write_atomic(path, out, olen, 0755)) {
-		fprintf(stderr, "jinghua: %s: cannot write: %s\n", path, strerror(errno));
-		status = EXIT_IO;
-	} else {
-		printf("jinghua: %s the pre-commit hook in %s\n", had ? "updated" : "installed", path);
-	}
-	free(out);
-	free(block);
-	free(text);
-	free(path);
-	return status;
 }

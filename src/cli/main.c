@@ -546,6 +546,7 @@ int main(int argc, char **argv)
 {
 	options o = {.cmd = CMD_CHECK, .format = FMT_HUMAN, .color = -1, .progress = -1};
 	o.cfg.fail_on = -1;
+	guard_temp_files();
 	int argi = 1;
 	if (argc > 1) {
 		const char *c = argv[1];

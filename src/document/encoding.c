@@ -21,6 +21,7 @@
 #include <uchardet.h>
 #include "cli.h"
 #include "config.h"
+#include "utf8.h"
 
 #define MARKER 0xFF
 #define CHUNK_CHARS 64
@@ -230,6 +231,50 @@ static const char *detect(const char *data, size_t len, char *buf, size_t size)
 	return res;
 }
 
+/* Is text that is not valid UTF-8 still UTF-8 with some damaged bytes?
+ * Valid multibyte sequences are counted against the bytes outside them.
+ * In GBK or Big5 text a byte pair or triple forms a valid sequence only by
+ * chance, so such sequences stay a small fraction of the stray bytes; in a
+ * UTF-8 file with a stray Latin-1 byte they outnumber it many times.
+ * Guessing a legacy encoding there would turn every Chinese character
+ * into two or three others, and the fixes would then edit those. */
+static int mostly_utf8(const char *data, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)data;
+	size_t multi = 0, stray = 0;
+	for (size_t i = 0; i < len;) {
+		if (s[i] < 0x80) {
+			i++;
+			continue;
+		}
+		int32_t cp;
+		size_t n = jh_utf8_decode(s + i, len - i, &cp);
+		if (cp < 0)
+			stray += n;
+		else
+			multi++;
+		i += n;
+	}
+	return multi >= stray;
+}
+
+/* Is a legacy decoding plausible text?  C1 controls are not text in any
+ * single-byte code page (they are what UTF-8 continuation bytes become in
+ * ISO-8859-x), and a decoding that leaves many bytes undecodable is the
+ * wrong one. */
+static int plausible_decoding(const decoded *d)
+{
+	if (family_of(d->name) == FAM_SINGLE)
+		for (size_t i = 0; i + 1 < d->len; i++)
+			if ((unsigned char)d->text[i] == 0xC2 && (unsigned char)d->text[i + 1] >= 0x80 &&
+			    (unsigned char)d->text[i + 1] <= 0x9F)
+				return 0;
+	size_t high = 0;
+	for (size_t i = 0; i < d->src_len; i++)
+		high += (unsigned char)d->src[i] >= 0x80;
+	return d->n_bad * 10 <= high;
+}
+
 /* ---- decoding ---- */
 
 typedef struct {
@@ -339,6 +384,7 @@ int decode_text(const char *data, size_t len, const char *want, decoded *out, ch
 	out->src_len = len;
 	const unsigned char *s = (const unsigned char *)data;
 	char name[64] = "";
+	int guessed = 0; /* the encoding is uchardet's guess */
 	const char *enc = bom_encoding(s, len);
 	if (enc) {
 		snprintf(name, sizeof name, "%s", enc);
@@ -350,34 +396,41 @@ int decode_text(const char *data, size_t len, const char *want, decoded *out, ch
 			name[0] = '\0';
 	} else if (jh_utf8_valid_prefix(data, len) != len) {
 		const char *g = memchr(data, 0, len) ? utf16_guess(data, len) : NULL;
-		if (!g)
+		guessed = g == NULL;
+		if (!g && !mostly_utf8(data, len))
 			g = detect(data, len, name, sizeof name);
 		if (g && g != name)
 			snprintf(name, sizeof name, "%s", g);
 		else if (!g)
 			name[0] = '\0';
 	}
-	if (!name[0]) {
-		strcpy(out->name, "UTF-8");
-		out->utf8 = 1;
-		out->lossless = 1;
-		out->text = (char *)data;
-		out->len = len;
-		return 0;
-	}
-	snprintf(out->name, sizeof out->name, "%s", name);
-	int rc = decode_with(data, len, name, out);
-	if (rc == -1) {
-		snprintf(err, errsize, "unknown encoding '%s'", name);
+	if (name[0]) {
+		snprintf(out->name, sizeof out->name, "%s", name);
+		int rc = decode_with(data, len, name, out);
+		if (rc == -1) {
+			snprintf(err, errsize, "unknown encoding '%s'", name);
+			decoded_free(out);
+			return -1;
+		}
+		if (rc == -2) {
+			snprintf(err, errsize, "out of memory decoding %s", name);
+			decoded_free(out);
+			return -1;
+		}
+		if (!guessed || plausible_decoding(out)) {
+			out->lossless = -1; /* found out when it matters: decoded_lossless */
+			return 0;
+		}
 		decoded_free(out);
-		return -1;
+		out->src = data;
+		out->src_len = len;
 	}
-	if (rc == -2) {
-		snprintf(err, errsize, "out of memory decoding %s", name);
-		decoded_free(out);
-		return -1;
-	}
-	out->lossless = -1; /* found out when it matters: decoded_lossless */
+	/* UTF-8, its invalid bytes kept as they are */
+	strcpy(out->name, "UTF-8");
+	out->utf8 = 1;
+	out->lossless = 1;
+	out->text = (char *)data;
+	out->len = len;
 	return 0;
 }
 

@@ -1,5 +1,6 @@
 /* regex.c — compiling regex rules with PCRE2 (UTF, JIT) and running them,
  * either over the whole text or only around their trigger characters. */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include "regex.h"
@@ -313,6 +314,24 @@ static pcre2_code *jit_code(jh_rx *x, size_t work, const jh_rule *rule, jh_diag_
 	return copy;
 }
 
+/* The JIT-compiled pattern now, whatever x has seen; NULL when JIT is not
+ * to be had.  Waits for a thread that is compiling it. */
+static pcre2_code *jit_now(jh_rx *x, const jh_rule *rule, jh_diag_fn diag_fn, void *payload)
+{
+	pcre2_code *j;
+	while (!(j = jit_code(x, JH_JIT_AFTER, rule, diag_fn, payload)) &&
+	       __atomic_load_n(&x->jit_state, __ATOMIC_ACQUIRE) != 2)
+		sched_yield();
+	return j;
+}
+
+/* Does an invalid UTF-8 sequence start at pos? */
+static int invalid_at(const char *text, size_t len, size_t pos)
+{
+	int32_t cp;
+	return pos < len && (jh_utf8_decode((const unsigned char *)text + pos, len - pos, &cp), cp < 0);
+}
+
 int jh_regex_run(const jh_regexes *rx, size_t slot, const jh_rule *rule, const char *text,
                  size_t len, const size_t *positions, size_t n_positions, jh_rx_progress *pr,
                  jh_rx_scratch *scratch, const char *file, jh_diag_fn diag_fn, void *payload,
@@ -371,6 +390,18 @@ int jh_regex_run(const jh_regexes *rx, size_t slot, const jh_rule *rule, const c
 			continue;
 		}
 		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(scratch->md);
+		if (!jit && invalid_at(text, len, ov[1])) {
+			/* PCRE2's interpreter takes an invalid sequence for the end of
+			 * the subject (\z and lookaheads succeed before it, so a
+			 * space in mid-line looked trailing); JIT does not.  Match
+			 * this one again with JIT, or report nothing here without it. */
+			jit = jit_now((jh_rx *)x, rule, diag_fn, payload);
+			if (!jit)
+				pr->resume = next_char(text, len, ov[1] > ov[0] ? ov[1] : ov[0]);
+			else if (x->triggered)
+				ev--; /* the same trigger again */
+			continue;
+		}
 		/* Only this pattern's groups: the match data is shared by all rules. */
 		uint32_t pairs = (uint32_t)rc < x->pairs ? (uint32_t)rc : x->pairs;
 		if (ov[1] < ov[0]) {
