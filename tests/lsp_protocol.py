@@ -246,6 +246,9 @@ check(got_diags(d["diagnostics"]) == expected_diags(TEXT, want),
       % (got_diags(d["diagnostics"])[:4], expected_diags(TEXT, want)[:4]))
 check(all(x["source"] == "jinghua" and x["severity"] in (1, 2, 3) and x["message"]
           for x in d["diagnostics"]), "source, severity and message on every diagnostic")
+check(all(x.get("codeDescription", {}).get("href", "").startswith("file:///") and
+          x["codeDescription"]["href"].endswith(".rules") for x in d["diagnostics"]),
+      "codeDescription: the rule's file")
 sev = {"error": 1, "warning": 2, "info": 3}
 check(sorted((x["code"], x["severity"]) for x in d["diagnostics"]) ==
       sorted((f["rule"], sev[f["severity"]]) for f in want), "severities as jinghua check's")
@@ -347,6 +350,28 @@ r = s.request("textDocument/formatting", {"textDocument": {"uri": URI},
 check(r and apply_edits(TEXT5, r["result"]) == want_fixed, "formatting gives jinghua fix --stdout")
 
 # ---- 8. a client that resolves edits lazily gets them on resolve ----
+# ---- 8. odd documents and messages do not kill the server ----
+odd = "file:///odd.txt"
+lone = b'{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":"file:///lone.txt","languageId":"plaintext","version":1,"text":"\\ud800,"}}}'
+s.raw(b"Content-Length: %d\r\n\r\n" % len(lone) + lone)
+r = s.wait_for(lambda m: "error" in m and m["error"]["code"] == -32700, "ParseError on a lone surrogate")
+check(r is not None, "a lone surrogate escape: ParseError")
+s.raw(b"Content-Length: 99999999999\r\n\r\n")  # more than the server takes
+s.notify("textDocument/didOpen", {"textDocument": {"uri": odd, "languageId": "plaintext",
+                                                   "version": 1, "text": "他\u0000说,好\r\n。。"}})
+d = s.diagnostics(odd, 1)
+check([x for x in d["diagnostics"] if x["code"] == "punct.halfwidth"], "a NUL in the text is checked past")
+s.notify("textDocument/didChange", {"textDocument": {"uri": odd, "version": 2},
+                                    "contentChanges": [{"range": {"start": {"line": 7, "character": 99},
+                                                                  "end": {"line": 0, "character": 1}},
+                                                        "text": "x"}]})
+d = s.diagnostics(odd, 2)
+check(d["version"] == 2, "a reversed range past the end is clamped, not fatal")
+s.notify("textDocument/didChange", {"textDocument": {"uri": "file:///not-open.txt", "version": 2},
+                                    "contentChanges": [{"text": "x"}]})
+s.notify("textDocument/didClose", {"textDocument": {"uri": odd}})
+s.diagnostics(odd)
+
 # ---- 9. close clears ----
 s.notify("textDocument/didClose", {"textDocument": {"uri": URI}})
 dc = s.diagnostics(URI)
@@ -362,7 +387,9 @@ check(rest == b"", "nothing but framed messages on stdout (left: %r)" % rest[:80
 # ---- 10. other encodings ----
 for enc in ("utf-8", "utf-32"):
     s = Server(cwd=tmp)
-    init = s.initialize(encodings=[enc, "utf-16"])
+    # this client resolves a code action's edit when it is chosen
+    init = s.initialize(encodings=[enc, "utf-16"],
+                        caps={"textDocument": {"codeAction": {"resolveSupport": {"properties": ["edit"]}}}})
     check(init["result"]["capabilities"]["positionEncoding"] == enc, enc + " when offered first")
     s.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "plaintext",
                                                        "version": 1, "text": TEXT5}})
@@ -371,6 +398,16 @@ for enc in ("utf-8", "utf-32"):
           "diagnostic positions in " + enc)
     r = s.request("textDocument/formatting", {"textDocument": {"uri": URI}, "options": {}})
     check(r and apply_edits(TEXT5, r["result"], enc) == want_fixed, "formatting in " + enc)
+    r = s.request("textDocument/codeAction", {"textDocument": {"uri": URI},
+                                              "range": {"start": {"line": 1, "character": 0},
+                                                        "end": {"line": 1, "character": 0}},
+                                              "context": {"diagnostics": []}})
+    fa = [a for a in r.get("result") or [] if a["kind"] == "source.fixAll.jinghua"]
+    check(fa and "edit" not in fa[0], "fix-all left to codeAction/resolve")
+    if fa:
+        a = s.request("codeAction/resolve", fa[0]).get("result", {})
+        check(apply_edits(TEXT5, a.get("edit", {}).get("changes", {}).get(URI, []), enc) == want_fixed,
+              "the resolved fix-all gives jinghua fix --stdout (" + enc + ")")
     check(s.close() == 0, "clean exit")
 
 # ---- 11. exit without shutdown: 1; end of input without shutdown: 1 ----

@@ -2,7 +2,7 @@
  * finding (its fix first, then its alternatives), "disable RULE for this
  * line" (an inline switch at the line's end), and source.fixAll.jinghua,
  * which, like textDocument/formatting, applies the safe fixes to a fixed
- * point.  Called on the worker thread with the document store locked. */
+ * point.  Called on the worker thread. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -74,14 +74,6 @@ static int wanted(json_t *only, const char *kind)
 	return 0;
 }
 
-static json_t *diag_of(const lsp_doc *d, pos_encoding e, size_t i)
-{
-	json_t *all = diagnostics_json(d, e); /* small: one document's findings */
-	json_t *one = json_incref(json_array_get(all, i));
-	json_decref(all);
-	return one;
-}
-
 static void add_quickfixes(const lsp_doc *d, pos_encoding e, size_t i, json_t *out)
 {
 	const adapter_finding *f = &d->result.v[i];
@@ -95,7 +87,7 @@ static void add_quickfixes(const lsp_doc *d, pos_encoding e, size_t i, json_t *o
 		char title[256];
 		alt_title(d, f, alt, title, sizeof title);
 		json_t *a = json_pack("{s:s,s:s,s:[o],s:o}", "title", title, "kind", "quickfix",
-		                      "diagnostics", diag_of(d, e, i), "edit", workspace_edit(d, edits));
+		                      "diagnostics", diagnostic_json(d, e, i), "edit", workspace_edit(d, edits));
 		if (k == 0 && alt->safe)
 			json_object_set_new(a, "isPreferred", json_true());
 		json_array_append_new(out, a);
@@ -116,7 +108,7 @@ static json_t *disable_action(const lsp_doc *d, pos_encoding e, size_t i)
 	snprintf(title, sizeof title, "Disable %s for this line", f->rule);
 	json_t *edits = json_pack("[o]", text_edit(d, e, end, end, ins, strlen(ins)));
 	return json_pack("{s:s,s:s,s:[o],s:o}", "title", title, "kind", "quickfix", "diagnostics",
-	                 diag_of(d, e, i), "edit", workspace_edit(d, edits));
+	                 diagnostic_json(d, e, i), "edit", workspace_edit(d, edits));
 }
 
 /* The smallest single edit that turns a into b (cut at character
@@ -140,19 +132,34 @@ static json_t *diff_edits(const lsp_doc *d, pos_encoding e, const char *b, size_
 	return edits;
 }
 
-json_t *fix_all_edits(server *sv, lsp_doc *d)
+int fix_all_edits(server *sv, const char *uri, json_t **edits, long *for_version)
 {
+	*edits = NULL;
+	doc_copy c; /* fixing a long chapter takes a while: on a copy, the store unlocked */
+	if (docs_copy(&sv->docs, uri, &c))
+		return RPC_INVALID_PARAMS;
 	char *fixed = NULL, *err = NULL;
 	size_t flen = 0;
-	if (!sv->engine || adapter_fix(sv->engine, d->path, d->language, d->text, d->len, &fixed,
-	                               &flen, &err)) {
-		lsp_log(1, "jinghua lsp: %s: fix: %s", d->uri, err ? err : "failed");
-		free(err);
-		return NULL;
+	int code = 0;
+	if (!sv->engine ||
+	    adapter_fix(sv->engine, c.path, c.language, c.text, c.len, &fixed, &flen, &err)) {
+		lsp_log(1, "jinghua lsp: %s: fix: %s", uri, err ? err : "failed");
+		code = RPC_INTERNAL_ERROR;
+	} else {
+		pthread_mutex_lock(&sv->docs.lock);
+		lsp_doc *d = docs_unchanged(&sv->docs, uri, &c);
+		if (d)
+			*edits = diff_edits(d, sv->enc, fixed, flen);
+		else
+			code = LSP_CONTENT_MODIFIED;
+		pthread_mutex_unlock(&sv->docs.lock);
+		if (for_version)
+			*for_version = c.version;
 	}
-	json_t *edits = diff_edits(d, sv->enc, fixed, flen);
+	free(err);
 	free(fixed);
-	return edits;
+	doc_copy_free(&c);
+	return code;
 }
 
 static int any_safe_fix(const lsp_doc *d)
@@ -163,22 +170,16 @@ static int any_safe_fix(const lsp_doc *d)
 	return 0;
 }
 
-json_t *fix_all_action(server *sv, lsp_doc *d, int with_edit)
+static json_t *fix_all_action(lsp_doc *d, json_t *edits)
 {
 	json_t *a = json_pack("{s:s,s:s,s:{s:s}}", "title", "Fix all safe jinghua findings", "kind",
 	                      FIX_ALL_KIND, "data", "uri", d->uri);
-	if (with_edit) {
-		json_t *edits = fix_all_edits(sv, d);
-		if (!edits) {
-			json_decref(a);
-			return NULL;
-		}
-		json_object_set_new(a, "edit", workspace_edit(d, edits));
-	}
+	if (edits)
+		json_object_set_new(a, "edit", workspace_edit(d, json_incref(edits)));
 	return a;
 }
 
-json_t *code_actions(server *sv, lsp_doc *d, json_t *params)
+json_t *code_actions(server *sv, lsp_doc *d, json_t *params, json_t *fix_all)
 {
 	size_t a, b;
 	json_t *ctx = json_object_get(params, "context");
@@ -198,14 +199,8 @@ json_t *code_actions(server *sv, lsp_doc *d, json_t *params)
 	/* fix-all only when asked for by kind, or when there is something safe to fix */
 	if ((json_is_array(only) && wanted(only, FIX_ALL_KIND)) ||
 	    (!json_is_array(only) && any_safe_fix(d))) {
-		json_t *fa = fix_all_action(sv, d, !sv->resolve_edit);
-		if (fa)
-			json_array_append_new(out, fa);
+		if (fix_all || sv->resolve_edit)
+			json_array_append_new(out, fix_all_action(d, fix_all));
 	}
 	return out;
-}
-
-json_t *formatting_edits(server *sv, lsp_doc *d)
-{
-	return fix_all_edits(sv, d);
 }

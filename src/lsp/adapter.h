@@ -32,6 +32,7 @@ typedef struct {
 
 typedef struct {
 	char *rule;
+	char *rule_file;    /* where the rule is defined, or NULL */
 	jh_severity severity;
 	size_t start, end;
 	char *message;

@@ -77,10 +77,15 @@ static void log_messages(FILE *f, char **buf, size_t *len)
 	free(*buf);
 }
 
-static void copy_finding(const jh_finding *f, adapter_finding *out)
+static void copy_finding(const jh_ruleset *rs, const jh_finding *f, adapter_finding *out)
 {
 	memset(out, 0, sizeof *out);
 	out->rule = xstrdup(f->rule_id ? f->rule_id : "jinghua");
+	if (f->rule_index >= 0 && (size_t)f->rule_index < jh_ruleset_count(rs)) {
+		jh_rule_info in;
+		jh_rule_get_info(jh_ruleset_rule(rs, (size_t)f->rule_index), &in);
+		out->rule_file = in.file ? xstrdup(in.file) : NULL;
+	}
 	out->severity = f->severity;
 	out->start = f->byte_start;
 	out->end = f->byte_end;
@@ -125,7 +130,7 @@ int adapter_check(adapter *a, const char *path, const char *language, const char
 	}
 	out->v = xmalloc((fl.count ? fl.count : 1) * sizeof *out->v);
 	for (size_t i = 0; i < fl.count; i++)
-		copy_finding(&fl.items[i], &out->v[out->n++]);
+		copy_finding(fs.rs, &fl.items[i], &out->v[out->n++]);
 	jh_findings_clear(&fl);
 	return 0;
 }
@@ -141,6 +146,7 @@ void adapter_result_free(adapter_result *r)
 		}
 		free(f->alts);
 		free(f->rule);
+		free(f->rule_file);
 		free(f->message);
 	}
 	free(r->v);

@@ -1,6 +1,7 @@
 /* docs.c — the documents the client has open: their text as the client
  * sees it (UTF-8, from JSON strings), version and language, and the last
  * check's findings.  Changes come whole or as ranges (incremental sync). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -89,6 +90,36 @@ void docs_close(doc_store *s, const char *uri)
 		}
 }
 
+int docs_copy(doc_store *s, const char *uri, doc_copy *out)
+{
+	pthread_mutex_lock(&s->lock);
+	lsp_doc *d = docs_find(s, uri);
+	if (d) {
+		out->text = dup_bytes(d->text, d->len);
+		out->len = d->len;
+		out->version = d->version;
+		out->path = d->path ? dup_bytes(d->path, strlen(d->path)) : NULL;
+		out->language = dup_bytes(d->language, strlen(d->language));
+	}
+	pthread_mutex_unlock(&s->lock);
+	return d ? 0 : -1;
+}
+
+lsp_doc *docs_unchanged(doc_store *s, const char *uri, const doc_copy *c)
+{
+	lsp_doc *d = docs_find(s, uri);
+	if (!d || d->version != c->version || d->len != c->len || memcmp(d->text, c->text, c->len))
+		return NULL;
+	return d;
+}
+
+void doc_copy_free(doc_copy *c)
+{
+	free(c->text);
+	free(c->path);
+	free(c->language);
+}
+
 int docs_change(lsp_doc *d, json_t *change, pos_encoding e)
 {
 	json_t *t = json_object_get(change, "text");
@@ -143,6 +174,28 @@ char *uri_to_path(const char *uri)
 			p += 2;
 		} else {
 			*w++ = *p;
+		}
+	}
+	*w = '\0';
+	return out;
+}
+
+char *path_to_uri(const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = strlen(path);
+	char *out = malloc(7 + 3 * n + 2), *w = out;
+	if (!out)
+		abort();
+	w += sprintf(w, "file://%s", path[0] == '/' ? "" : "/");
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		    strchr("/-._~", *p)) {
+			*w++ = (char)*p;
+		} else {
+			*w++ = '%';
+			*w++ = hex[*p >> 4];
+			*w++ = hex[*p & 15];
 		}
 	}
 	*w = '\0';

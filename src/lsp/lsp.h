@@ -119,10 +119,24 @@ lsp_doc *docs_find(doc_store *s, const char *uri);
 lsp_doc *docs_open(doc_store *s, const char *uri, const char *language, long version,
                    const char *text, size_t len);
 void docs_close(doc_store *s, const char *uri);
+/* A copy of a document to check or fix while the store is unlocked. */
+typedef struct {
+	char *text;
+	size_t len;
+	long version;
+	char *path, *language;
+} doc_copy;
+/* Copy uri's document (locks the store itself); -1 if it is not open. */
+int docs_copy(doc_store *s, const char *uri, doc_copy *out);
+/* With s->lock held: the document if it is still as copied, else NULL. */
+lsp_doc *docs_unchanged(doc_store *s, const char *uri, const doc_copy *c);
+void doc_copy_free(doc_copy *c);
 /* Apply one TextDocumentContentChangeEvent; -1 if malformed. */
 int docs_change(lsp_doc *d, json_t *change, pos_encoding e);
 /* Path of a file: URI (percent-decoded), malloc'd; NULL for other schemes. */
 char *uri_to_path(const char *uri);
+/* The file: URI of a path (percent-encoded), malloc'd. */
+char *path_to_uri(const char *path);
 
 /* ---- worker.c: checking off the message loop ---- */
 typedef struct server server;
@@ -158,24 +172,27 @@ struct server {
 	char *root;              /* workspace folder path, or NULL */
 	unsigned debounce_ms;
 	int resolve_edit;        /* the client resolves a code action's edit later */
+	int watch_config;        /* the client watches .jinghua.ini files for us */
 	struct worker *w;
 };
 
 /* ---- publish.c ---- */
-/* Send textDocument/publishDiagnostics for d's result (d->lock held). */
+/* d's findings as Diagnostics (d->lock held), or finding i's alone. */
 json_t *diagnostics_json(const lsp_doc *d, pos_encoding e);
+json_t *diagnostic_json(const lsp_doc *d, pos_encoding e, size_t i);
 void publish_diagnostics(const char *uri, long version, json_t *diagnostics);
 /* The finding index a Diagnostic's data names, or -1. */
 long diagnostic_index(json_t *diag);
 
-/* ---- actions.c (worker thread; d->lock held) ---- */
-json_t *code_actions(server *sv, lsp_doc *d, json_t *params);
-json_t *formatting_edits(server *sv, lsp_doc *d);
-/* The safe fixes to a fixed point as TextEdits (NULL on error). */
-json_t *fix_all_edits(server *sv, lsp_doc *d);
-/* The source.fixAll.jinghua action, its edit included or left to
- * codeAction/resolve. */
-json_t *fix_all_action(server *sv, lsp_doc *d, int with_edit);
+/* ---- actions.c (worker thread) ---- */
+/* Code actions for params (d->lock held); fix_all: the fix-all edits to
+ * give with the fix-all action, or NULL to leave them to codeAction/resolve. */
+json_t *code_actions(server *sv, lsp_doc *d, json_t *params, json_t *fix_all);
+/* The safe fixes of uri's text to a fixed point as TextEdits (the store
+ * unlocked while fixing).  Returns 0, or an error code for the reply
+ * (ContentModified when the text changed meanwhile); *for_version (may be
+ * NULL) is the version they are for. */
+int fix_all_edits(server *sv, const char *uri, json_t **edits, long *for_version);
 /* ---- hover.c ---- */
 json_t *hover(server *sv, lsp_doc *d, json_t *params);
 

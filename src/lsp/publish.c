@@ -1,4 +1,5 @@
 /* publish.c — a document's findings as LSP diagnostics. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "lsp.h"
@@ -8,17 +9,26 @@ static int lsp_severity(jh_severity s)
 	return s == JH_ERROR ? 1 : s == JH_WARNING ? 2 : 3;
 }
 
+json_t *diagnostic_json(const lsp_doc *d, pos_encoding e, size_t i)
+{
+	const adapter_finding *f = &d->result.v[i];
+	json_t *diag = json_pack("{s:o,s:i,s:s,s:s,s:o,s:{s:I}}", "range",
+	                 range_json(&d->lines, d->text, d->len, e, f->start, f->end), "severity",
+	                 lsp_severity(f->severity), "code", f->rule, "source", "jinghua", "message",
+	                 json_text(f->message, strlen(f->message)), "data", "index", (json_int_t)i);
+	/* the rule's file, with its description and examples, is its documentation */
+	char *href = f->rule_file && f->rule_file[0] == '/' ? path_to_uri(f->rule_file) : NULL;
+	if (diag && href)
+		json_object_set_new(diag, "codeDescription", json_pack("{s:s}", "href", href));
+	free(href);
+	return diag;
+}
+
 json_t *diagnostics_json(const lsp_doc *d, pos_encoding e)
 {
 	json_t *arr = json_array();
 	for (size_t i = 0; i < d->result.n; i++) {
-		const adapter_finding *f = &d->result.v[i];
-		json_t *diag = json_pack("{s:o,s:i,s:s,s:s,s:o,s:{s:I}}", "range",
-		                         range_json(&d->lines, d->text, d->len, e, f->start, f->end),
-		                         "severity", lsp_severity(f->severity), "code", f->rule,
-		                         "source", "jinghua", "message",
-		                         json_text(f->message, strlen(f->message)), "data", "index",
-		                         (json_int_t)i);
+		json_t *diag = diagnostic_json(d, e, i);
 		if (diag)
 			json_array_append_new(arr, diag);
 	}

@@ -95,7 +95,7 @@ int rpc_read(FILE *f, char **body, size_t *len)
 void rpc_send(json_t *msg)
 {
 	json_object_set_new(msg, "jsonrpc", jstr("2.0"));
-	char *s = json_dumps(msg, JSON_COMPACT | JSON_ENSURE_ASCII);
+	char *s = json_dumps(msg, JSON_COMPACT);
 	if (!s) {
 		lsp_log(1, "jinghua lsp: could not encode a message");
 		return;

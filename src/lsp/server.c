@@ -82,8 +82,6 @@ static pos_encoding choose_encoding(json_t *list)
 	return ENC_UTF16;
 }
 
-static int watch_dynamically;
-
 static json_t *initialize(server *sv, json_t *params)
 {
 	json_t *caps = json_object_get(params, "capabilities");
@@ -101,7 +99,7 @@ static json_t *initialize(server *sv, json_t *params)
 	                                                  "resolveSupport"),
 	                                  "properties");
 	sv->resolve_edit = json_is_array(resolve) && offers(resolve, "edit");
-	watch_dynamically = json_is_true(json_object_get(
+	sv->watch_config = json_is_true(json_object_get(
 		json_object_get(json_object_get(caps, "workspace"), "didChangeWatchedFiles"),
 		"dynamicRegistration"));
 
@@ -198,7 +196,7 @@ static void did_close(server *sv, json_t *params)
 static void notification(server *sv, const char *method, json_t *params)
 {
 	if (!strcmp(method, "initialized")) {
-		if (watch_dynamically)
+		if (sv->watch_config)
 			register_watchers();
 	} else if (!strcmp(method, "textDocument/didOpen")) {
 		did_open(sv, params);
@@ -222,6 +220,23 @@ static void notification(server *sv, const char *method, json_t *params)
 
 /* ---- requests the worker answers ---- */
 
+static void fix_request(server *sv, json_t *id, const char *uri, json_t *params, int resolve)
+{
+	json_t *edits;
+	int code = fix_all_edits(sv, uri, &edits, NULL);
+	if (code) {
+		rpc_error(id, code, code == LSP_CONTENT_MODIFIED ? "the document changed" : "fixing failed");
+		return;
+	}
+	if (!resolve) {
+		rpc_respond(id, edits);
+		return;
+	}
+	json_t *result = json_deep_copy(params);
+	json_object_set_new(result, "edit", json_pack("{s:{s:o}}", "changes", uri, edits));
+	rpc_respond(id, result);
+}
+
 void server_handle_request_in_worker(server *sv, json_t *msg)
 {
 	json_t *id = json_object_get(msg, "id"), *params = json_object_get(msg, "params");
@@ -234,6 +249,15 @@ void server_handle_request_in_worker(server *sv, json_t *msg)
 		rpc_error(id, RPC_INVALID_PARAMS, "no textDocument.uri");
 		return;
 	}
+	if (resolve || !strcmp(method, "textDocument/formatting")) {
+		fix_request(sv, id, uri, params, resolve);
+		return;
+	}
+	int is_action = !strcmp(method, "textDocument/codeAction");
+	json_t *fix_all = NULL; /* a client that cannot resolve gets the fix-all edits at once */
+	long fix_version = -1;
+	if (is_action && !sv->resolve_edit && fix_all_edits(sv, uri, &fix_all, &fix_version))
+		fix_all = NULL;
 	worker_ensure_checked(sv, uri);
 	pthread_mutex_lock(&sv->docs.lock);
 	lsp_doc *d = docs_find(&sv->docs, uri);
@@ -244,26 +268,21 @@ void server_handle_request_in_worker(server *sv, json_t *msg)
 		code = RPC_INVALID_PARAMS, why = "document not open";
 	} else if (d->checked_version != d->version) {
 		code = LSP_CONTENT_MODIFIED, why = "the document changed";
-	} else if (resolve) {
-		json_t *edits = json_is_object(json_object_get(params, "edit")) ? NULL : fix_all_edits(sv, d);
-		result = json_deep_copy(params);
-		if (edits)
-			json_object_set_new(result, "edit",
-			                    json_pack("{s:{s:o}}", "changes", d->uri, edits));
-	} else if (!strcmp(method, "textDocument/codeAction")) {
-		result = code_actions(sv, d, params);
+	} else if (is_action) {
+		if (fix_all && fix_version != d->version) { /* for an older text */
+			json_decref(fix_all);
+			fix_all = NULL;
+		}
+		result = code_actions(sv, d, params, fix_all);
 		if (!result)
 			code = RPC_INVALID_PARAMS, why = "bad range";
-	} else if (!strcmp(method, "textDocument/formatting")) {
-		result = formatting_edits(sv, d);
-		if (!result)
-			code = RPC_INTERNAL_ERROR, why = "fixing failed";
-	} else if (!strcmp(method, "textDocument/hover")) {
+	} else {
 		result = hover(sv, d, params);
 		if (!result)
 			code = RPC_INVALID_PARAMS, why = "bad position";
 	}
 	pthread_mutex_unlock(&sv->docs.lock);
+	json_decref(fix_all);
 	if (code)
 		rpc_error(id, code, why);
 	else

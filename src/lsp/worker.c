@@ -155,29 +155,19 @@ static int is_cancelled(void *payload)
 static void run_check(server *sv, const char *uri)
 {
 	struct worker *w = sv->w;
-	pthread_mutex_lock(&sv->docs.lock);
-	lsp_doc *d = docs_find(&sv->docs, uri);
-	if (!d) {
-		pthread_mutex_unlock(&sv->docs.lock);
-		return;
-	}
-	char *text = malloc(d->len + 1);
-	if (!text)
-		abort();
-	memcpy(text, d->text, d->len + 1);
-	size_t len = d->len;
-	long version = d->version;
-	char *path = d->path ? xdup(d->path) : NULL, *lang = xdup(d->language);
-	pthread_mutex_unlock(&sv->docs.lock);
+	doc_copy c;
+	if (docs_copy(&sv->docs, uri, &c))
+		return; /* closed meanwhile */
 
 	pthread_mutex_lock(&w->lock);
 	w->running = xdup(uri);
 	__atomic_store_n(&w->cancel, 0, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&w->lock);
 
-	adapter_result res;
+	adapter_result res = {0};
 	char *err = NULL;
-	int rc = sv->engine ? adapter_check(sv->engine, path, lang, text, len, is_cancelled, w, &res, &err)
+	int rc = sv->engine ? adapter_check(sv->engine, c.path, c.language, c.text, c.len,
+	                                    is_cancelled, w, &res, &err)
 	                    : -1;
 
 	pthread_mutex_lock(&w->lock);
@@ -190,21 +180,19 @@ static void run_check(server *sv, const char *uri)
 	free(err);
 	json_t *diags = NULL;
 	pthread_mutex_lock(&sv->docs.lock);
-	d = docs_find(&sv->docs, uri);
-	if (rc == 0 && d && d->version == version && d->len == len && !memcmp(d->text, text, len)) {
+	lsp_doc *d = rc == 0 ? docs_unchanged(&sv->docs, uri, &c) : NULL;
+	if (d) {
 		adapter_result_free(&d->result);
 		d->result = res;
-		d->checked_version = version;
+		d->checked_version = c.version;
 		diags = diagnostics_json(d, sv->enc);
-	} else if (rc == 0) {
-		adapter_result_free(&res);
+	} else {
+		adapter_result_free(&res); /* for an older text: dropped */
 	}
 	pthread_mutex_unlock(&sv->docs.lock);
 	if (diags)
-		publish_diagnostics(uri, version, diags);
-	free(text);
-	free(path);
-	free(lang);
+		publish_diagnostics(uri, c.version, diags);
+	doc_copy_free(&c);
 }
 
 /* Before a request reads a document's findings: check it if its last
