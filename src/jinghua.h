@@ -18,8 +18,38 @@
  *    rule set does.
  *  - jh_fix returns the fixed text in a buffer from malloc(); the caller
  *    free()s it.
+ *  - A jh_config owns the rule sets and jh_settings it hands out; a
+ *    jh_document owns its findings, texts and fixed bytes, and points into
+ *    the bytes it was given (keep them until jh_document_free).  Documents
+ *    of one configuration may be checked in any number of threads at once.
  *  - jh_diag records handed to a jh_diag_fn are valid only during the call.
  *  - Strings returned by accessors (jh_rule_*) belong to the rule set.
+ *
+ * A FILE AS THE COMMAND LINE SEES IT: a configuration (found upward from the
+ * file, like `jinghua check`), the file's settings, then the document call:
+ *
+ *     jh_config_options co = JH_CONFIG_OPTIONS_INIT;
+ *     co.diag_fn = print_diag;                 // config and rule errors
+ *     jh_config *cfg;
+ *     const jh_settings *st;
+ *     if (jh_config_open(&co, &cfg) || jh_config_settings(cfg, path, &st))
+ *         return 2;
+ *     jh_document_options o = JH_DOCUMENT_OPTIONS_INIT;
+ *     o.settings = st;
+ *     o.name = path;                           // *.md is read as Markdown
+ *     jh_document *doc;
+ *     if (jh_document_fix(bytes, len, &o, &doc) == JH_OK) {
+ *         size_t n;
+ *         const char *fixed = jh_document_fixed(doc, &n, NULL);
+ *         if (fixed)                           // in the file's own encoding
+ *             fwrite(fixed, 1, n, stdout);
+ *         const jh_findings *fs = jh_document_findings(doc);  // what is left
+ *         for (size_t i = 0; i < fs->count; i++)
+ *             printf("%zu:%zu %s\n", fs->items[i].line, fs->items[i].column,
+ *                    fs->items[i].message);
+ *         jh_document_free(doc);
+ *     }
+ *     jh_config_free(cfg);
  *
  * Conventions: functions return 0 (JH_OK) or a negative jh_status; byte
  * offsets are 0-based into the text as given; lines and columns are 1-based,
@@ -376,6 +406,11 @@ int jh_config_excluded(jh_config *cfg, const char *path);
 /* The rule set of the options alone (no configuration file). */
 int jh_config_ruleset(jh_config *cfg, const jh_ruleset **out);
 
+/* Is name an encoding documents can be read in (as `encoding =` or
+ * jh_document_options.encoding)?  0, or JH_ERR_ENCODING; canonical (may be
+ * NULL) gets the name as the library spells it ("GB18030" for "gbk"). */
+int jh_encoding_check(const char *name, char *canonical, size_t size);
+
 /* ---- Documents: a file's bytes in, findings (and fixed bytes) out ------- */
 
 /* A document is checked as the command line checks a file: its bytes are
@@ -429,6 +464,8 @@ void jh_document_free(jh_document *doc);
 const jh_findings *jh_document_findings(const jh_document *doc);
 /* The UTF-8 text the findings point into (undecodable bytes are 0xFF). */
 const char *jh_document_text(const jh_document *doc, size_t *len);
+/* The text the file's bytes decode to (before any fix). */
+const char *jh_document_original_text(const jh_document *doc, size_t *len);
 /* Offset in the file's bytes (after a fix: the fixed bytes) of an offset
  * in the document's text. */
 size_t jh_document_file_offset(const jh_document *doc, size_t text_offset);

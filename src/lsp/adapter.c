@@ -34,33 +34,18 @@ static char *dup(const char *s)
 	return p;
 }
 
-/* The cache folder the command line uses by default. */
-static const char *cache_dir(char *buf, size_t size)
-{
-	const char *d = getenv("JINGHUA_CACHE_DIR"), *base;
-	if (d)
-		return d;
-	if ((base = getenv("XDG_CACHE_HOME")) && *base)
-		snprintf(buf, size, "%s/jinghua", base);
-	else if ((base = getenv("HOME")) && *base)
-		snprintf(buf, size, "%s/.cache/jinghua", base);
-	else
-		return NULL;
-	return buf;
-}
-
 int adapter_new(const adapter_options *o, adapter **out, char **err)
 {
 	adapter *a = calloc(1, sizeof *a);
 	if (!a)
 		return -1;
-	char buf[4096];
 	jh_config_options co = JH_CONFIG_OPTIONS_INIT;
 	co.select = o->select;
 	co.ignore = o->ignore;
 	co.profile = o->profile;
 	co.variant = o->variant;
-	co.cache_dir = cache_dir(buf, sizeof buf);
+	co.rules_dir = o->rules_dir;
+	co.cache_dir = o->cache_dir;
 	co.diag_fn = log_diag;
 	int rc = jh_config_open(&co, &a->cfg);
 	if (rc) {

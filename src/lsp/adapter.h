@@ -14,8 +14,11 @@
 #include "jinghua.h"
 
 typedef struct {
-	/* NULL = as the configuration of the file says */
+	/* NULL = as the configuration of the file says (owned) */
 	char *profile, *variant, *select, *ignore;
+	/* the default rules folder (NULL: the installed one) and the cache
+	 * folder (NULL: none), as the command line finds them (not owned) */
+	const char *rules_dir, *cache_dir;
 } adapter_options;
 
 typedef struct {

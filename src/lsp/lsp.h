@@ -202,6 +202,6 @@ void server_handle_request_in_worker(server *sv, json_t *msg);
  * or the inner object): profile, variant, select, ignore. */
 void options_from_json(adapter_options *o, json_t *j);
 
-int lsp_main(int argc, char **argv);
+int lsp_main(int argc, char **argv, const char *rules_dir, const char *cache_dir);
 
 #endif

@@ -58,7 +58,6 @@ static void options_free(adapter_options *o)
 	free(o->variant);
 	free(o->select);
 	free(o->ignore);
-	memset(o, 0, sizeof *o);
 }
 
 /* ---- initialize ---- */
@@ -367,7 +366,7 @@ static void usage(FILE *o)
 	           "A language server (LSP 3.17) on stdin and stdout; logs go to stderr.\n");
 }
 
-int lsp_main(int argc, char **argv)
+int lsp_main(int argc, char **argv, const char *rules_dir, const char *cache_dir)
 {
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--stdio"))
@@ -393,6 +392,8 @@ int lsp_main(int argc, char **argv)
 
 	server sv = {0};
 	sv.debounce_ms = DEFAULT_DEBOUNCE_MS;
+	sv.aopts.rules_dir = rules_dir;
+	sv.aopts.cache_dir = cache_dir;
 	docs_init(&sv.docs);
 	int code = -1;
 	while (code < 0) {

@@ -70,10 +70,25 @@ int jh_ruleset_new(jh_ruleset **out)
 	return JH_OK;
 }
 
+int jh_ruleset_set_cache_dir(jh_ruleset *rs, const char *dir)
+{
+	if (!rs)
+		return JH_ERR_ARG;
+	if (rs->count || rs->compiled) /* rules already point at the old one */
+		return JH_ERR_STATE;
+	char *copy = NULL;
+	if (dir && *dir && !(copy = jh_strdup(dir)))
+		return JH_ERR_NOMEM;
+	free(rs->cache_dir);
+	rs->cache_dir = copy;
+	return JH_OK;
+}
+
 void jh_ruleset_free(jh_ruleset *rs)
 {
 	if (!rs)
 		return;
+	free(rs->cache_dir);
 	for (size_t i = 0; i < rs->count; i++)
 		jh_rule_free(rs->rules[i]);
 	free(rs->rules);
