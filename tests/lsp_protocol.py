@@ -477,6 +477,20 @@ exp = [x for x in expected_diags(cur, cli_findings(doc_path)) if x[0] == "punct.
 check(got_diags(d["diagnostics"]) == exp, "after a burst of changes: the last version's findings")
 seen = [m["params"]["version"] for m in s.inbox if m.get("method") == "textDocument/publishDiagnostics"]
 check(seen == sorted(seen), "versions published in order: %s" % seen)
+# ---- 14. a 2 MB chapter does not block the message loop ----
+s = Server(cwd=tmp)
+s.initialize()
+big_uri = "file:///big.txt"
+big = (sample + "\n") * (2 * 1024 * 1024 // len(sample.encode()) + 1)
+s.notify("textDocument/didOpen", {"textDocument": {"uri": big_uri, "languageId": "plaintext",
+                                                   "version": 1, "text": big}})
+r = s.request("jinghua/noSuchMethod", {})
+check(r and r["error"]["code"] == -32601, "answered while the check runs")
+early = [m for m in s.inbox if m.get("method") == "textDocument/publishDiagnostics"
+         and m["params"]["uri"] == big_uri]
+check(not early, "the answer came before the 2 MB chapter's diagnostics")
+d = s.diagnostics(big_uri, 1)
+check(len(d["diagnostics"]) > 1000, "the 2 MB chapter's diagnostics (%d)" % len(d["diagnostics"]))
 check(s.close() == 0, "clean exit")
 
 print("%d checks, %d failed" % (checks, fails))
