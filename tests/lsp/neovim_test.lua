@@ -1,7 +1,8 @@
 -- neovim_test.lua — steps of tests/lsp-neovim.sh, run in Neovim headless
 -- after init.lua: open a chapter with masks and separators, wait for
--- jinghua's diagnostics, apply a code action, format (the safe fixes), and
--- check the buffer and the diagnostics.  Expected values come from
+-- jinghua's diagnostics, hover, apply a code action, fix all (a code
+-- action resolved lazily) and format, and check the buffer and the
+-- diagnostics.  Expected values come from
 -- `jinghua check --format json` and `jinghua fix --stdout` (EXPECT_DIR).
 local dir = os.getenv('EXPECT_DIR')
 local timeout = tonumber(os.getenv('LSP_TIMEOUT_MS') or '120000')
@@ -75,6 +76,18 @@ local ok, err = pcall(function()
   local s = seps[1]
   local before = vim.api.nvim_buf_get_lines(buf, s.lnum, s.lnum + 1, false)[1]
   vim.api.nvim_win_set_cursor(0, { s.lnum + 1, s.col })
+
+  -- hover on it: the rule's explanation
+  local hov = vim.lsp.buf_request_sync(buf, 'textDocument/hover', vim.lsp.util.make_position_params(), timeout)
+  local value = ''
+  for _, r in pairs(hov or {}) do
+    if r.result and r.result.contents then
+      value = value .. (r.result.contents.value or '')
+    end
+  end
+  if not (value:find('censor.separator', 1, true) and value:find('Examples', 1, true)) then
+    fail('hover does not explain censor.separator: ' .. value)
+  end
   local chosen
   vim.ui.select = function(items, opts, on_choice)
     for _, item in ipairs(items) do
@@ -105,12 +118,34 @@ local ok, err = pcall(function()
     fail(('after the fix: %d separators, expected %d'):format(#diags_by(buf, 'censor.separator'), #seps - 1))
   end
 
-  -- formatting applies every safe fix: the buffer becomes jinghua fix --stdout
-  vim.lsp.buf.formatting_sync(nil, timeout)
-  local text = table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n') .. '\n'
-  if text ~= read(dir .. '/fixed.txt') then
-    fail('after formatting the buffer is not jinghua fix --stdout')
+  -- fix-all as a code action (Neovim asks codeAction/resolve for its edit):
+  -- the buffer becomes jinghua fix --stdout
+  vim.ui.select = function(items, opts, on_choice)
+    for _, item in ipairs(items) do
+      if item[2].kind == 'source.fixAll.jinghua' then
+        on_choice(item)
+        return
+      end
+    end
+    fail('no source.fixAll.jinghua action among ' .. #items)
+    on_choice(nil)
+  end
+  tick = vim.api.nvim_buf_get_changedtick(buf)
+  vim.lsp.buf.code_action({ only = { 'source.fixAll' } })
+  if not vim.wait(timeout, function() return vim.api.nvim_buf_get_changedtick(buf) ~= tick end, 20) then
+    fail('fix-all did not change the buffer')
+  end
+  local function buffer_text()
+    return table.concat(vim.api.nvim_buf_get_lines(buf, 0, -1, false), '\n') .. '\n'
+  end
+  if buffer_text() ~= read(dir .. '/fixed.txt') then
+    fail('after fix-all the buffer is not jinghua fix --stdout')
     vim.fn.writefile(vim.api.nvim_buf_get_lines(buf, 0, -1, false), dir .. '/got.txt')
+  end
+  -- formatting applies the same safe fixes: nothing is left for it
+  vim.lsp.buf.formatting_sync(nil, timeout)
+  if buffer_text() ~= read(dir .. '/fixed.txt') then
+    fail('formatting after fix-all changed the buffer')
   end
   if not vim.wait(timeout, function() return #diags_by(buf, 'censor.separator') == 0 end, 20) then
     fail('separators left after formatting')
