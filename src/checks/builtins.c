@@ -11,11 +11,17 @@
 void jh_brun_emit(jh_brun *run, size_t start, size_t end, const size_t *groups, uint32_t n_groups,
                   const char *message)
 {
+	jh_brun_emit_safety(run, start, end, groups, n_groups, message, run->rule->safety);
+}
+
+void jh_brun_emit_safety(jh_brun *run, size_t start, size_t end, const size_t *groups,
+                         uint32_t n_groups, const char *message, jh_safety safety)
+{
 	if (run->err)
 		return;
 	const jh_rule *r = run->rule;
 	jh_buf fix = {0};
-	jh_hit h = {r, run->rule_index, start, end, NULL, 0, r->safety, NULL};
+	jh_hit h = {r, run->rule_index, start, end, NULL, 0, safety, NULL};
 	if (r->has_fix) {
 		size_t ov[2 * 10] = {start, end};
 		uint32_t pairs = 1;

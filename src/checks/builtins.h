@@ -108,5 +108,9 @@ int jh_builtins_add(jh_builtins *b, jh_rule *r, long rule_index, jh_diag_fn diag
  * ($1.. as offset pairs after $0 = the span). */
 void jh_brun_emit(jh_brun *run, size_t start, size_t end, const size_t *groups, uint32_t n_groups,
                   const char *message);
+/* The same with a safety of its own: a finding the rule cannot fix as
+ * surely as its others (a less likely case of the same slip). */
+void jh_brun_emit_safety(jh_brun *run, size_t start, size_t end, const size_t *groups,
+                         uint32_t n_groups, const char *message, jh_safety safety);
 
 #endif

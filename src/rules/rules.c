@@ -260,18 +260,24 @@ static int push_rule(loader *ld, const char *section)
 		r->broken = 1;
 	}
 	/* A later definition of the same id replaces the earlier one. */
-	for (size_t i = 0; i < ld->rs->count; i++)
-		if (strcmp(ld->rs->rules[i]->id, section) == 0) {
-			jh_rule_free(ld->rs->rules[i]);
-			ld->rs->rules[i] = r;
-			return JH_OK;
-		}
+	long at = jh_ruleset_find(ld->rs, section);
+	if (at >= 0) {
+		jh_rule_free(ld->rs->rules[at]);
+		ld->rs->rules[at] = r;
+		return JH_OK;
+	}
 	if (jh_grow((void **)&ld->rs->rules, &ld->rs->cap, ld->rs->count + 1, sizeof *ld->rs->rules)) {
 		jh_rule_free(r);
 		ld->cur = NULL;
 		return JH_ERR_NOMEM;
 	}
-	ld->rs->rules[ld->rs->count++] = r;
+	ld->rs->rules[ld->rs->count] = r;
+	if (jh_ruleset_index_add(ld->rs, ld->rs->count)) {
+		jh_rule_free(r);
+		ld->cur = NULL;
+		return JH_ERR_NOMEM;
+	}
+	ld->rs->count++;
 	return JH_OK;
 }
 
