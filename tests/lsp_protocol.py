@@ -454,6 +454,18 @@ s.notify("workspace/didChangeConfiguration", {"settings": {"jinghua": {"ignore":
 d = s.diagnostics(MDURI, 1)
 check(not [x for x in d["diagnostics"] if x["code"].startswith("punct")],
       "didChangeConfiguration: ignore from the settings")
+with open(ini, "w") as f:
+    f.write("select = no.such.rule\n")
+s.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": file_uri(ini), "type": 2}]})
+d = s.diagnostics(MDURI, 1)
+check(len(d["diagnostics"]) == 1 and d["diagnostics"][0]["severity"] == 1 and
+      "no.such.rule" in d["diagnostics"][0]["message"],
+      "a broken .jinghua.ini: one error diagnostic naming the problem: %s" % d["diagnostics"])
+with open(ini, "w") as f:
+    f.write("ignore = punct.halfwidth\n")
+s.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": file_uri(ini), "type": 2}]})
+d = s.diagnostics(MDURI, 1)
+check(not [x for x in d["diagnostics"] if "could not check" in x["message"]], "mended: checked again")
 check(s.close() == 0, "clean exit")
 
 s = Server(cwd=tmp)

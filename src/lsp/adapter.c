@@ -11,11 +11,12 @@
 
 struct adapter {
 	jh_config *cfg;
+	char first_error[512]; /* the first configuration error of a call, for its message */
 };
 
 static void log_diag(const jh_diag *d, void *payload)
 {
-	(void)payload;
+	adapter *a = payload;
 	char where[512] = "";
 	if (d->file && d->line)
 		snprintf(where, sizeof where, "%s:%u: ", d->file, d->line);
@@ -24,6 +25,8 @@ static void log_diag(const jh_diag *d, void *payload)
 	lsp_log(d->severity == JH_ERROR ? 1 : 2, "jinghua lsp: %s%s%s%s%s", where,
 	        d->rule_id ? "[" : "", d->rule_id ? d->rule_id : "", d->rule_id ? "] " : "",
 	        d->message);
+	if (a && d->severity == JH_ERROR && !a->first_error[0])
+		snprintf(a->first_error, sizeof a->first_error, "%s%s", where, d->message);
 }
 
 static char *dup(const char *s)
@@ -47,6 +50,7 @@ int adapter_new(const adapter_options *o, adapter **out, char **err)
 	co.rules_dir = o->rules_dir;
 	co.cache_dir = o->cache_dir;
 	co.diag_fn = log_diag;
+	co.payload = a;
 	int rc = jh_config_open(&co, &a->cfg);
 	if (rc) {
 		*err = dup(jh_strerror(rc));
@@ -70,12 +74,19 @@ static int is_markdown_lang(const char *language)
 	return language && !strcmp(language, "markdown");
 }
 
-/* A document without a path (untitled) is configured as stdin would be. */
-static const jh_settings *settings_for(adapter *a, const char *path, const char *language)
+/* A document without a path (untitled) is configured as stdin would be.
+ * NULL after a configuration error, with its message in *err. */
+static const jh_settings *settings_for(adapter *a, const char *path, const char *language,
+                                       char **err)
 {
 	const jh_settings *s;
 	const char *where = path ? path : is_markdown_lang(language) ? "./-.md" : "./-";
-	return jh_config_settings(a->cfg, where, &s) ? NULL : s;
+	a->first_error[0] = '\0';
+	if (!jh_config_settings(a->cfg, where, &s))
+		return s;
+	if (err)
+		*err = dup(a->first_error[0] ? a->first_error : "the configuration has errors");
+	return NULL;
 }
 
 static jh_document_options doc_options(const jh_settings *s, const char *path, const char *language)
@@ -137,11 +148,9 @@ int adapter_check(adapter *a, const char *path, const char *language, const char
                   char **err)
 {
 	memset(out, 0, sizeof *out);
-	const jh_settings *s = settings_for(a, path, language);
-	if (!s) {
-		*err = dup("the configuration for this file has errors (see the log)");
+	const jh_settings *s = settings_for(a, path, language, err);
+	if (!s)
 		return -1;
-	}
 	jh_document_options o = doc_options(s, path, language);
 	o.cancel = cancel;
 	o.cancel_payload = payload;
@@ -184,11 +193,9 @@ void adapter_result_free(adapter_result *r)
 int adapter_fix(adapter *a, const char *path, const char *language, const char *text,
                 size_t len, char **out, size_t *out_len, char **err)
 {
-	const jh_settings *s = settings_for(a, path, language);
-	if (!s) {
-		*err = dup("the configuration for this file has errors (see the log)");
+	const jh_settings *s = settings_for(a, path, language, err);
+	if (!s)
 		return -1;
-	}
 	jh_document_options o = doc_options(s, path, language);
 	jh_document *doc;
 	int rc = jh_document_fix(text, len, &o, &doc);
@@ -216,7 +223,7 @@ int adapter_fix(adapter *a, const char *path, const char *language, const char *
 
 const jh_rule *adapter_rule(adapter *a, const char *path, const char *language, const char *id)
 {
-	const jh_settings *s = settings_for(a, path, language);
+	const jh_settings *s = settings_for(a, path, language, NULL);
 	if (!s)
 		return NULL;
 	long i = jh_ruleset_find(s->ruleset, id);

@@ -180,6 +180,8 @@ struct server {
 /* d's findings as Diagnostics (d->lock held), or finding i's alone. */
 json_t *diagnostics_json(const lsp_doc *d, pos_encoding e);
 json_t *diagnostic_json(const lsp_doc *d, pos_encoding e, size_t i);
+/* One error diagnostic at the top: the document could not be checked. */
+json_t *failure_diagnostic(const char *why);
 void publish_diagnostics(const char *uri, long version, json_t *diagnostics);
 /* The finding index a Diagnostic's data names, or -1. */
 long diagnostic_index(json_t *diag);

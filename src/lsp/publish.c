@@ -1,4 +1,5 @@
 /* publish.c — a document's findings as LSP diagnostics. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,6 +34,15 @@ json_t *diagnostics_json(const lsp_doc *d, pos_encoding e)
 			json_array_append_new(arr, diag);
 	}
 	return arr;
+}
+
+json_t *failure_diagnostic(const char *why)
+{
+	char msg[600];
+	snprintf(msg, sizeof msg, "jinghua could not check this file: %s", why);
+	return json_pack("[{s:{s:{s:i,s:i},s:{s:i,s:i}},s:i,s:s,s:o}]", "range", "start", "line", 0,
+	                 "character", 0, "end", "line", 0, "character", 0, "severity", 1, "source",
+	                 "jinghua", "message", json_text(msg, strlen(msg)));
 }
 
 void publish_diagnostics(const char *uri, long version, json_t *diagnostics)

@@ -175,21 +175,23 @@ static void run_check(server *sv, const char *uri)
 	w->running = NULL;
 	pthread_mutex_unlock(&w->lock);
 
-	if (rc < 0 && sv->engine)
-		lsp_log(1, "jinghua lsp: %s: %s", uri, err ? err : "check failed");
-	free(err);
+	const char *why = err ? err : "the check failed";
+	if (rc < 0)
+		lsp_log(1, "jinghua lsp: %s: %s", uri, why);
 	json_t *diags = NULL;
 	pthread_mutex_lock(&sv->docs.lock);
-	lsp_doc *d = rc == 0 ? docs_unchanged(&sv->docs, uri, &c) : NULL;
+	lsp_doc *d = rc != 1 ? docs_unchanged(&sv->docs, uri, &c) : NULL;
 	if (d) {
 		adapter_result_free(&d->result);
 		d->result = res;
 		d->checked_version = c.version;
-		diags = diagnostics_json(d, sv->enc);
+		/* a broken .jinghua.ini says so where the author looks, not only in the log */
+		diags = rc == 0 ? diagnostics_json(d, sv->enc) : failure_diagnostic(why);
 	} else {
 		adapter_result_free(&res); /* for an older text: dropped */
 	}
 	pthread_mutex_unlock(&sv->docs.lock);
+	free(err);
 	if (diags)
 		publish_diagnostics(uri, c.version, diags);
 	doc_copy_free(&c);
