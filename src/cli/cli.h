@@ -155,7 +155,7 @@ void report_put(reporter *r, const report_doc *d, const jh_findings *fs, const c
 int report_prints(const reporter *r, const jh_findings *fs);
 void report_end(reporter *r);
 /* JSON string with escapes (invalid UTF-8 shown as U+FFFD). */
-void json_string(FILE *out, const char *s, size_t len);
+void put_json_string(FILE *out, const char *s, size_t len);
 void json_finding(FILE *o, const report_doc *d, const jh_finding *f);
 /* format_sarif.c */
 void sarif_begin(FILE *o);
