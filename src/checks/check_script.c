@@ -170,8 +170,57 @@ static void para_variants(const variant_cfg *cfg, int forced, para *v, size_t n)
 	}
 }
 
+/* Is [a, b) inside a short quotation on its line: an inscription, a sign,
+ * a title (门匾上写着“天下第一樓”, 《紅樓夢》) of at most QUOTE_MAX
+ * characters between its marks, with no sentence punctuation in it?  A
+ * writer quotes such a text in its own script on purpose; dialogue (a
+ * quotation with a clause mark in it, or a long one) is not this. */
+#define QUOTE_MAX 12
+static int cp_in_set(int32_t cp, const char *set);
+static int quoted_inscription(const char *text, size_t len, size_t a, size_t b)
+{
+	static const char open_marks[] = "“「『《〈‘\"";
+	static const char close_marks[] = "”」』》〉’\"";
+	static const char stops[] = "，。！？；：、,.!?;:\n";
+	int32_t opened = 0, cp;
+	size_t n, chars = 0, p = a;
+	while (p > 0 && chars <= QUOTE_MAX) {
+		p = jh_utf8_prev(text, p);
+		jh_utf8_decode((const unsigned char *)text + p, len - p, &cp);
+		if (cp_in_set(cp, open_marks)) {
+			opened = cp;
+			break;
+		}
+		if (cp_in_set(cp, stops) || cp_in_set(cp, close_marks))
+			return 0;
+		chars++;
+	}
+	if (!opened)
+		return 0;
+	for (p = b; p < len && chars <= QUOTE_MAX; p += n, chars++) {
+		n = jh_utf8_decode((const unsigned char *)text + p, len - p, &cp);
+		if (cp_in_set(cp, close_marks))
+			return 1;
+		if (cp_in_set(cp, stops) || cp_in_set(cp, open_marks))
+			return 0;
+	}
+	return 0;
+}
+
+static int cp_in_set(int32_t cp, const char *set)
+{
+	for (const char *q = set; *q;) {
+		int32_t c;
+		q += jh_utf8_decode((const unsigned char *)q, strlen(q), &c);
+		if (c == cp)
+			return 1;
+	}
+	return 0;
+}
+
 /* A run of minority characters [a, b): one finding, converted character by
- * character; safe only if each has a single form in the other variant. */
+ * character; safe only if each has a single form in the other variant.  In
+ * a short quotation (an inscription) it is a hint with an unsafe fix. */
 static void emit_chars(jh_brun *run, size_t a, size_t b, int v)
 {
 	const variant_cfg *cfg = run->cfg;
@@ -206,10 +255,13 @@ static void emit_chars(jh_brun *run, size_t a, size_t b, int v)
 		run->err = JH_ERR_NOMEM;
 	} else {
 		const jh_rule *r = run->rule;
+		int quoted = quoted_inscription(run->text, run->len, a, b);
 		jh_hit h = {r, run->rule_index, a, b, r->has_fix ? fix.data : NULL, fix.len,
-		            single ? r->safety : JH_UNSAFE, note.data};
+		            single && !quoted ? r->safety : JH_UNSAFE, note.data};
 		if ((rc = jh_findings_add_hit(run->out, run->text, &h)))
 			run->err = rc;
+		else if (quoted)
+			run->out->items[run->out->count - 1].severity = JH_INFO;
 	}
 	jh_buf_free(&fix);
 	jh_buf_free(&note);
