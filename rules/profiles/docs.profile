@@ -6,11 +6,12 @@
 # makes full-width marks of an English sentence half-width (I love you！
 # → I love you!), allows a single ！ or ？ at a time, and leaves out the rules made for
 # novel layout: indentation (in Markdown an indent is a code block),
-# paragraphs run together at a 　　 indent, and run-on stretches.
+# paragraphs run together at a 　　 indent, and run-on stretches; and the
+# pirate-site URL hint (censor.url): a document's URLs are its content.
 
 enable = layout.space-cjk-latin, layout.space-cjk-digit, punct.english-mark
 disable = layout.indent, layout.indent-missing, layout.merged-paragraph, punct.run-on,
-  punct.dash-single
+  punct.dash-single, censor.url
 severity = layout.space-cjk-latin:warning, layout.space-cjk-digit:warning
 
 [punct.mark-run]
