@@ -123,6 +123,23 @@ class Types(unittest.TestCase):
         self.assertEqual(f.alternatives[0], f.fix)
         self.assertIn("半角", f.message)
 
+    def test_ranked_alternatives(self):
+        # censor.mask.suggest ranks the words a mask may hide: each a Fix,
+        # the first the finding's fix; its message names the same words
+        p = os.path.join(SAMPLES, "001_a29c47f7ce22fee1.txt")
+        ranked = [f for f in jinghua.Linter(no_config=True).check_file(p)
+                  if len(f.alternatives) > 1]
+        self.assertTrue(ranked)
+        for f in ranked:
+            self.assertEqual(f.alternatives[0], f.fix)
+            words = [a.edits[0].replacement for a in f.alternatives]
+            self.assertEqual(len(set(words)), len(words))
+            for w in words:
+                self.assertIn(w, f.message)
+            for a in f.alternatives:  # each answer an edit inside the finding
+                for e in a.edits:
+                    self.assertTrue(f.byte_start <= e.byte_start <= e.byte_end <= f.byte_end)
+
     def test_invalid_utf8_bytes(self):
         data = "前文".encode() + b"\xff\xfe" + "后文".encode()
         rules = [f.rule for f in jinghua.check(data)]
