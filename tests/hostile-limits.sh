@@ -112,4 +112,43 @@ for sel in "--select=" "--select=," "-s ,, "; do
 	expect_grep 'no rule selected' "$TMP/err" "check $sel"
 done
 
+# ---- unbounded reads: devices, FIFOs, config files that never end -----------
+# check /dev/zero grew to 15 GB; a FIFO named in a config hung the open.
+for dev in /dev/zero /dev/urandom; do
+	timeout 20 $J check "$dev" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	if [ $rc -eq 3 ] && grep -q "$dev: a device, not read" "$TMP/err"; then pass; else
+		fail "check $dev: exit $rc (expected 3 and 'a device, not read')"; head -3 "$TMP/err" >&2
+	fi
+done
+mkdir "$TMP/fifo" && mkfifo "$TMP/fifo/in" "$TMP/fifo/cfg"
+printf '子丨弹，说了。\n' >"$TMP/fifo/t.txt"
+# a FIFO named as input is read as a stream, as stdin is
+(printf '子丨弹，说了。\n' >"$TMP/fifo/in" &)
+timeout 20 $J check -f json "$TMP/fifo/in" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q '"censor.separator"' "$TMP/out"; then pass; else
+	fail "check FIFO: exit $rc (expected 1 and a finding)"; head -3 "$TMP/err" >&2
+fi
+# a stream past 1 GiB is refused, not read until memory runs out
+if [ "$SLOW" -eq 1 ] && [ -x /usr/bin/time ]; then
+	head -c 1200M /dev/zero | /usr/bin/time -f %M -o "$TMP/rss" timeout 60 $J check - >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	rss=$(tail -n 1 "$TMP/rss")
+	if [ $rc -eq 3 ] && grep -q 'File too large' "$TMP/err" && [ "$rss" -le $((1100 * 1024)) ]; then pass; else
+		fail "1.2 GB on stdin: exit $rc, peak $((rss / 1024)) MB (expected 3, 'File too large', at most 1,100 MB)"
+		head -3 "$TMP/err" >&2
+	fi
+fi
+for key in "extend = /dev/zero" "extend = cfg" "words-file = /dev/zero" "words-file = cfg" \
+	"profile = /dev/zero" "profile = ./cfg"; do
+	printf '[jinghua]\nselect = censor\n%s\n' "$key" >"$TMP/fifo/.jinghua.ini"
+	timeout 20 $J check "$TMP/fifo/t.txt" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	if [ $rc -eq 2 ] && grep -q '\.jinghua\.ini:3: error: .*not a regular file' "$TMP/err"; then pass; else
+		fail "config '$key': exit $rc (expected 2 and the file, line 3 and 'not a regular file')"
+		head -3 "$TMP/err" >&2
+	fi
+done
+
 finish

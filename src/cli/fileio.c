@@ -19,6 +19,11 @@ void file_data_free(file_data *f)
 	f->len = 0;
 }
 
+/* A stream (stdin, a FIFO) is read whole, up to this many bytes: past
+ * it the input fails with EFBIG instead of growing until memory runs out
+ * (cat /dev/zero | jinghua check).  A regular file has its own size. */
+#define STREAM_MAX ((size_t)1 << 30)
+
 static int read_all(int fd, size_t hint, file_data *out)
 {
 	size_t cap = hint ? hint + 1 : 65536, len = 0;
@@ -39,6 +44,11 @@ static int read_all(int fd, size_t hint, file_data *out)
 				int e = errno;
 				free(buf);
 				errno = e;
+				return -1;
+			}
+			if (!hint && cap >= STREAM_MAX) {
+				free(buf);
+				errno = EFBIG;
 				return -1;
 			}
 			char *nb = realloc(buf, cap * 2);
