@@ -425,6 +425,7 @@ typedef struct {
 	unsigned section_line; /* line of the last [section] header */
 	section *cur_section;
 	rule_cfg *cur_rule;
+	unsigned long_line;    /* first line longer than inih's buffer, or 0 */
 } ini_state;
 
 static char *cfg_reader(char *str, int num, void *stream)
@@ -444,6 +445,10 @@ static char *cfg_reader(char *str, int num, void *stream)
 			break;
 	}
 	str[n] = '\0';
+	/* inih takes the rest of a line longer than its buffer for the next
+	 * line, and counts it so: the error belongs to this one */
+	if (n == num - 1 && str[n - 1] != '\n' && st->text[st->pos] && !st->long_line)
+		st->long_line = st->line;
 	if (st->at_start) {
 		const char *p = str + strspn(str, " \t");
 		if (*p == '[')
@@ -811,7 +816,10 @@ static int parse_ini(const char *path, void *target, int is_profile)
 	ini_allow_realloc = 1;
 #endif
 	int rc = ini_parse_stream(cfg_reader, &st, ini_cb, &st);
-	if (rc > 0) {
+	if (rc > 0 && st.long_line && st.long_line < (unsigned)rc) {
+		st.line = st.long_line;
+		SERR(&st, "line longer than %d bytes", 16384);
+	} else if (rc > 0) {
 		st.line = (unsigned)rc;
 		SERR(&st, "syntax error (expected [section], key = value, or a comment)");
 	} else if (rc < 0) {
