@@ -31,8 +31,11 @@ def main() -> int:
     p.add_argument("--blocksize", default="4MiB", help="JSON lines per partition, in bytes")
     p.add_argument("--select")
     p.add_argument("--ignore")
+    p.add_argument("--profile")
+    p.add_argument("--config", help="this .jinghua.ini for every document")
     args = p.parse_args()
-    options = {k: v for k, v in (("select", args.select), ("ignore", args.ignore)) if v}
+    options = {k: v for k in ("select", "ignore", "profile", "config")
+               if (v := getattr(args, k))}
     start = time.monotonic()
     if args.scheduler:
         client, cluster = Client(args.scheduler), None

@@ -1,10 +1,13 @@
 """python3 -m jinghua [OPTIONS] [PATH...|-]: the CLI's `check`, through the binding.
 
 Files as given, folders recursively in name order, hidden entries and
-symbolic links inside folders skipped (as the CLI walks); '-' or no PATH
-reads standard input.  Output formats human, json and jsonl as the CLI
-writes them; exit 0 clean, 1 findings at or above --fail-on, 2 rule or
-usage errors, 3 a file that could not be read.
+symbolic links inside folders skipped and files their configuration
+excludes (as the CLI walks); '-' or no PATH reads standard input.
+Configuration, decoding and Markdown are the library's.  Output formats
+human, json and jsonl as the CLI writes them; exit 0 clean, 1 findings at
+or above the fail-on level, 2 usage, rule or configuration errors, 3 a
+file that could not be read.  Files with a NUL byte in their first 8 KB
+and no UTF-16 byte-order mark are skipped as binary.
 """
 from __future__ import annotations
 
@@ -15,7 +18,8 @@ import sys
 from typing import Iterator, Optional, TextIO
 
 from . import JinghuaError, Linter
-from ._lib import ffi, lib
+from ._lib import lib
+from ._linter import file_findings, text_findings
 from ._types import Finding
 
 _RANK = {"info": 0, "warning": 1, "error": 2}
@@ -93,24 +97,35 @@ def _parser() -> argparse.ArgumentParser:
                                 description="Check Chinese prose (jinghua check, through the binding).")
     p.add_argument("paths", nargs="*", metavar="PATH")
     p.add_argument("-f", "--format", choices=("human", "json", "jsonl"), default="human")
-    p.add_argument("--fail-on", choices=tuple(_FAIL_ON), default="warning")
+    p.add_argument("--fail-on", choices=tuple(_FAIL_ON))
     p.add_argument("-s", "--select")
     p.add_argument("--extend-select")
     p.add_argument("-i", "--ignore")
     p.add_argument("--variant", choices=("auto", "hans", "hant"))
     p.add_argument("-r", "--rules", action="append", default=[])
     p.add_argument("--no-default-rules", action="store_true")
-    p.add_argument("--stdin-filename", default="<stdin>")
+    p.add_argument("--profile")
+    p.add_argument("-c", "--config")
+    p.add_argument("--no-config", action="store_true")
+    p.add_argument("--type", choices=("auto", "text", "markdown"))
+    p.add_argument("--encoding")
+    p.add_argument("--stdin-filename")
     return p
 
 
-def _emit(fmt: str, out: TextIO, name: str, text: bytes, findings: list[Finding],
-          first: list[bool]) -> None:
-    for f in findings:
+def _binary(data: bytes) -> bool:
+    return b"\0" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff"))
+
+
+def _emit(fmt: str, out: TextIO, name: str, text: bytes, shown: list[Finding],
+          findings: list[Finding], first: list[bool]) -> None:
+    """shown: the findings with offsets in the decoded text (human);
+    findings: in the file's bytes (json, jsonl)."""
+    for f, g in zip(shown, findings):
         if fmt == "human":
             _human(out, name, text, f)
             continue
-        d = {"file": name, **f.to_dict()}
+        d = {"file": name, **g.to_dict()}
         line = json.dumps(d, ensure_ascii=False, separators=(",", ":"))
         if fmt == "jsonl":
             out.write(line + "\n")
@@ -122,10 +137,11 @@ def _emit(fmt: str, out: TextIO, name: str, text: bytes, findings: list[Finding]
 def main(argv: Optional[list[str]] = None) -> int:
     args = _parser().parse_args(argv)
     try:
-        rules = args.rules if args.no_default_rules else None
-        linter = Linter(rules=rules, extra_rules=[] if args.no_default_rules else args.rules,
+        linter = Linter(config=args.config, no_config=args.no_config, profile=args.profile,
+                        rules=args.rules, no_default_rules=args.no_default_rules,
                         select=args.select, extend_select=args.extend_select,
-                        ignore=args.ignore, variant=args.variant)
+                        ignore=args.ignore, variant=args.variant, encoding=args.encoding,
+                        type=args.type)
     except (JinghuaError, ValueError) as e:
         print(f"jinghua: {e}", file=sys.stderr)
         return 2
@@ -134,36 +150,55 @@ def main(argv: Optional[list[str]] = None) -> int:
     first = [True]
     if args.format == "json":
         out.write("[")
+    failing = False
     found: list[Finding] = []
     files = 0
-    io_error = False
+    status = 0
     for arg in paths:
         try:
-            names = [arg] if arg == "-" or not os.path.isdir(arg) else list(_walk(arg))
+            walked = arg != "-" and os.path.isdir(arg)
+            names = list(_walk(arg)) if walked else [arg]
         except OSError:
-            io_error = True
+            status = 3
             continue
         for name in names:
+            if walked and linter.excluded(name):
+                continue
             try:
-                text = sys.stdin.buffer.read() if name == "-" else open(name, "rb").read()
+                if name == "-":
+                    data = sys.stdin.buffer.read()
+                else:
+                    with open(name, "rb") as fh:
+                        data = fh.read()
             except OSError as e:
                 print(f"jinghua: {name}: {e.strerror}", file=sys.stderr)
-                io_error = True
+                status = 3
                 continue
-            shown = args.stdin_filename if name == "-" else name
-            fs = linter.check(text, name=shown)
+            shown_name = (args.stdin_filename or "<stdin>") if name == "-" else name
+            if _binary(data):
+                print(f"jinghua: {shown_name}: binary file, skipped", file=sys.stderr)
+                continue
+            path = (args.stdin_filename or None) if name == "-" else name
+            try:
+                doc, fail_on = linter.document(data, path=path)
+            except JinghuaError as e:
+                print(f"jinghua: {e}", file=sys.stderr)
+                return 2
+            text = doc.text()
+            in_text, in_file = text_findings(doc), file_findings(doc)
             files += 1
-            found += fs
-            _emit(args.format, out, shown, text, fs, first)
+            found += in_text
+            limit = _FAIL_ON[args.fail_on] if args.fail_on else fail_on
+            failing |= any(_RANK[f.severity] >= limit for f in in_text)
+            _emit(args.format, out, shown_name, text, in_text, in_file, first)
     if args.format == "json":
         out.write("\n]\n" if not first[0] else "]\n")
     elif args.format == "human" and found:
         _summary(out, found, files)
     out.flush()
-    if io_error:
-        return 3
-    limit = _FAIL_ON[args.fail_on]
-    return 1 if any(_RANK[f.severity] >= limit for f in found) else 0
+    if status:
+        return status
+    return 1 if failing else 0
 
 
 if __name__ == "__main__":

@@ -8,7 +8,8 @@ header, parsed at build time); this module only finds the files:
            sits in (a source or VPATH build); else libjinghua.so.0 on the
            dynamic linker's path.
   rules:   $JINGHUA_RULES (as the CLI); else rules/ of the source tree this
-           package sits in; else the installed folder recorded at install.
+           package sits in; else the library's own (jh_rules_dir(), where
+           it was installed with).
 """
 from __future__ import annotations
 
@@ -66,8 +67,6 @@ def rules_dir() -> Optional[str]:
     top = _HERE.parent.parent
     if (top / "configure.ac").exists() and (top / "rules").is_dir():
         return str(top / "rules")
-    if _installed is not None:
-        return _installed.RULES
     return None
 
 

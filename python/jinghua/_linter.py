@@ -1,228 +1,321 @@
-"""Linter: one compiled rule set and the calls that use it.
+"""Linter: one configuration and the check and fix calls that use it.
 
-Every step is a call into libjinghua's public API; this module only turns
-Python values into the option structs and findings back into Python
-objects.  A compiled rule set is read-only (jinghua.h), each call has its
-own findings list and options, and cffi releases the GIL during a call, so
-one Linter serves any number of threads at once, in parallel.
+Every step is a call into libjinghua's document API (jinghua.h): the
+configuration (.jinghua.ini found upward or given, profiles, [path:GLOB]
+sections, accepted words, rule folders), decoding, Markdown, inline
+switches and the fix loop are the library's.  This module turns Python
+values into the option structs and findings back into Python objects.
+The settings a configuration gives are read-only and its calls are
+serialised by the library, each call has its own document, and cffi
+releases the GIL during a call: one Linter serves any number of threads.
 """
 from __future__ import annotations
 
 import os
+import threading
 from typing import Any, Iterable, Optional, Sequence, Union
 
 from . import _lib
 from ._lib import ffi, lib
-from ._types import (Diagnostic, Edit, Finding, Fix, FixResult, JinghuaError,
-                     RuleError)
+from ._types import (ConfigError, Diagnostic, Edit, Finding, Fix, FixResult,
+                     JinghuaError, RuleError)
 
 Text = Union[str, bytes]
 RuleNames = Union[str, Iterable[str], None]
+PathLike = Union[str, "os.PathLike[str]"]
 
 _SEVERITY = {lib.JH_INFO: "info", lib.JH_WARNING: "warning", lib.JH_ERROR: "error"}
 _SAFETY = {lib.JH_SAFE: "safe", lib.JH_UNSAFE: "unsafe"}
+_TYPES = {None: lib.JH_DOC_AUTO, "auto": lib.JH_DOC_AUTO, "text": lib.JH_DOC_TEXT,
+          "markdown": lib.JH_DOC_MARKDOWN}
+_FAIL_ON = {None: -1, "info": lib.JH_INFO, "warning": lib.JH_WARNING,
+            "error": lib.JH_ERROR, "never": lib.JH_FAIL_NEVER}
+# a text without a path is checked as the CLI checks standard input: the
+# settings of a file in the current folder (as `jinghua check -` and the
+# jsonl filter do)
+_NO_PATH = "./-"
 
 
 def _s(p: Any) -> Optional[str]:
     return ffi.string(p).decode("utf-8", "replace") if p != ffi.NULL else None
 
 
+class _Diags(threading.local):
+    """Where the library's diagnostics go: the list of the call running in
+    this thread (a configuration reads its files when a path first needs
+    them, so its diagnostics come during later calls, in their thread)."""
+
+    items: Optional[list[Diagnostic]] = None
+
+
 @ffi.callback("jh_diag_fn")
 def _collect_diag(d: Any, payload: Any) -> None:
-    # diagnostics are valid only during the call: copied at once
-    ffi.from_handle(payload).append(Diagnostic(
-        _SEVERITY.get(d.severity, "error"), _s(d.file), d.line, d.column,
-        _s(d.rule_id), _s(d.message) or ""))
+    # a diagnostic is valid only during the call: copied at once
+    sink = ffi.from_handle(payload)
+    if sink.items is not None:
+        sink.items.append(Diagnostic(
+            _SEVERITY.get(d.severity, "error"), _s(d.file), d.line, d.column,
+            _s(d.rule_id), _s(d.message) or ""))
 
 
-class _Diags:
-    """A list the library's diagnostics callback appends to."""
+class _Call:
+    """Collects the diagnostics of one call in this thread."""
 
-    def __init__(self) -> None:
+    def __init__(self, sink: _Diags) -> None:
+        self.sink = sink
         self.items: list[Diagnostic] = []
-        self.handle = ffi.new_handle(self.items)
-        self.keep: Any = None
 
-    def raise_for(self, status: int, what: str, cls: type = RuleError) -> None:
-        if status == 0:
-            return
+    def __enter__(self) -> "_Call":
+        self.saved = self.sink.items
+        self.sink.items = self.items
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.sink.items = self.saved
+
+    def fail(self, status: int, what: str) -> None:
+        """Raise the exception for a failed call (status < 0)."""
         diags = tuple(self.items)
-        text = "; ".join(str(d) for d in diags if d.severity == "error")
-        raise cls(f"{what}: {text or _s(lib.jh_strerror(status))}", status, diags)
+        errors = [d for d in diags if d.severity == "error"]
+        text = "; ".join(str(d) for d in errors) or _s(lib.jh_strerror(status))
+        if status == lib.JH_ERR_RULES or any(
+                (d.file or "").endswith((".rules", ".tsv")) for d in errors):
+            cls: type = RuleError
+        elif status == lib.JH_ERR_CONFIG:
+            cls = ConfigError
+        elif status == lib.JH_ERR_NOMEM:
+            raise MemoryError(what)
+        else:
+            cls = JinghuaError
+        raise cls(f"{what}: {text}", status, diags)
 
 
 def _names(spec: RuleNames) -> Optional[str]:
-    if spec is None:
-        return None
-    if isinstance(spec, str):
+    if spec is None or isinstance(spec, str):
         return spec
     return ",".join(spec)
 
 
-def _as_bytes(text: Text) -> bytes:
-    if isinstance(text, bytes):
-        return text
-    if isinstance(text, str):
-        return text.encode("utf-8")
-    raise TypeError(f"text must be str or bytes, not {type(text).__name__}")
+def default_cache_dir() -> str:
+    """The CLI's cache folder: $JINGHUA_CACHE_DIR, else
+    $XDG_CACHE_HOME/jinghua, else ~/.cache/jinghua."""
+    env = os.environ.get("JINGHUA_CACHE_DIR")
+    if env is not None:
+        return env
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return os.path.join(xdg if xdg else os.path.expanduser("~/.cache"), "jinghua")
 
 
 class Linter:
-    """One compiled rule set, for many check and fix calls (thread-safe).
+    """One configuration for many check and fix calls (thread-safe).
 
-    rules: folders or rule files to load instead of the default rules
-    folder; extra_rules: loaded after them (a later rule of the same id
-    wins); select / extend_select / ignore: rule ids or families (a comma
-    separated string or a list), as the CLI's -s, --extend-select and -i;
-    variant: "auto", "hans" or "hant"; unsafe: the default of fix().
-    Rule errors raise RuleError with the file and line of the first.
+    As the CLI's options: config (a file instead of .jinghua.ini found
+    upward from each path), no_config, profile (a name or a .profile
+    file), rules (folders loaded after the config's; later wins),
+    no_default_rules, select / extend_select / ignore (rule ids or
+    families: a comma separated string or a list), variant ("auto",
+    "hans", "hant"), encoding (a name or "auto", for bytes), type ("auto",
+    "text", "markdown"), cache_dir (compiled tables; default as the CLI's,
+    "" for none), unsafe (the default of fix).  Configuration and rule
+    errors raise ConfigError / RuleError with the file and line of the first.
     """
 
-    def __init__(self, *, rules: Union[str, os.PathLike, Sequence[Union[str, os.PathLike]], None] = None,
-                 extra_rules: Sequence[Union[str, os.PathLike]] = (),
-                 select: RuleNames = None, extend_select: RuleNames = None,
-                 ignore: RuleNames = None, variant: Optional[str] = None,
+    def __init__(self, *, config: Optional[PathLike] = None, no_config: bool = False,
+                 profile: Optional[str] = None, rules: Sequence[PathLike] = (),
+                 no_default_rules: bool = False, select: RuleNames = None,
+                 extend_select: RuleNames = None, ignore: RuleNames = None,
+                 variant: Optional[str] = None, encoding: Optional[str] = None,
+                 type: Optional[str] = None, cache_dir: Optional[PathLike] = None,
                  unsafe: bool = False) -> None:
         if variant not in (None, "auto", "hans", "hant"):
             raise ValueError(f"variant must be auto, hans or hant, not {variant!r}")
+        if type not in _TYPES:
+            raise ValueError(f"type must be auto, text or markdown, not {type!r}")
         self.unsafe = unsafe
-        self.variant = variant
-        self._rs = self._load(rules, extra_rules)
-        self._n = lib.jh_ruleset_count(self._rs)
-        self._enabled = self._selection(select, extend_select, ignore)
-        self._fix_enabled = {u: self._for_fix(u) for u in (False, True)}
-        self._variant = ffi.new("char[]", variant.encode()) if variant else ffi.NULL
-
-    # ---- building ----
-
-    def _load(self, rules: Any, extra: Sequence[Any]) -> Any:
-        if rules is None:
-            default = _lib.rules_dir()
-            if default is None:
-                raise RuleError("no rules folder: set JINGHUA_RULES or pass rules=")
-            paths = [default]
-        elif isinstance(rules, (str, os.PathLike)):
-            paths = [rules]
-        else:
-            paths = list(rules)
-        paths += list(extra)
-        out = ffi.new("jh_ruleset **")
-        if lib.jh_ruleset_new(out):
-            raise MemoryError("jh_ruleset_new")
-        rs = ffi.gc(out[0], lib.jh_ruleset_free)
-        diags = _Diags()
-        for p in paths:
-            p = os.fsencode(p)
-            load = lib.jh_ruleset_load_dir if os.path.isdir(p) else lib.jh_ruleset_load_file
-            diags.raise_for(load(rs, p, _collect_diag, diags.handle),
-                            f"loading rules from {os.fsdecode(p)}")
-        diags.raise_for(lib.jh_ruleset_compile(rs, _collect_diag, diags.handle),
-                        "compiling the rules")
-        return rs
-
-    def _selection(self, select: RuleNames, extend: RuleNames, ignore: RuleNames) -> Any:
-        enabled = ffi.new("unsigned char[]", self._n + 1)
-        bad = ffi.new("char[]", 256)
-        spec = _names(select)
-        if spec is not None:  # only these: start from nothing
-            ffi.memmove(enabled, b"\0" * self._n, self._n)
-        else:
-            lib.jh_ruleset_default_selection(self._rs, enabled)
-        for names, on in ((spec, 1), (_names(extend), 1), (_names(ignore), 0)):
-            if names is None:
-                continue
-            if lib.jh_selection_apply(self._rs, enabled, names.encode(), on, bad, 256):
-                raise RuleError(f"unknown rule or family: {_s(bad)}", lib.JH_ERR_ARG)
-        return enabled
-
-    def _for_fix(self, unsafe: bool) -> Any:
-        sel = ffi.new("unsigned char[]", self._n + 1)
-        ffi.memmove(sel, self._enabled, self._n)
-        lib.jh_selection_for_fix(self._rs, sel, int(unsafe))
-        return sel
-
-    def _options(self, enabled: Any, name: Optional[bytes], diags: _Diags) -> Any:
-        opts = ffi.new("jh_check_options *")
-        opts.version = lib.JH_CHECK_OPTIONS_VERSION
-        opts.enabled = enabled
-        if name is not None:  # kept alive by diags, which lives as long as the call
-            diags.keep = ffi.new("char[]", name)
-            opts.file = diags.keep
+        self._sink = _Diags()
+        self._handle = ffi.new_handle(self._sink)
+        self._keep: list[Any] = []  # the strings the options point to
+        self._settings_of: dict[str, Any] = {}
+        self._lock = threading.Lock()
+        opts = ffi.new("jh_config_options *")
+        opts.version = lib.JH_CONFIG_OPTIONS_VERSION
+        opts.config_file = self._c(config)
+        opts.no_config = int(no_config)
+        opts.rules_dir = self._c(_lib.rules_dir())
+        opts.no_default_rules = int(no_default_rules)
+        if rules:
+            if isinstance(rules, (str, os.PathLike)):
+                rules = [rules]
+            dirs = [self._c(r) for r in rules]
+            arr = ffi.new("const char *[]", dirs)
+            self._keep.append(arr)
+            opts.rule_dirs, opts.n_rule_dirs = arr, len(dirs)
+        opts.select = self._c(_names(select))
+        opts.extend_select = self._c(_names(extend_select))
+        opts.ignore = self._c(_names(ignore))
+        opts.profile = self._c(profile)
+        opts.variant = self._c(variant)
+        opts.encoding = self._c(encoding)
+        opts.type = _TYPES[type]
+        opts.fail_on = -1
+        opts.cache_dir = self._c(default_cache_dir() if cache_dir is None else cache_dir)
         opts.diag_fn = _collect_diag
-        opts.payload = diags.handle
-        opts.variant = self._variant
-        return opts
+        opts.payload = self._handle
+        out = ffi.new("jh_config **")
+        with _Call(self._sink) as call:
+            rc = lib.jh_config_open(opts, out)
+            if rc:
+                call.fail(rc, "opening the configuration")
+        self._cfg = ffi.gc(out[0], lib.jh_config_free)
+        self._opts = opts
+        self._utf8 = self._c("UTF-8")
+        self._settings(None)  # the rules compiled now: their errors raised here
+
+    def _c(self, value: Optional[Union[str, os.PathLike]]) -> Any:
+        """A C string that lives as long as this Linter (or NULL)."""
+        if value is None:
+            return ffi.NULL
+        c = ffi.new("char[]", os.fsencode(value))
+        self._keep.append(c)
+        return c
+
+    def _settings(self, path: Optional[PathLike]) -> Any:
+        key = _NO_PATH if path is None else os.fspath(path)
+        s = self._settings_of.get(key)
+        if s is not None:
+            return s
+        out = ffi.new("jh_settings **")
+        with _Call(self._sink) as call:
+            rc = lib.jh_config_settings(self._cfg, os.fsencode(key), out)
+            if rc:
+                call.fail(rc, f"the settings for {key}")
+        with self._lock:
+            if len(self._settings_of) > 4096:  # a long walk: keep the latest
+                self._settings_of.clear()
+            self._settings_of[key] = out[0]
+        return out[0]
 
     # ---- the rules ----
 
     @property
     def rules(self) -> list[str]:
-        """Ids of the rules this Linter runs, in rule-set order."""
+        """Ids of the rules run on a text without a path, in rule-set order."""
+        s = self._settings(None)
         info = ffi.new("jh_rule_info *")
         out = []
-        for i in range(self._n):
-            if self._enabled[i]:
-                lib.jh_rule_get_info(lib.jh_ruleset_rule(self._rs, i), info)
-                out.append(_s(info.id))
+        for i in range(lib.jh_ruleset_count(s.ruleset)):
+            if s.enabled[i]:
+                lib.jh_rule_get_info(lib.jh_ruleset_rule(s.ruleset, i), info)
+                out.append(_s(info.id) or "")
         return out
 
-    # ---- checking and fixing ----
+    def excluded(self, path: PathLike) -> bool:
+        """Is path excluded by its configuration (`exclude =`)?"""
+        return lib.jh_config_excluded(self._cfg, os.fsencode(path)) == 1
 
-    def check(self, text: Text, *, name: Optional[str] = None) -> list[Finding]:
-        """The findings in text (str or bytes), sorted by position."""
-        data = _as_bytes(text)
-        diags = _Diags()
-        fname = name.encode() if name else None
-        opts = self._options(self._enabled, fname, diags)
-        fs = ffi.new("jh_findings *")
-        try:
-            rc = lib.jh_check(self._rs, data, len(data), opts, fs)
+    # ---- documents ----
+
+    def _document(self, text: Text, path: Optional[PathLike], fix: bool, unsafe: bool,
+                  lines: Optional[Sequence[tuple[int, int]]], to_utf8: bool,
+                  doc_type: Optional[str] = None) -> tuple[Any, bytes]:
+        if isinstance(text, str):
+            data = text.encode("utf-8")
+        elif isinstance(text, (bytes, bytearray, memoryview)):
+            data = bytes(text)
+        else:
+            raise TypeError(f"text must be str or bytes, not {type(text).__name__}")
+        settings = self._settings(path)
+        opts = ffi.new("jh_document_options *")
+        opts.version = lib.JH_DOCUMENT_OPTIONS_VERSION
+        opts.settings = settings
+        name = ffi.new("char[]", os.fsencode(path) if path is not None else b"<text>")
+        opts.name = name
+        if doc_type not in _TYPES:
+            raise ValueError(f"type must be auto, text or markdown, not {doc_type!r}")
+        opts.type = _TYPES[doc_type]
+        if isinstance(text, str):
+            opts.encoding = self._utf8  # a str is its UTF-8, whatever the config says
+        if lines is not None:
+            flat = ffi.new("size_t[]", [n for pair in sorted(lines) for n in pair])
+            opts.lines, opts.n_line_pairs = flat, len(lines)
+        opts.unsafe = int(unsafe)
+        opts.to_utf8 = int(to_utf8)
+        opts.diag_fn = _collect_diag
+        opts.payload = self._handle
+        out = ffi.new("jh_document **")
+        call_fn = lib.jh_document_fix if fix else lib.jh_document_check
+        with _Call(self._sink) as call:
+            rc = call_fn(data, len(data), opts, out)
             if rc:
-                diags.raise_for(rc, f"checking {name or 'text'}", JinghuaError)
-            return _findings(fs)
-        finally:
-            lib.jh_findings_clear(fs)
+                call.fail(rc, f"{'fixing' if fix else 'checking'} {name_of(path)}")
+        # the document points into data: data is returned with it, kept alive
+        return ffi.gc(out[0], lib.jh_document_free), data
 
-    def fix_result(self, text: Text, *, unsafe: Optional[bool] = None,
-                   name: Optional[str] = None, findings: bool = True) -> FixResult:
-        """Fix text until it settles; the text (same type as given), the
-        number of edits applied, the rounds and (unless findings=False)
-        the findings left in the fixed text."""
+    def check(self, text: Text, *, path: Optional[PathLike] = None,
+              type: Optional[str] = None,
+              lines: Optional[Sequence[tuple[int, int]]] = None) -> list[Finding]:
+        """The findings in text (str, or the bytes of a file), sorted.
+
+        path (need not exist) chooses the configuration, the type (*.md is
+        Markdown) and, for bytes, the encoding, as for that file; offsets
+        are in the file's bytes (a str: its UTF-8).  lines: only findings
+        touching these [first, last] line ranges.  type: "text" or
+        "markdown" instead of what the path and configuration say.
+        """
+        doc, _ = self._document(text, path, False, False, lines, False, type)
+        return _findings(doc)
+
+    def document(self, text: Text, *, path: Optional[PathLike] = None,
+                 type: Optional[str] = None) -> tuple[Document, int]:
+        """The checked Document and the fail-on level of its settings (0
+        info, 1 warning, 2 error, 3 never): for front ends that show the
+        decoded text, as python3 -m jinghua does."""
+        doc, data = self._document(text, path, False, False, None, False, type)
+        return Document(doc, data), self._settings(path).fail_on
+
+    def fix_result(self, text: Text, *, path: Optional[PathLike] = None,
+                   type: Optional[str] = None, unsafe: Optional[bool] = None,
+                   to_utf8: bool = False) -> FixResult:
+        """Fix text until it settles: the fixed text (str for str; for bytes,
+        the bytes in the file's encoding, or UTF-8 with to_utf8), the
+        number of edits, the rounds and the findings left.  Raises
+        JinghuaError (and gives no text) when the fixes do not settle or
+        the result cannot be written back in the file's encoding."""
         unsafe = self.unsafe if unsafe is None else unsafe
-        data = _as_bytes(text)
-        diags = _Diags()
-        fname = name.encode() if name else None
-        opts = self._options(self._fix_enabled[bool(unsafe)], fname, diags)
-        out = ffi.new("char **")
-        out_len = ffi.new("size_t *")
+        doc, _ = self._document(text, path, True, unsafe, None, to_utf8, type)
+        n = ffi.new("size_t *")
         report = ffi.new("jh_fix_report *")
-        rc = lib.jh_fix(self._rs, data, len(data), opts, int(unsafe), out, out_len, report)
-        if rc:
-            diags.raise_for(rc, f"fixing {name or 'text'}", JinghuaError)
-        try:
-            fixed = ffi.unpack(out[0], out_len[0])
-        finally:
-            _lib.libc.free(out[0])
-        left = self.check(fixed, name=name) if findings else []
+        fixed = lib.jh_document_fixed(doc, n, report)
+        if fixed == ffi.NULL:
+            why = _s(lib.jh_document_problem(doc)) or "no fixed text"
+            err = JinghuaError(f"{name_of(path)}: {why}")
+            err.reason = why
+            raise err
+        out = ffi.unpack(fixed, n[0])
         unstable = _s(report.unstable_rules) or ""
         return FixResult(
-            fixed.decode("utf-8") if isinstance(text, str) else fixed,
+            out.decode("utf-8") if isinstance(text, str) else out,
             report.edits_applied, report.rounds, bool(report.converged),
-            tuple(u for u in unstable.split(",") if u), left)
+            tuple(u for u in unstable.split(",") if u), _findings(doc))
 
-    def fix(self, text: Text, *, unsafe: Optional[bool] = None) -> Text:
-        """The fixed text: str in, str out; bytes in, bytes out."""
-        return self.fix_result(text, unsafe=unsafe, findings=False).text
+    def fix(self, text: Text, *, path: Optional[PathLike] = None, type: Optional[str] = None,
+            unsafe: Optional[bool] = None, to_utf8: bool = False) -> Text:
+        """The fixed text: str in, str out; bytes in, bytes out (in the
+        file's encoding when path or the configuration says so)."""
+        return self.fix_result(text, path=path, type=type, unsafe=unsafe, to_utf8=to_utf8).text
 
+    def encoding(self, data: bytes, *, path: Optional[PathLike] = None) -> str:
+        """The encoding the library reads these bytes in ("UTF-8", "GB18030", ...)."""
+        return self.document(data, path=path)[0].encoding
 
     # ---- files ----
 
-    def check_file(self, path: Union[str, os.PathLike]) -> list[Finding]:
-        """The findings in a file, offsets into its bytes."""
-        return self.check(_read(path), name=os.fspath(path))
+    def check_file(self, path: PathLike) -> list[Finding]:
+        """The findings in a file, as `jinghua check FILE` gives them."""
+        return self.check(_read(path), path=path)
 
-    def fix_file(self, path: Union[str, os.PathLike], *, unsafe: Optional[bool] = None,
-                 write: bool = True) -> FixResult:
+    def fix_file(self, path: PathLike, *, unsafe: Optional[bool] = None,
+                 to_utf8: bool = False, write: bool = True) -> FixResult:
         """Fix a file in place (write=False: only return the result).
 
         The file is replaced atomically and only when the fix changed it;
@@ -231,7 +324,7 @@ class Linter:
         name = os.fspath(path)
         before = os.stat(path)
         data = _read(path)
-        res = self.fix_result(data, unsafe=unsafe, name=name)
+        res = self.fix_result(data, path=path, unsafe=unsafe, to_utf8=to_utf8)
         if write and res.text != data:
             now = os.stat(path)
             if (now.st_ino, now.st_size, now.st_mtime_ns) != \
@@ -240,42 +333,87 @@ class Linter:
             write_atomically(path, res.text)
         return res
 
-def _fix_of(f: Any) -> Optional[Fix]:
-    if not f.has_fix:
-        return None
-    edits = tuple(Edit(e.byte_start, e.byte_end, _s(e.replacement) or "")
-                  for e in (f.edits[i] for i in range(f.n_edits)))
-    return Fix(_SAFETY[f.safety], edits)
+
+class Document:
+    """A checked (or fixed) document: the library's jh_document and the
+    bytes it points into, kept alive together."""
+
+    def __init__(self, doc: Any, data: bytes) -> None:
+        self._doc = doc
+        self._data = data
+
+    def text(self) -> bytes:
+        """The UTF-8 text the library checked (a file's decoded text)."""
+        n = ffi.new("size_t *")
+        p = lib.jh_document_text(self._doc, n)
+        return ffi.unpack(p, n[0])
+
+    @property
+    def encoding(self) -> str:
+        return _s(lib.jh_document_encoding(self._doc)) or ""
+
+    @property
+    def is_markdown(self) -> bool:
+        return bool(lib.jh_document_is_markdown(self._doc))
 
 
-def _findings(fs: Any) -> list[Finding]:
+def text_findings(doc: Document) -> list[Finding]:
+    """The findings with offsets into doc.text() (for showing source lines)."""
+    return _findings(doc._doc, False)
+
+
+def file_findings(doc: Document) -> list[Finding]:
+    """The findings with offsets into the file's bytes."""
+    return _findings(doc._doc, True)
+
+
+def name_of(path: Optional[PathLike]) -> str:
+    return "text" if path is None else os.fspath(path)
+
+
+def _same(doc: Any, offset: int) -> int:
+    return offset
+
+
+def _edits(doc: Any, n: int, edits: Any, off: Any) -> tuple[Edit, ...]:
+    return tuple(Edit(off(doc, e.byte_start), off(doc, e.byte_end), _s(e.replacement) or "")
+                 for e in (edits[i] for i in range(n)))
+
+
+def _findings(doc: Any, file_offsets: bool = True) -> list[Finding]:
+    fs = lib.jh_document_findings(doc)
+    off = lib.jh_document_file_offset if file_offsets else _same
     out = []
     for i in range(fs.count):
         f = fs.items[i]
-        fix = _fix_of(f)
+        safety = _SAFETY[f.safety]
+        fix = Fix(safety, _edits(doc, f.n_edits, f.edits, off)) if f.has_fix else None
+        alts = tuple(Fix(safety, _edits(doc, a.n_edits, a.edits, off))
+                     for a in (f.alternatives[k] for k in range(f.n_alternatives)))
+        if not alts and fix:
+            alts = (fix,)
         out.append(Finding(
             _s(f.rule_id) or "", _SEVERITY.get(f.severity, "error"),
             f.line, f.column, f.end_line, f.end_column, f.display_column,
-            f.byte_start, f.byte_end, _s(f.message) or "", fix,
-            (fix,) if fix else ()))
+            off(doc, f.byte_start), off(doc, f.byte_end), _s(f.message) or "", fix, alts))
     return out
 
 
-def _read(path: Union[str, os.PathLike]) -> bytes:
+def _read(path: PathLike) -> bytes:
     with open(path, "rb") as f:
         return f.read()
 
 
-def write_atomically(path: Union[str, os.PathLike], data: bytes) -> None:
+def write_atomically(path: PathLike, data: bytes) -> None:
     """Replace the file at path by data: a temporary file in the same
-    folder, flushed to disk, given the old file's mode, then renamed over
-    it, so a crash leaves the old file or the new, never half of one."""
+    folder, flushed to disk, given the old file's mode (and owner, when
+    allowed), then renamed over it, so a crash leaves the old file or the
+    new, never half of one."""
     import tempfile
 
     path = os.fspath(path)
     st = os.stat(path)
-    folder = os.path.dirname(path) or "."
-    fd, tmp = tempfile.mkstemp(prefix=".jinghua-", dir=folder)
+    fd, tmp = tempfile.mkstemp(prefix=".jinghua-", dir=os.path.dirname(path) or ".")
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)

@@ -105,6 +105,7 @@ class JinghuaError(Exception):
     def __init__(self, message: str, status: int = 0,
                  diagnostics: tuple[Diagnostic, ...] = ()):
         super().__init__(message)
+        self.reason: str = message  # the library's words, without the file
         self.status = status
         self.diagnostics = diagnostics
         first = next((d for d in diagnostics if d.severity == "error"), None)
@@ -114,9 +115,10 @@ class JinghuaError(Exception):
         self.column: int = first.column if first else 0
 
 
-class RuleError(JinghuaError):
-    """Rule files, rule selections or rule parameters are wrong."""
-
-
 class ConfigError(JinghuaError):
-    """A configuration file (.jinghua.ini, a profile) is wrong."""
+    """The configuration is wrong: a .jinghua.ini, a profile, an option
+    (an unknown rule name, profile or encoding), or a rule file."""
+
+
+class RuleError(ConfigError):
+    """A rule file (or one of its lexicons) is wrong."""

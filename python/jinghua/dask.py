@@ -6,8 +6,10 @@
         summary = jd.run(["corpus/*.jsonl"], "out/", fix=True)
 
 Documents are records {"id": ..., "text": ...}: read from JSON-lines files
-(one record a line, other members kept as they are) or from text files
-(one document a file, its path the id).  Each partition is checked or fixed
+(one record a line; "type": "markdown" reads the text as Markdown, as the
+jsonl filter does) or from text files (one document a file, its path the
+id, checked as `jinghua check FILE` checks it: its configuration, type
+and encoding; a fixed text is given in UTF-8).  Each partition is checked or fixed
 in the worker that holds it, by one Linter per worker process (built on
 first use from the options, kept for every later partition, shared by the
 worker's threads).  A result record is what `jinghua check|fix
@@ -28,6 +30,7 @@ import dask
 import dask.bag as db
 
 from ._linter import Linter
+from ._types import JinghuaError
 
 Record = dict[str, Any]
 Paths = Union[str, Sequence[str]]
@@ -90,13 +93,9 @@ def read_jsonl(paths: Paths, *, blocksize: Union[str, int, None] = "4MiB") -> db
 def _read_file(path: str) -> Record:
     try:
         with open(path, "rb") as f:
-            data = f.read()
+            return {"id": path, "path": path, "bytes": f.read()}
     except OSError as e:
         return {"id": path, "error": f"{path}: {e.strerror}"}
-    try:
-        return {"id": path, "text": data.decode("utf-8")}
-    except UnicodeDecodeError as e:
-        return {"id": path, "error": f"{path}: not UTF-8 at byte {e.start}"}
 
 
 def read_files(paths: Paths, *, npartitions: Optional[int] = None) -> db.Bag:
@@ -124,15 +123,25 @@ def _process(records: Iterable[Record], fix: bool, unsafe: bool,
         if "error" in rec:
             yield {"id": rec.get("id"), "error": rec["error"]}
             continue
+        if "bytes" in rec:  # a file: as that file, its fixed text in UTF-8
+            text, path, kind = rec["bytes"], rec["path"], None
+        else:  # a record: as the jsonl filter reads it
+            markdown = rec.get("type") == "markdown"
+            text, path = rec["text"], ("./-.md" if markdown else None)
+            kind = "markdown" if markdown else "text"
         try:
             if fix:
-                res = linter.fix_result(rec["text"], unsafe=unsafe)
-                yield {"id": rec.get("id"), "text": res.text, "fixes": res.fixes,
+                res = linter.fix_result(text, path=path, type=kind, unsafe=unsafe, to_utf8=True)
+                fixed = res.text.decode("utf-8", "replace") if isinstance(res.text, bytes) \
+                    else res.text
+                yield {"id": rec.get("id"), "text": fixed, "fixes": res.fixes,
                        "findings": [f.to_dict() for f in res.findings]}
             else:
-                yield {"id": rec.get("id"),
-                       "findings": [f.to_dict() for f in linter.check(rec["text"])]}
-        except Exception as e:  # one bad document must not fail the partition
+                found = linter.check(text, path=path, type=kind)
+                yield {"id": rec.get("id"), "findings": [f.to_dict() for f in found]}
+        except JinghuaError as e:  # one bad document must not fail the partition
+            yield {"id": rec.get("id"), "error": e.reason}
+        except Exception as e:
             yield {"id": rec.get("id"), "error": f"{type(e).__name__}: {e}"}
 
 

@@ -22,11 +22,7 @@
  *
  * Findings never change the exit status here: a non-zero exit would make
  * Spark and Hadoop fail the whole task. */
-/* jansson has a json_string() of its own, unused here; the name stays the
- * reporters' (cli.h). */
-#define json_string jansson_json_string
 #include <jansson.h>
-#undef json_string
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -95,7 +91,7 @@ static json_t *parse_line(const char *line, size_t len, json_error_t *err)
 static void put_error(FILE *o, const char *msg, size_t line_no, int first)
 {
 	fputs(first ? "\"error\":" : ",\"error\":", o);
-	json_string(o, msg, strlen(msg)); /* jansson's message may quote raw bytes */
+	put_json_string(o, msg, strlen(msg)); /* jansson's message may quote raw bytes */
 	fprintf(o, ",\"line\":%zu}\n", line_no);
 }
 
@@ -159,7 +155,7 @@ static void j_work(void *ctx, void *job, void **result)
 				size_t flen;
 				const char *fixed = jh_document_fixed(jd, &flen, &rep);
 				fputs(",\"text\":", o);
-				json_string(o, fixed, flen);
+				put_json_string(o, fixed, flen);
 				fprintf(o, ",\"fixes\":%zu", rep.edits_applied);
 			}
 			fputs(",\"findings\":[", o);

@@ -11,6 +11,9 @@
 #include <unistd.h>
 #include "cli.h"
 
+/* src/lsp/server.c; the rules and cache folders are the command line's */
+int lsp_main(int argc, char **argv, const char *rules_dir, const char *cache_dir);
+
 typedef enum { CMD_CHECK, CMD_FIX, CMD_RULES, CMD_TEST_RULES } command;
 
 typedef struct {
@@ -32,6 +35,7 @@ static void usage(FILE *o)
 	      "       jinghua check|fix --jsonl-filter      JSON lines {\"id\",\"text\"} on stdin\n"
 	      "       jinghua rules [--explain ID]\n"
 	      "       jinghua test-rules [RULEFILE...]\n"
+	      "       jinghua lsp          (a language server on stdio, for editors)\n"
 	      "       jinghua hook install [-- OPTIONS] | hook uninstall\n"
 	      "\n"
 	      "Finds and repairs damage in Chinese prose: censorship masks and separators,\n"
@@ -523,6 +527,13 @@ static int run(int argc, char **argv)
 			o.cmd = CMD_TEST_RULES, argi = 2;
 		else if (!strcmp(c, "hook"))
 			return hook_command(argc - 1, argv + 1);
+		else if (!strcmp(c, "lsp")) {
+			char buf[PATH_MAX + 32];
+			char *cache = cli_cache_dir();
+			int rc = lsp_main(argc - 1, argv + 1, default_rules_dir(buf, sizeof buf), cache);
+			free(cache);
+			return rc;
+		}
 	}
 	enum { O_FAIL_ON = 256, O_COLOR, O_UNSAFE, O_STDOUT, O_DIFF, O_EXPLAIN, O_NO_DEFAULT,
 	       O_EXTEND, O_PROFILE, O_VARIANT, O_NO_CONFIG, O_TYPE, O_ENCODING, O_TO_UTF8, O_STAGED,

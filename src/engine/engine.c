@@ -10,6 +10,7 @@
 #include "rules.h"
 #include "scan.h"
 #include "utf8.h"
+#include "foreign.h"
 #include "verbatim.h"
 
 /* Is the character that ends at / starts at pos one of set's characters? */
@@ -314,6 +315,9 @@ int jh_check(const jh_ruleset *rs, const char *text, size_t len, const jh_check_
 			}
 		jh_findings_sort(out, first);
 		rc = jh_verbatim_drop(out, first, text, len, (const jh_rule *const *)rs->rules, rs->count);
+		if (rc == JH_OK)
+			rc = jh_foreign_drop(out, first, text, len, (const jh_rule *const *)rs->rules,
+			                     rs->count);
 	}
 	if (rc == JH_OK) {
 		locate_from(out, first, text, len);

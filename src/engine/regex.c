@@ -10,6 +10,8 @@
  * no sane rule reaches them on a paragraph. */
 #define JH_MATCH_LIMIT 2000000u
 #define JH_DEPTH_LIMIT 10000u
+/* Calls after which the check before PCRE2 must have saved 1 in 8. */
+#define JH_PRE_TRIAL 256u
 /* PCRE2's default JIT stack (MACHINE_STACK_SIZE in pcre2_jit_match.c) */
 #define JH_JIT_STACK (32 * 1024)
 /* After this many limit errors in one document, a rule is given up on. */
@@ -27,6 +29,7 @@ void jh_regexes_free(jh_regexes *rx)
 	for (int i = 0; i < 256; i++)
 		free(rx->bmp[i]);
 	free(rx->astral);
+	jh_pre_classes_free(&rx->pre_classes);
 	memset(rx, 0, sizeof *rx);
 }
 
@@ -175,6 +178,7 @@ int jh_regexes_add(jh_regexes *rx, jh_rule *r, long rule_index, jh_diag_fn diag_
 	x->lead = r->lead;
 	x->triggered = r->trigger != NULL;
 	x->pairs = captures + 1;
+	memset(&x->pre, 0, sizeof x->pre);
 	/* Rules beyond 64 share bits: a shared bit only wakes a rule more often. */
 	x->bit = rx->n_bits++ % 64;
 	if (r->trigger) {
@@ -188,6 +192,10 @@ int jh_regexes_add(jh_regexes *rx, jh_rule *r, long rule_index, jh_diag_fn diag_
 			pcre2_code_free(code);
 			return JH_ERR_RULES;
 		}
+	}
+	if (r->trigger && jh_pre_build(&x->pre, r->pattern, r->lead, &rx->pre_classes)) {
+		pcre2_code_free(code);
+		return JH_ERR_NOMEM;
 	}
 	r->regex_slot = (long)rx->n;
 	rx->n++;
@@ -378,6 +386,19 @@ int jh_regex_run(const jh_regexes *rx, size_t slot, const jh_rule *rule, const c
 			t = positions[ev++];
 			start = back_chars(text, t, x->lead, pr->resume);
 			pcre2_set_offset_limit(scratch->mctx, t);
+			/* Most triggers lack the character the pattern needs before
+			 * them: checked here for the cost of a table lookup. */
+			if (x->pre.n && !pr->pre_off && start == t) {
+				if (!jh_pre_maybe(&x->pre, text, len, t, scratch->md)) {
+					pr->pre_no++;
+					continue;
+				}
+				/* A check its triggers always pass (a class that holds
+				 * them all) costs and saves nothing: asked 256 times and
+				 * saying no under 1 in 8, it is not asked again here. */
+				if (++pr->pre_asked == JH_PRE_TRIAL && pr->pre_no < JH_PRE_TRIAL / 8)
+					pr->pre_off = 1;
+			}
 		}
 		if (start > len)
 			break;

@@ -9,11 +9,13 @@
 #include <stdint.h>
 #include "findings.h"
 #include "rules.h"
+#include "regex_pre.h"
 
 typedef struct {
 	long rule_index;
 	pcre2_code *code;
 	int triggered;      /* has a trigger set */
+	jh_pre pre;         /* the character its triggers need before them, or none */
 	unsigned bit;       /* its bit in trigger masks */
 	unsigned lead;      /* match may start this many characters before the trigger */
 	uint32_t pairs;     /* capture groups + 1: the ovector pairs this pattern sets */
@@ -51,6 +53,7 @@ typedef struct jh_regexes {
 	jh_trigger_range *astral;    /* masks above U+FFFF */
 	size_t n_astral, cap_astral;
 	unsigned n_bits;
+	jh_pre_classes pre_classes;  /* the classes of the rules' character-before checks */
 	/* For the tests that count a pattern's work (tests/check_linear.c):
 	 * extra pcre2_compile options (PCRE2_AUTO_CALLOUT) and the callout
 	 * every match context gets.  Zero in a rule set of the library's. */
@@ -110,6 +113,8 @@ typedef struct {
 	size_t resume;
 	int limit_errors;
 	int given_up;        /* too many limit errors: no more matching in this text */
+	unsigned pre_asked, pre_no; /* the check before PCRE2 in this text: how often */
+	int pre_off;         /* it said no too seldom to be worth asking */
 } jh_rx_progress;
 
 /* Run regex slot over text, adding findings to out.  positions: the rule's

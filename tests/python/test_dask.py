@@ -1,15 +1,17 @@
 """The Dask pipeline on a real LocalCluster of two worker processes.
 
-20,000 documents (lines of the corpus samples, alone or in pairs, and two
-broken records) go through examples/dask_fix.py; every id must come back
-once, and each fixed text (and fix count, and the findings left) must be
-what `jinghua fix --jsonl-filter` gives for the same document.  Then
-jinghua.dask's check over a folder of text files on a cluster, against
-`jinghua check --format json` per file.  Run by tests/python-dask.sh."""
+20,000 documents (lines of the corpus samples, alone or in pairs, some as
+Markdown records, and two broken records) go through examples/dask_fix.py;
+every id must come back once, and each fixed text (and fix count, and the
+findings left) must be what `jinghua fix --jsonl-filter` gives for the
+same document.  Then jinghua.dask's check over a folder of text files
+(one in GB18030) on a cluster, against `jinghua check --format json` per
+file.  Run by tests/python-dask.sh."""
 import collections
 import glob
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -36,10 +38,13 @@ def write_corpus(path, docs=N_DOCS, broken=True):
     with open(path, "w", encoding="utf-8") as o:
         for i in range(docs):
             text = lines[i % n]
+            rec = {"id": i, "text": text, "source": "samples"}
             if i % 3 == 0:  # some documents of two paragraphs
-                text += "\n" + lines[(i * 7 + 3) % n]
-            o.write(json.dumps({"id": i, "text": text, "source": "samples"},
-                               ensure_ascii=False) + "\n")
+                rec["text"] += "\n" + lines[(i * 7 + 3) % n]
+            if i % 500 == 7:  # some Markdown, with code the rules must not see
+                rec["text"] = "# 第" + str(i) + "节,开始\n\n" + text + "\n\n`代码,不查`\n"
+                rec["type"] = "markdown"
+            o.write(json.dumps(rec, ensure_ascii=False) + "\n")
             if broken and i == 777:
                 o.write('{"id": "no-text", "body": "x"}\n')
             if broken and i == 12345:
@@ -81,7 +86,8 @@ class DaskPipeline(unittest.TestCase):
                          list(range(N_DOCS)))
         self.assertEqual([k for k, n in ids.items() if n > 1], [])
 
-        by_id = {json.dumps(r.get("id")): r for r in want}  # a line that is not JSON has no id
+        # a line that is not JSON gets {"error", "line"} from the filter, no id
+        by_id = {json.dumps(r["id"]): r for r in want if "id" in r}
         fixed = 0
         for r in got:
             if not isinstance(r["id"], int):
@@ -112,15 +118,23 @@ class DaskPipeline(unittest.TestCase):
 
         import jinghua.dask as jd
 
+        folder = os.path.join(self.tmp.name, "chapters")
+        os.makedirs(folder)
+        for p in glob.glob(os.path.join(SAMPLES, "*")):
+            shutil.copy(p, folder)
+        with open(os.path.join(SAMPLES, "001_a29c47f7ce22fee1.txt"), encoding="utf-8") as f:
+            gb = f.read().encode("gb18030", "replace")
+        with open(os.path.join(folder, "gb18030.txt"), "wb") as f:
+            f.write(gb)  # decoded by the library, offsets in these bytes
         with LocalCluster(n_workers=2, threads_per_worker=2, processes=True,
                           dashboard_address=None) as cluster, Client(cluster) as client:
-            records = jd.read_files(SAMPLES, npartitions=6)
+            records = jd.read_files(folder, npartitions=6)
             results = jd.check_records(records).compute()
             linters = client.run(lambda: len(jd._linters))
             pids = client.run(os.getpid)
         self.assertEqual(len(set(pids.values())), 2)  # two processes
         self.assertEqual(sorted(linters.values()), [1, 1])  # one Linter each
-        files = sorted(glob.glob(os.path.join(SAMPLES, "*")))
+        files = sorted(glob.glob(os.path.join(folder, "*")))
         self.assertEqual([r["id"] for r in results], files)
         for r in results:
             out = subprocess.run([JINGHUA, "check", "--no-config", "--format", "json", r["id"]],
