@@ -364,12 +364,20 @@ END_TEST
 
 START_TEST(same_id_replaces)
 {
-	/* Within one text: the later definition wins, in the earlier's place. */
-	jh_ruleset *rs = test_ruleset("[typo.a]\nkind = regex\nmessage = first\npattern = x\n"
-	                              "severity = error\nbad = x\ngood = y\n"
-	                              RULE("typo.b")
-	                              "[typo.a]\nkind = regex\nmessage = second\npattern = y\n"
-	                              "bad = y\ngood = x\n");
+	/* Within one text: the later definition wins, in the earlier's place,
+	 * with a warning that names both lines. */
+	jh_ruleset *rs;
+	test_diags dup = TEST_DIAGS_INIT;
+	ck_assert_int_eq(test_ruleset_try("[typo.a]\nkind = regex\nmessage = first\npattern = x\n"
+	                                  "severity = error\nbad = x\ngood = y\n"
+	                                  RULE("typo.b")
+	                                  "[typo.a]\nkind = regex\nmessage = second\npattern = y\n"
+	                                  "bad = y\ngood = x\n", &rs, &dup), JH_OK);
+	ck_assert_uint_eq(dup.count, 1);
+	ck_assert_int_eq(dup.items[0].severity, JH_WARNING);
+	ck_assert_ptr_nonnull(strstr(dup.items[0].message, "defined again (first on line 1)"));
+	ck_assert_uint_gt(dup.items[0].line, 8);
+	test_diags_free(&dup);
 	ck_assert_uint_eq(jh_ruleset_count(rs), 2);
 	ck_assert_int_eq(jh_ruleset_find(rs, "typo.a"), 0);
 	jh_rule_info info;

@@ -112,4 +112,87 @@ for sel in "--select=" "--select=," "-s ,, "; do
 	expect_grep 'no rule selected' "$TMP/err" "check $sel"
 done
 
+# ---- unbounded reads: devices, FIFOs, config files that never end -----------
+# check /dev/zero grew to 15 GB; a FIFO named in a config hung the open.
+for dev in /dev/zero /dev/urandom; do
+	timeout 20 $J check "$dev" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	if [ $rc -eq 3 ] && grep -q "$dev: a device, not read" "$TMP/err"; then pass; else
+		fail "check $dev: exit $rc (expected 3 and 'a device, not read')"; head -3 "$TMP/err" >&2
+	fi
+done
+mkdir "$TMP/fifo" && mkfifo "$TMP/fifo/in" "$TMP/fifo/cfg"
+printf '子丨弹，说了。\n' >"$TMP/fifo/t.txt"
+# a FIFO named as input is read as a stream, as stdin is
+(printf '子丨弹，说了。\n' >"$TMP/fifo/in" &)
+timeout 20 $J check -f json "$TMP/fifo/in" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ $rc -eq 1 ] && grep -q '"censor.separator"' "$TMP/out"; then pass; else
+	fail "check FIFO: exit $rc (expected 1 and a finding)"; head -3 "$TMP/err" >&2
+fi
+# a stream past 1 GiB is refused, not read until memory runs out
+if [ "$SLOW" -eq 1 ] && [ -x /usr/bin/time ]; then
+	head -c 1200M /dev/zero | /usr/bin/time -f %M -o "$TMP/rss" timeout 60 $J check - >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	rss=$(tail -n 1 "$TMP/rss")
+	if [ $rc -eq 3 ] && grep -q 'File too large' "$TMP/err" && [ "$rss" -le $((1100 * 1024)) ]; then pass; else
+		fail "1.2 GB on stdin: exit $rc, peak $((rss / 1024)) MB (expected 3, 'File too large', at most 1,100 MB)"
+		head -3 "$TMP/err" >&2
+	fi
+fi
+for key in "extend = /dev/zero" "extend = cfg" "words-file = /dev/zero" "words-file = cfg" \
+	"profile = /dev/zero" "profile = ./cfg"; do
+	printf '[jinghua]\nselect = censor\n%s\n' "$key" >"$TMP/fifo/.jinghua.ini"
+	timeout 20 $J check "$TMP/fifo/t.txt" >"$TMP/out" 2>"$TMP/err"
+	rc=$?
+	if [ $rc -eq 2 ] && grep -q '\.jinghua\.ini:3: error: .*not a regular file' "$TMP/err"; then pass; else
+		fail "config '$key': exit $rc (expected 2 and the file, line 3 and 'not a regular file')"
+		head -3 "$TMP/err" >&2
+	fi
+done
+
+# ---- messages that say what happened ------------------------------------------
+mkdir "$TMP/msg"
+# a refused write is not followed by "1 fix applied"
+printf '子丨弹，说了。\n' >"$TMP/msg/ro.txt"
+chmod 444 "$TMP/msg/ro.txt"
+$J fix "$TMP/msg/ro.txt" >"$TMP/out" 2>"$TMP/err"
+if grep -q 'read-only file; not fixed' "$TMP/err" && ! grep -q 'applied' "$TMP/err"; then pass; else
+	fail "fix of a read-only file: the refusal and no 'applied'"; cat "$TMP/err" >&2
+fi
+# a file name of 250 bytes can be fixed: the temporary name is shortened
+long=$(printf '名%.0s' $(seq 82))x.txt   # 82 x 3 + 5 = 251 bytes
+printf '子丨弹，说了。\n' >"$TMP/msg/$long"
+$J fix "$TMP/msg/$long" >"$TMP/out" 2>"$TMP/err"
+if grep -q '子弹，说了' "$TMP/msg/$long" && ! ls -a "$TMP/msg" | grep -q 'jinghua-'; then pass; else
+	fail "fix of a ${#long}-character file name"; cat "$TMP/err" >&2
+fi
+# a line over 16 KB is reported on its own line, not the next
+python3 -c "print('[jinghua]'); print('words = ' + 'x' * 20000); print('select = censor')" >"$TMP/msg/long.ini"
+$J check -c "$TMP/msg/long.ini" "$TMP/msg/ro.txt" >"$TMP/out" 2>"$TMP/err"
+expect_grep 'long.ini:2: error: line longer than 16384 bytes' "$TMP/err" "config line over 16 KB"
+python3 -c "print('[typo.x]'); print('kind = regex'); print('message = ' + 'x' * 20000); print('pattern = 甲'); print('bad = 甲'); print('good = 乙')" >"$TMP/msg/long.rules"
+$J test-rules "$TMP/msg/long.rules" >"$TMP/out" 2>"$TMP/err"
+expect_grep 'long.rules:3: error: line longer than 16384 bytes' "$TMP/err" "rule file line over 16 KB"
+# a NUL in a config: said, not "Invalid argument"
+printf '[jinghua]\nselect = cen\0sor\n' >"$TMP/msg/nul.ini"
+expect_exit 2 "config with a NUL" -- $J check -c "$TMP/msg/nul.ini" "$TMP/msg/ro.txt"
+expect_grep 'a NUL byte on line 2' "$TMP/err" "config with a NUL"
+# a rule id or a key given twice in one file: a warning with both lines
+printf '[typo.a]\nkind = regex\nmessage = m\npattern = 甲\npattern = 乙\nbad = 乙\ngood = 丙\n\n[typo.b]\nkind = regex\nmessage = m\npattern = 丁\nbad = 丁\ngood = 丙\n\n[typo.a]\nkind = regex\nmessage = m\npattern = 戊\nbad = 戊\ngood = 丙\n' >"$TMP/msg/dup.rules"
+$J test-rules "$TMP/msg/dup.rules" >"$TMP/out" 2>"$TMP/err"
+expect_grep "dup.rules:5: warning: \[typo.a\] key 'pattern' given again (first on line 4)" "$TMP/err" "key given twice"
+expect_grep 'dup.rules:16: warning: \[typo.a\] rule \[typo.a\] defined again (first on line 1)' "$TMP/err" "rule given twice"
+# control bytes of a file name are escaped in human and github output
+bad_name=$(printf 'a\033[31mb\rc.txt')
+printf '子丨弹，说了。\n' >"$TMP/msg/$bad_name"
+for fmt in human github; do
+	(cd "$TMP/msg" && $J check --color never -f $fmt "$bad_name") >"$TMP/out" 2>"$TMP/err"
+	if grep -q "$(printf '\033')" "$TMP/out" || grep -q "$(printf '\r')" "$TMP/out"; then
+		fail "$fmt output: raw control bytes of a file name"
+	else pass; fi
+	[ $fmt = human ] && expect_grep 'a\\x1B\[31mb\\x0Dc.txt:1:2' "$TMP/out" "human output: the name escaped"
+	[ $fmt = github ] && expect_grep 'file=a%1B\[31mb%0Dc.txt,' "$TMP/out" "github output: the name escaped"
+done
+
 finish

@@ -156,6 +156,8 @@ int report_prints(const reporter *r, const jh_findings *fs);
 void report_end(reporter *r);
 /* JSON string with escapes (invalid UTF-8 shown as U+FFFD). */
 void put_json_string(FILE *out, const char *s, size_t len);
+/* A file name for people: control bytes written as \\xHH. */
+void put_name(FILE *o, const char *name);
 void json_finding(FILE *o, const report_doc *d, const jh_finding *f);
 /* format_sarif.c */
 void sarif_begin(FILE *o);

@@ -168,6 +168,7 @@ static void use_fixed(const run_opts *ro, const char *name, const char *path, co
 		if (replace_file(path, fd, out, out_len, &why) != 0) {
 			fprintf(err, "jinghua: %s: %s\n", name, why ? why : strerror(errno));
 			res->io_error = 1;
+			changed = 0; /* not written: no "fixes applied" after "not fixed" */
 		}
 	}
 	if (changed && !ro->quiet && ro->mode != MODE_STDOUT && !is_stdin)

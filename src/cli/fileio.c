@@ -19,6 +19,11 @@ void file_data_free(file_data *f)
 	f->len = 0;
 }
 
+/* A stream (stdin, a FIFO) is read whole, up to this many bytes: past
+ * it the input fails with EFBIG instead of growing until memory runs out
+ * (cat /dev/zero | jinghua check).  A regular file has its own size. */
+#define STREAM_MAX ((size_t)1 << 30)
+
 static int read_all(int fd, size_t hint, file_data *out)
 {
 	size_t cap = hint ? hint + 1 : 65536, len = 0;
@@ -39,6 +44,11 @@ static int read_all(int fd, size_t hint, file_data *out)
 				int e = errno;
 				free(buf);
 				errno = e;
+				return -1;
+			}
+			if (!hint && cap >= STREAM_MAX) {
+				free(buf);
+				errno = EFBIG;
 				return -1;
 			}
 			char *nb = realloc(buf, cap * 2);
@@ -294,7 +304,17 @@ static int atomic_write(const char *path, const char *data, size_t len, mode_t m
 		return -1;
 	const char *slash = strrchr(path, '/');
 	size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
-	snprintf(tmp, pl + 32, "%.*s.%s.jinghua-XXXXXX", (int)dirlen, path, slash ? slash + 1 : path);
+	/* The temporary name must fit NAME_MAX (255) where the file's own name
+	 * nearly does: past 200 bytes only the first 200 of the name are used
+	 * (cut at a character boundary; it is only for people who see it). */
+	const char *base = slash ? slash + 1 : path;
+	size_t bl = strlen(base);
+	if (bl > 200) {
+		bl = 200;
+		while (bl > 0 && ((unsigned char)base[bl] & 0xC0) == 0x80)
+			bl--;
+	}
+	snprintf(tmp, pl + 32, "%.*s.%.*s.jinghua-XXXXXX", (int)dirlen, path, (int)bl, base);
 	int fd, slot = temp_create(tmp, &fd);
 	if (slot < 0) {
 		free(tmp);

@@ -15,7 +15,12 @@ static void gh_escape(FILE *o, const char *s, int property)
 		case '\n': fputs("%0A", o); break;
 		case ':': fputs(property ? "%3A" : ":", o); break;
 		case ',': fputs(property ? "%2C" : ",", o); break;
-		default: fputc(*s, o);
+		default:
+			/* other control bytes (from a file name) would reach the log raw */
+			if ((unsigned char)*s < 0x20 || *s == 0x7F)
+				fprintf(o, "%%%02X", (unsigned char)*s);
+			else
+				fputc(*s, o);
 		}
 	}
 }

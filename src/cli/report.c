@@ -139,11 +139,24 @@ static void print_source(FILE *out, const char *s, size_t n)
 	fwrite(s + run, 1, n - run, out);
 }
 
+void put_name(FILE *o, const char *name)
+{
+	/* a file name is bytes: a control byte in it (ESC, CR, a newline)
+	 * would reach the terminal or forge a line of output */
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		if (*p < 0x20 || *p == 0x7F)
+			fprintf(o, "\\x%02X", *p);
+		else
+			fputc(*p, o);
+}
+
 static void human_finding(const reporter *r, FILE *o, const report_doc *d, const jh_finding *f)
 {
-	const char *path = d->name, *text = d->text;
+	const char *text = d->text;
 	int c = r->color;
-	fprintf(o, "%s%s:%zu:%zu:%s %s%s%s %s[%s]%s %s\n", c ? C_BOLD : "", path, f->line, f->column,
+	fputs(c ? C_BOLD : "", o);
+	put_name(o, d->name);
+	fprintf(o, ":%zu:%zu:%s %s%s%s %s[%s]%s %s\n", f->line, f->column,
 	        c ? C_RESET : "", c ? sev_color[f->severity] : "", jh_severity_name(f->severity),
 	        c ? C_RESET : "", c ? C_DIM : "", f->rule_id, c ? C_RESET : "", f->message);
 	size_t ls, le;

@@ -109,5 +109,12 @@ int walk_arg(const char *arg, path_list *out)
 	}
 	if (S_ISDIR(st.st_mode))
 		return walk_dir(arg, out, 0);
+	/* /dev/zero or /dev/urandom would be read until memory ran out; a
+	 * FIFO is read as a stream, as stdin is (fileio.c bounds both). */
+	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode)) {
+		fprintf(stderr, "jinghua: %s: %s, not read (give files, folders, FIFOs or - for stdin)\n",
+		        arg, S_ISSOCK(st.st_mode) ? "a socket" : "a device");
+		return 1;
+	}
 	return push(out, arg) ? 1 : 0;
 }

@@ -246,6 +246,15 @@ static int load_profile(cfg_ctx *x, config *c, char **dirs, size_t n_dirs, profi
 	if (!p)
 		abort();
 	p->path = path;
+	char why[128];
+	char *probe = cfg_slurp(path, why, sizeof why);
+	free(probe);
+	if (!probe) {
+		cfg_error(from ? from : "--profile", from ? c->profile_line : 0,
+		          "profile: cannot read %s: %s", path, why);
+		profile_free(p);
+		return 1;
+	}
 	if (parse_ini(path, p, 1)) {
 		profile_free(p);
 		return 1;

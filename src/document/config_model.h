@@ -121,6 +121,9 @@ char *resolve_rel(const char *dir, const char *p);
 int load_into(config *c, const char *path, int depth);
 /* Read a profile file into p; the number of errors. */
 int parse_ini(const char *path, void *target, int is_profile);
+/* A config, profile or word file whole: a regular file of at most 64 MB,
+ * without NUL bytes; NULL with *why saying what is wrong. */
+char *cfg_slurp(const char *path, char *why, size_t why_size);
 void config_free(config *c);
 void profile_free(profile *p);
 

@@ -2,10 +2,12 @@
  * of config_model.h: INI with line numbers, every key checked, errors with
  * file and line (all of them in one run), `extend =` chains. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 #include "config.h"
 #include "config_model.h"
 #include "inifile.h"
@@ -116,6 +118,7 @@ typedef struct {
 	unsigned section_line; /* line of the last [section] header */
 	section *cur_section;
 	rule_cfg *cur_rule;
+	unsigned long_line;    /* first line longer than inih's buffer, or 0 */
 } ini_state;
 
 static char *cfg_reader(char *str, int num, void *stream)
@@ -135,6 +138,10 @@ static char *cfg_reader(char *str, int num, void *stream)
 			break;
 	}
 	str[n] = '\0';
+	/* inih takes the rest of a line longer than its buffer for the next
+	 * line, and counts it so: the error belongs to this one */
+	if (n == num - 1 && str[n - 1] != '\n' && st->text[st->pos] && !st->long_line)
+		st->long_line = st->line;
 	if (st->at_start) {
 		const char *p = str + strspn(str, " \t");
 		if (*p == '[')
@@ -256,28 +263,26 @@ static void section_key(ini_state *st, config *c, section *s, const char *name, 
 		free(w);
 	} else if (!strcmp(name, "words-file")) {
 		char *path = resolve_rel(c->dir, value);
-		FILE *f = fopen(path, "r");
-		if (!f) {
-			SERR(st, "cannot read words-file %s: %s", path, strerror(errno));
+		char why[128];
+		char *text = cfg_slurp(path, why, sizeof why);
+		if (!text) {
+			SERR(st, "cannot read words-file %s: %s", path, why);
 		} else {
-			char *ln = NULL;
-			size_t cap = 0;
-			while (getline(&ln, &cap, f) > 0) {
+			for (char *ln = text, *next; ln; ln = next) {
+				next = strchr(ln, '\n');
+				if (next)
+					*next++ = '\0';
 				char *t = trim(ln);
-				size_t tl = strlen(t);
-				if (tl && t[tl - 1] == '\n')
-					t[--tl] = '\0';
-				t = trim(t);
 				char *tab = strchr(t, '\t');
 				if (tab)
 					*tab = '\0';
+				t = trim(t);
 				if (!*t || *t == '#')
 					continue;
 				s->words = grow(s->words, s->n_words, sizeof *s->words);
 				s->words[s->n_words++] = xstrdup(t);
 			}
-			free(ln);
-			fclose(f);
+			free(text);
 		}
 		free(path);
 	} else if (main_sec && !strcmp(name, "profile")) {
@@ -409,13 +414,69 @@ static int ini_cb(void *user, const char *sec, const char *name, const char *val
 	return 1;
 }
 
-static char *slurp(const char *path)
+/* Config files, profiles and word files are regular files of at most
+ * CONF_MAX bytes: a FIFO would block the open (or never end), a device
+ * such as /dev/zero never ends.  The open does not wait for a FIFO's
+ * writer (O_NONBLOCK); what it opened is checked before anything is read. */
+#define CONF_MAX ((size_t)64 << 20)
+
+/* The whole file, NUL-terminated, or NULL with *why saying what is wrong
+ * (with the line of a NUL byte). */
+char *cfg_slurp(const char *path, char *why, size_t why_size)
 {
-	size_t len;
-	char *data = jh_read_file(path, &len);
-	if (data && strlen(data) != len) {
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	struct stat sb;
+	if (fd < 0 || fstat(fd, &sb) != 0) {
+		snprintf(why, why_size, "%s", strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		snprintf(why, why_size, "not a regular file (%s)",
+		         S_ISDIR(sb.st_mode) ? "a folder" : S_ISFIFO(sb.st_mode) ? "a FIFO" : "a device");
+		close(fd);
+		return NULL;
+	}
+	if ((unsigned long long)sb.st_size > CONF_MAX) {
+		snprintf(why, why_size, "larger than %zu MB", CONF_MAX >> 20);
+		close(fd);
+		return NULL;
+	}
+	size_t cap = (size_t)sb.st_size + 2, len = 0; /* one more: a file that grew */
+	char *data = xmalloc(cap);
+	for (;;) {
+		ssize_t n = read(fd, data + len, cap - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			snprintf(why, why_size, "%s", strerror(errno));
+			free(data);
+			close(fd);
+			return NULL;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len == cap - 1) {
+			if (cap > CONF_MAX) {
+				snprintf(why, why_size, "larger than %zu MB", CONF_MAX >> 20);
+				free(data);
+				close(fd);
+				return NULL;
+			}
+			data = xrealloc(data, cap * 2);
+			cap *= 2;
+		}
+	}
+	close(fd);
+	data[len] = '\0';
+	if (strlen(data) != len) {
+		unsigned line = 1;
+		for (const char *q = data; *q; q++)
+			line += *q == '\n';
+		snprintf(why, why_size, "a NUL byte on line %u: not a text file", line);
 		free(data);
-		errno = EINVAL;
 		return NULL;
 	}
 	return data;
@@ -423,9 +484,10 @@ static char *slurp(const char *path)
 
 int parse_ini(const char *path, void *target, int is_profile)
 {
-	char *text = slurp(path);
+	char why[128];
+	char *text = cfg_slurp(path, why, sizeof why);
 	if (!text) {
-		cfg_error(path, 0, "cannot read: %s", strerror(errno), NULL);
+		cfg_error(path, 0, "cannot read: %s", why, NULL);
 		return 1;
 	}
 	if (jh_utf8_valid_prefix(text, strlen(text)) != strlen(text)) {
@@ -435,7 +497,10 @@ int parse_ini(const char *path, void *target, int is_profile)
 	}
 	ini_state st = {text, 0, 0, 1, 0, path, 0, "", "\x01", target, is_profile, 0, NULL, NULL};
 	int rc = jh_ini_parse_stream(cfg_reader, &st, ini_cb, &st);
-	if (rc > 0) {
+	if (rc > 0 && st.long_line && st.long_line < (unsigned)rc) {
+		st.line = st.long_line;
+		SERR(&st, "line longer than %d bytes", 16384);
+	} else if (rc > 0) {
 		st.line = (unsigned)rc;
 		SERR(&st, "syntax error (expected [section], key = value, or a comment)");
 	} else if (rc < 0) {
@@ -515,14 +580,21 @@ void config_free(config *c)
 }
 
 /* `extend = FILE` names a config this one builds on: read it first. */
-static char *find_extend(const char *path)
+static char *find_extend(const char *path, unsigned *at)
 {
-	char *text = slurp(path);
+	char why[128];
+	char *text = cfg_slurp(path, why, sizeof why);
 	if (!text)
-		return NULL;
+		return NULL; /* parse_ini says why */
 	char *res = NULL;
 	int in_main = 1;
-	for (char *ln = strtok(text, "\n"); ln; ln = strtok(NULL, "\n")) {
+	unsigned line = 0;
+	for (char *ln = text, *next; ln; ln = next) {
+		next = strchr(ln, '\n');
+		if (next)
+			*next++ = '\0';
+		line++;
+		*at = line;
 		char *t = trim(ln);
 		if (*t == '[')
 			in_main = !strncmp(t, "[jinghua]", 9);
@@ -547,7 +619,8 @@ int load_into(config *c, const char *path, int depth)
 		return 1;
 	}
 	int errors = 0;
-	char *ext = find_extend(path);
+	unsigned ext_line = 0;
+	char *ext = find_extend(path, &ext_line);
 	if (ext) {
 		char *dir = xstrdup(path);
 		char *slash = strrchr(dir, '/');
@@ -560,7 +633,13 @@ int load_into(config *c, const char *path, int depth)
 		if (bs)
 			*bs = '\0';
 		c->dir = bdir;
-		errors += load_into(c, base, depth + 1);
+		char why[128];
+		char *probe = cfg_slurp(base, why, sizeof why);
+		if (!probe) /* named here, so the error is this line's */
+			cfg_error(path, ext_line, "extend: cannot read %s: %s", base, why), errors++;
+		else
+			errors += load_into(c, base, depth + 1);
+		free(probe);
 		c->dir = save_dir;
 		free(bdir);
 		free(base);

@@ -172,7 +172,40 @@ typedef struct {
 	jh_rule *cur;        /* rule being read, owned by rs once pushed */
 	char last_key[32];
 	int errors;
+	/* the current rule's keys so far and their lines, for a key given
+	 * twice (the last one wins, with a warning naming both lines) */
+	struct {
+		char key[32];
+		unsigned line;
+	} keys[32];
+	unsigned n_keys;
+	unsigned cur_section_line; /* the [section] line the current rule came from */
+	unsigned long_line;        /* first line longer than inih's buffer, or 0 */
 } loader;
+
+#define LWARN(ld, ...) \
+	jh_report((ld)->diag_fn, (ld)->payload, JH_WARNING, (ld)->file, (ld)->line, 0, \
+	          (ld)->cur ? (ld)->cur->id : NULL, __VA_ARGS__)
+
+/* A key that may appear once a rule (examples may repeat): say so when it
+ * comes again. */
+static void note_key(loader *ld, const char *name)
+{
+	if (!strcmp(name, "bad") || !strcmp(name, "good") || !strcmp(name, "fixed") ||
+	    !strcmp(name, "bad-file") || !strcmp(name, "good-file"))
+		return;
+	for (unsigned i = 0; i < ld->n_keys; i++)
+		if (!strcmp(ld->keys[i].key, name)) {
+			LWARN(ld, "key '%s' given again (first on line %u): the later value is used", name,
+			      ld->keys[i].line);
+			ld->keys[i].line = ld->line;
+			return;
+		}
+	if (ld->n_keys < sizeof ld->keys / sizeof *ld->keys) {
+		snprintf(ld->keys[ld->n_keys].key, sizeof ld->keys[0].key, "%s", name);
+		ld->keys[ld->n_keys++].line = ld->line;
+	}
+}
 
 static char *reader(char *str, int num, void *stream)
 {
@@ -185,7 +218,7 @@ static char *reader(char *str, int num, void *stream)
 		size_t k = ld->pos;
 		while (ld->text[k] == ' ' || ld->text[k] == '\t')
 			k++;
-		if (ld->text[k] == '[')
+		if (ld->text[k] == '[' && !ld->cont_line) /* an indented [ continues a value */
 			ld->section_line = ld->line;
 	}
 	int n = 0;
@@ -196,6 +229,10 @@ static char *reader(char *str, int num, void *stream)
 			break;
 	}
 	str[n] = '\0';
+	/* inih takes the rest of a line longer than its buffer for the next
+	 * line, and counts it so: the error belongs to this one */
+	if (n == num - 1 && str[n - 1] != '\n' && ld->text[ld->pos] && !ld->long_line)
+		ld->long_line = ld->line;
 	ld->at_line_start = str[n - 1] == '\n';
 	return str;
 }
@@ -259,8 +296,18 @@ static int push_rule(loader *ld, const char *section)
 		ld->line = at;
 		r->broken = 1;
 	}
-	/* A later definition of the same id replaces the earlier one. */
+	ld->n_keys = 0;
+	ld->cur_section_line = r->line;
+	/* A later definition of the same id replaces the earlier one: on
+	 * purpose from another file (an override), by mistake in the same. */
 	long at = jh_ruleset_find(ld->rs, section);
+	if (at >= 0 && ld->rs->rules[at]->load_id == ld->rs->loads) {
+		unsigned here = ld->line;
+		ld->line = r->line;
+		LWARN(ld, "rule [%s] defined again (first on line %u): the later definition is used",
+		      section, ld->rs->rules[at]->line);
+		ld->line = here;
+	}
 	if (at >= 0) {
 		jh_rule_free(ld->rs->rules[at]);
 		ld->rs->rules[at] = r;
@@ -419,6 +466,7 @@ static int handle_key(loader *ld, jh_rule *r, const char *name, const char *valu
 		return JH_OK;
 	}
 	snprintf(ld->last_key, sizeof ld->last_key, "%s", name);
+	note_key(ld, name);
 
 	if (!strcmp(name, "kind")) {
 		if (!strcmp(value, "regex"))
@@ -535,7 +583,10 @@ static int ini_cb(void *user, const char *section, const char *name, const char 
 		return 1;
 	}
 	/* inih reports a section only through its keys. */
-	if (!ld->cur || strcmp(ld->cur->id, section) != 0) {
+	/* the same [section] twice in a row reaches us as one section:
+	 * a new header line tells them apart */
+	if (!ld->cur || strcmp(ld->cur->id, section) != 0 ||
+	    (ld->section_line && ld->section_line != ld->cur_section_line)) {
 		if (push_rule(ld, section))
 			return 0;
 		ld->last_key[0] = '\0';
@@ -599,7 +650,11 @@ static int load_text(jh_ruleset *rs, const char *name, const char *text, const c
 	int rc = jh_ini_parse_stream(reader, &ld, ini_cb, &ld);
 	if (rc == -2)
 		return JH_ERR_NOMEM;
-	if (rc > 0) {
+	if (rc > 0 && ld.long_line && ld.long_line < (unsigned)rc) {
+		ld.line = ld.long_line;
+		ld.cur = NULL;
+		LERR(&ld, "line longer than %d bytes", 16384);
+	} else if (rc > 0) {
 		/* Our handler never fails but on memory, so this is a line inih could
 		 * not read; inih names only the first such line. */
 		ld.line = (unsigned)rc;
