@@ -4,12 +4,14 @@
  * globs, profiles, rule parameters, with the rules of fuzz/config-rules/,
  * a few of every family), and the rule set
  * and selection that come out are used for a check.  Errors are printed,
- * never a crash.  The first two lines also go to glob_match(). */
+ * never a crash.  The first two lines also go to glob_match().  Only the
+ * library is linked: the public jh_config_* calls, and glob_match (the
+ * library's, declared in src/document/document.h). */
 #include <stdint.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "common.h"
-#include "cli.h"
+#include "document.h"
 
 #ifndef JH_FUZZ_DIR
 #define JH_FUZZ_DIR "fuzz"
@@ -32,7 +34,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	/* A small rule set (fuzz/config-rules/): compiling the real one for
 	 * every input would leave a few runs a second. */
-	setenv("JINGHUA_RULES", JH_FUZZ_DIR "/config-rules", 1);
 	strcpy(dir, "/tmp/jh-fuzz-config-XXXXXX");
 	if (!mkdtemp(dir))
 		abort();
@@ -44,15 +45,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-static void try_settings(cfg_ctx *c, const char *path)
+static void try_settings(jh_config *c, const char *path)
 {
-	const file_settings *fs = NULL;
-	if (cfg_settings(c, path, &fs) != 0 || !fs || !fs->rs)
+	const jh_settings *fs = NULL;
+	if (jh_config_settings(c, path, &fs) != 0 || !fs || !fs->ruleset)
 		return;
 	static const char sample[] = "他说:好的。子丨弹丨膛，ＡＢＣ再接再励的的。\n";
 	jh_findings out = JH_FINDINGS_INIT;
-	jh_check_options o = {fs->enabled, fs->severity, path, fuzz_quiet_diag, NULL};
-	int rc = jh_check(fs->rs, sample, sizeof sample - 1, &o, &out);
+	jh_check_options o = {JH_CHECK_OPTIONS_VERSION, fs->enabled, fs->severity, path, fuzz_quiet_diag, NULL};
+	int rc = jh_check(fs->ruleset, sample, sizeof sample - 1, &o, &out);
 	FUZZ_ASSERT(rc == JH_OK, "check with the configured settings: %s", jh_strerror(rc));
 	jh_findings_clear(&out);
 }
@@ -65,15 +66,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fwrite(data, 1, size, f);
 	fclose(f);
 
-	cfg_cli cli;
-	memset(&cli, 0, sizeof cli);
-	cli.fail_on = -1;
-	cfg_ctx *c = cfg_new(&cli);
-	FUZZ_ASSERT(c != NULL, "cfg_new");
+	jh_config_options co = JH_CONFIG_OPTIONS_INIT;
+	co.rules_dir = JH_FUZZ_DIR "/config-rules";
+	co.diag_fn = fuzz_quiet_diag;
+	jh_config *c = NULL;
+	int rc = jh_config_open(&co, &c);
+	FUZZ_ASSERT(rc == JH_OK, "jh_config_open: %s", jh_strerror(rc));
 	try_settings(c, txt);
 	try_settings(c, md);
-	cfg_excluded(c, other);
-	cfg_free(c);
+	jh_config_excluded(c, other);
+	jh_config_free(c);
 
 	/* glob_match on the first two lines (pattern, path) */
 	const char *nl = memchr(data, '\n', size);

@@ -1,79 +1,83 @@
-/* fuzz_document.c — one input through the command line's document pipeline,
- * as `jinghua check` and `jinghua fix --stdout` run it: binary detection,
- * encoding detection and decoding (UTF-8, GB18030, Big5, UTF-16, ...),
- * Markdown prose extraction, the engine with the real rules/, the
- * reporters, and encoding the fixed text back.  The first byte's low bit
- * picks plain text or Markdown; the reporter is JSON or human in turn.
- * What must hold: no crash; fix --stdout of UTF-8 input gives UTF-8, and
- * fixing that output again changes nothing (when the fix settled). */
+/* fuzz_document.c — one input through the library's document calls, as
+ * `jinghua check` and `jinghua fix --stdout` run them: encoding detection
+ * and decoding (UTF-8, GB18030, Big5, UTF-16, ...), Markdown prose
+ * extraction, inline switches, the engine with the real rules/, the fix
+ * loop and encoding the fixed text back.  The first byte's low bit picks
+ * plain text or Markdown.  Only the library is linked.
+ * What must hold: no crash; every finding lies inside the text and maps to
+ * an offset inside the file; the fixed bytes of UTF-8 input are UTF-8, and
+ * fixing them again changes nothing (when the fix settled). */
 #include <stdint.h>
 #include "common.h"
-#include "cli.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static cfg_ctx *cfg;
-static const file_settings *fs_txt, *fs_md;
+static jh_config *cfg;
+static const jh_settings *fs_txt, *fs_md;
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	setenv("JINGHUA_RULES", JH_FUZZ_RULES_DIR, 0);
-	cfg_cli cli;
-	memset(&cli, 0, sizeof cli);
-	cli.no_config = 1;
-	cli.fail_on = -1;
-	cfg = cfg_new(&cli);
-	if (!cfg || cfg_settings(cfg, "fuzz.txt", &fs_txt) || cfg_settings(cfg, "fuzz.md", &fs_md))
+	jh_config_options co = JH_CONFIG_OPTIONS_INIT;
+	co.no_config = 1;
+	co.rules_dir = JH_FUZZ_RULES_DIR;
+	co.diag_fn = fuzz_quiet_diag;
+	if (jh_config_open(&co, &cfg) || jh_config_settings(cfg, "fuzz.txt", &fs_txt) ||
+	    jh_config_settings(cfg, "fuzz.md", &fs_md))
 		abort();
 	return 0;
 }
 
-static void run(const file_settings *fs, run_mode mode, out_format fmt, const char *name,
-                const uint8_t *data, size_t size, doc_result *res)
+static void check_positions(const jh_document *d, size_t file_len)
 {
-	reporter rep;
-	memset(&rep, 0, sizeof rep);
-	rep.format = fmt;
-	rep.out = NULL;
-	run_opts ro;
-	memset(&ro, 0, sizeof ro);
-	ro.mode = mode;
-	ro.quiet = 1;
-	ro.rep = &rep;
-	char *copy = malloc(size + 1); /* process_input takes it over */
-	if (!copy)
-		abort();
-	memcpy(copy, data, size);
-	copy[size] = '\0';
-	process_input(fs, &ro, name, NULL, copy, size, res);
+	size_t tlen;
+	jh_document_text(d, &tlen);
+	const jh_findings *fs = jh_document_findings(d);
+	for (size_t i = 0; i < fs->count; i++) {
+		const jh_finding *f = &fs->items[i];
+		FUZZ_ASSERT(f->byte_start <= f->byte_end && f->byte_end <= tlen,
+		            "finding %zu..%zu outside the text (%zu bytes)", f->byte_start, f->byte_end,
+		            tlen);
+		FUZZ_ASSERT(jh_document_file_offset(d, f->byte_end) <= file_len,
+		            "finding end maps outside the file (%zu bytes)", file_len);
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	static unsigned turn;
 	int md = size && (data[0] & 1);
-	const file_settings *fs = md ? fs_md : fs_txt;
-	const char *name = md ? "fuzz.md" : "fuzz.txt";
-	doc_result r1, r2;
-	run(fs, MODE_CHECK, turn++ % 2 ? FMT_HUMAN : FMT_JSON, name, data, size, &r1);
-	doc_result_free(&r1);
-
-	run(fs, MODE_STDOUT, FMT_JSON, name, data, size, &r1);
-	if (r1.text && !r1.io_error && fuzz_utf8_valid((const char *)data, size)) {
-		FUZZ_ASSERT(fuzz_utf8_valid(r1.text, r1.text_len),
-		            "fix --stdout of UTF-8 text is not UTF-8 at byte %zu",
-		            jh_utf8_valid_prefix(r1.text, r1.text_len));
-		int settled = !(r1.err && strstr(r1.err, "did not settle"));
-		run(fs, MODE_STDOUT, FMT_JSON, name, (const uint8_t *)r1.text, r1.text_len, &r2);
-		if (settled && r2.text && !r2.io_error)
-			FUZZ_ASSERT(r2.text_len == r1.text_len && !memcmp(r1.text, r2.text, r1.text_len),
-			            "fix --stdout is not idempotent (%zu bytes once, %zu twice)",
-			            r1.text_len, r2.text_len);
-		doc_result_free(&r2);
+	jh_document_options o = JH_DOCUMENT_OPTIONS_INIT;
+	o.settings = md ? fs_md : fs_txt;
+	o.name = md ? "fuzz.md" : "fuzz.txt";
+	o.diag_fn = fuzz_quiet_diag;
+	const char *bytes = (const char *)data;
+	jh_document *d;
+	if (jh_document_check(bytes, size, &o, &d) == JH_OK) {
+		check_positions(d, size);
+		jh_document_free(d);
 	}
-	doc_result_free(&r1);
+	if (jh_document_fix(bytes, size, &o, &d) != JH_OK)
+		return 0;
+	jh_fix_report rep;
+	size_t flen;
+	const char *fixed = jh_document_fixed(d, &flen, &rep);
+	if (fixed)
+		check_positions(d, flen);
+	if (fixed && fuzz_utf8_valid(bytes, size)) {
+		FUZZ_ASSERT(fuzz_utf8_valid(fixed, flen), "the fix of UTF-8 text is not UTF-8 at byte %zu",
+		            jh_utf8_valid_prefix(fixed, flen));
+		jh_document *d2;
+		if (jh_document_fix(fixed, flen, &o, &d2) == JH_OK) {
+			size_t f2len;
+			const char *f2 = jh_document_fixed(d2, &f2len, NULL);
+			if (f2)
+				FUZZ_ASSERT(f2len == flen && !memcmp(f2, fixed, flen),
+				            "fixing is not idempotent (%zu bytes once, %zu twice)", flen, f2len);
+			jh_document_free(d2);
+		}
+	}
+	jh_document_free(d);
 	return 0;
 }

@@ -108,7 +108,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, data, size);
 	for (int all_on = 0; all_on < 2; all_on++) {
 		jh_findings fs = JH_FINDINGS_INIT;
-		jh_check_options opts = {all_on ? fuzz_all_rules(rs) : NULL, NULL, "fuzz.txt",
+		jh_check_options opts = {JH_CHECK_OPTIONS_VERSION, all_on ? fuzz_all_rules(rs) : NULL, NULL, "fuzz.txt",
 		                         fuzz_quiet_diag, NULL};
 		int rc = jh_check(rs, text, size, &opts, &fs);
 		FUZZ_ASSERT(rc == JH_OK, "jh_check: %s", jh_strerror(rc));

@@ -40,7 +40,7 @@ static char *invalid_bytes(const char *s, size_t len, size_t *n_out)
 static void fix_once(const jh_ruleset *rs, const char *text, size_t len, int unsafe, char **out,
                      size_t *out_len, jh_fix_report *rep)
 {
-	jh_check_options opts = {fuzz_all_rules(rs), NULL, "fuzz.txt", fuzz_quiet_diag, NULL};
+	jh_check_options opts = {JH_CHECK_OPTIONS_VERSION, fuzz_all_rules(rs), NULL, "fuzz.txt", fuzz_quiet_diag, NULL};
 	int rc = jh_fix(rs, text, len, &opts, unsafe, out, out_len, rep);
 	FUZZ_ASSERT(rc == JH_OK, "jh_fix: %s", jh_strerror(rc));
 	FUZZ_ASSERT((*out)[*out_len] == '\0', "fixed text not NUL-terminated");

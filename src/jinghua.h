@@ -18,8 +18,38 @@
  *    rule set does.
  *  - jh_fix returns the fixed text in a buffer from malloc(); the caller
  *    free()s it.
+ *  - A jh_config owns the rule sets and jh_settings it hands out; a
+ *    jh_document owns its findings, texts and fixed bytes, and points into
+ *    the bytes it was given (keep them until jh_document_free).  Documents
+ *    of one configuration may be checked in any number of threads at once.
  *  - jh_diag records handed to a jh_diag_fn are valid only during the call.
  *  - Strings returned by accessors (jh_rule_*) belong to the rule set.
+ *
+ * A FILE AS THE COMMAND LINE SEES IT: a configuration (found upward from the
+ * file, like `jinghua check`), the file's settings, then the document call:
+ *
+ *     jh_config_options co = JH_CONFIG_OPTIONS_INIT;
+ *     co.diag_fn = print_diag;                 // config and rule errors
+ *     jh_config *cfg;
+ *     const jh_settings *st;
+ *     if (jh_config_open(&co, &cfg) || jh_config_settings(cfg, path, &st))
+ *         return 2;
+ *     jh_document_options o = JH_DOCUMENT_OPTIONS_INIT;
+ *     o.settings = st;
+ *     o.name = path;                           // *.md is read as Markdown
+ *     jh_document *doc;
+ *     if (jh_document_fix(bytes, len, &o, &doc) == JH_OK) {
+ *         size_t n;
+ *         const char *fixed = jh_document_fixed(doc, &n, NULL);
+ *         if (fixed)                           // in the file's own encoding
+ *             fwrite(fixed, 1, n, stdout);
+ *         const jh_findings *fs = jh_document_findings(doc);  // what is left
+ *         for (size_t i = 0; i < fs->count; i++)
+ *             printf("%zu:%zu %s\n", fs->items[i].line, fs->items[i].column,
+ *                    fs->items[i].message);
+ *         jh_document_free(doc);
+ *     }
+ *     jh_config_free(cfg);
  *
  * Conventions: functions return 0 (JH_OK) or a negative jh_status; byte
  * offsets are 0-based into the text as given; lines and columns are 1-based,
@@ -36,7 +66,15 @@
 extern "C" {
 #endif
 
+/* The version these headers are from; jh_version() gives the library's. */
 #define JH_VERSION "0.1.0"
+#define JH_VERSION_MAJOR 0
+#define JH_VERSION_MINOR 1
+#define JH_VERSION_PATCH 0
+
+/* The version of the library running (which may be newer than the headers
+ * a program was built with); any pointer may be NULL. */
+const char *jh_version(int *major, int *minor, int *patch);
 
 typedef enum {
 	JH_OK = 0,
@@ -44,7 +82,10 @@ typedef enum {
 	JH_ERR_IO = -2,     /* a file could not be read */
 	JH_ERR_RULES = -3,  /* rule or lexicon file errors (reported through jh_diag_fn) */
 	JH_ERR_ARG = -4,    /* bad argument */
-	JH_ERR_STATE = -5   /* call not allowed now (e.g. load after compile) */
+	JH_ERR_STATE = -5,  /* call not allowed now (e.g. load after compile) */
+	JH_ERR_CONFIG = -6, /* configuration errors (reported through jh_diag_fn) */
+	JH_ERR_CANCELLED = -7, /* the cancel callback asked to stop */
+	JH_ERR_ENCODING = -8   /* unknown encoding name */
 } jh_status;
 
 const char *jh_strerror(int status);
@@ -76,6 +117,11 @@ typedef struct jh_rule jh_rule;
 
 int jh_ruleset_new(jh_ruleset **out);
 void jh_ruleset_free(jh_ruleset *rs);
+/* Where compiled tables are cached between runs (NULL or "" = nowhere),
+ * for a rule set not yet loaded.  The library reads no environment
+ * variable for it: the command line's default is $JINGHUA_CACHE_DIR, else
+ * $XDG_CACHE_HOME/jinghua or ~/.cache/jinghua. */
+int jh_ruleset_set_cache_dir(jh_ruleset *rs, const char *dir);
 
 /* Load one rule file (INI, see rules/README.md) or every *.rules file of a
  * folder, in name order.  Lexicons named by the rules are read from the
@@ -154,6 +200,13 @@ typedef struct {
 	char *replacement;            /* UTF-8, owned by the findings list */
 } jh_edit;
 
+/* One complete answer to a finding: the edits that make it (applied whole
+ * or not at all). */
+typedef struct {
+	size_t n_edits;
+	jh_edit *edits;               /* owned by the findings list */
+} jh_alternative;
+
 typedef struct {
 	const char *rule_id;      /* points into the rule set */
 	long rule_index;          /* index in the rule set, -1 for engine findings */
@@ -167,6 +220,11 @@ typedef struct {
 	jh_safety safety;
 	size_t n_edits;
 	jh_edit *edits;               /* owned by the findings list */
+	/* Ranked answers (mask restorations, typo candidates), best first; when
+	 * the finding has a fix, the first is that fix (the edits above).  None
+	 * (0, NULL) when the rule knows one answer or none. */
+	size_t n_alternatives;
+	jh_alternative *alternatives; /* owned by the findings list */
 } jh_finding;
 
 typedef struct jh_strings jh_strings; /* a list's store of strings and edits */
@@ -201,7 +259,18 @@ typedef struct {
 	const unsigned char *rules;       /* per rule (nonzero = dropped here), or NULL for all */
 } jh_skip;
 
+/* Asked now and then during a long check: nonzero abandons it (the call
+ * returns JH_ERR_CANCELLED), e.g. when an editor's text has changed. */
+typedef int (*jh_cancel_fn)(void *payload);
+
+/* Option and info structs start with a version: set it with the *_INIT
+ * macro (or JH_*_VERSION), so that a newer library reads an older
+ * program's struct as it was.  A zeroed struct (version 0) is version 1. */
+#define JH_CHECK_OPTIONS_VERSION 1
+#define JH_CHECK_OPTIONS_INIT {JH_CHECK_OPTIONS_VERSION}
+
 typedef struct {
+	unsigned version;                 /* JH_CHECK_OPTIONS_VERSION */
 	const unsigned char *enabled;     /* per rule, or NULL for the defaults */
 	const signed char *severity;      /* per rule override (-1 = keep), or NULL */
 	const char *file;                 /* name for diagnostics, or NULL */
@@ -216,6 +285,8 @@ typedef struct {
 	const char *variant;              /* "auto", "hans" or "hant" (NULL = auto): the script
 	                                     variant the document is meant to be in, from
 	                                     --variant or the config; for the script rules */
+	jh_cancel_fn cancel;              /* or NULL */
+	void *cancel_payload;
 } jh_check_options;
 
 /* Check text (any bytes; invalid UTF-8 becomes encoding.invalid-utf8
@@ -254,6 +325,163 @@ int jh_fix(const jh_ruleset *rs, const char *text, size_t len,
 int jh_apply_fixes(const char *text, size_t len, const jh_findings *findings,
                    int unsafe, char **out, size_t *out_len, size_t *n_applied);
 
+/* ---- Rules folder ----------------------------------------------------- */
+
+/* The rules folder the library was installed with (also `rulesdir` in
+ * jinghua.pc).  Configurations load it first unless told otherwise. */
+const char *jh_rules_dir(void);
+
+/* ---- Configuration ------------------------------------------------------ */
+
+/* What the checks of a file depend on, found the way the command line
+ * finds it: the nearest .jinghua.ini from the file's folder upward (or one
+ * forced file), its `extend =` chain, its profile, [rule.id] sections with
+ * parameters and severities, [path:GLOB] sections matching the file, the
+ * accepted words (words =, words-file =), then the caller's options on top
+ * (select replaces the selection, extend_select adds, ignore removes).
+ * Each distinct set of rule folders, profile and parameters is compiled
+ * once into a rule set and shared by every file that has it. */
+typedef enum { JH_DOC_AUTO = 0, JH_DOC_TEXT = 1, JH_DOC_MARKDOWN = 2 } jh_doc_type;
+
+#define JH_FAIL_NEVER 3  /* fail_on: no finding fails */
+
+typedef struct {
+	unsigned version;              /* JH_CONFIG_OPTIONS_VERSION */
+	const char *config_file;       /* this file instead of .jinghua.ini found upward, or NULL */
+	int no_config;                 /* no configuration file at all */
+	const char *rules_dir;         /* the default rules folder, NULL = jh_rules_dir() */
+	int no_default_rules;          /* load only the config's and rule_dirs' folders */
+	const char *const *rule_dirs;  /* more rule folders, loaded after the config's (later wins) */
+	size_t n_rule_dirs;
+	const char *select;            /* rule ids or families, comma separated, or NULL */
+	const char *extend_select;
+	const char *ignore;
+	const char *profile;           /* profile name or file, NULL = the config's (or "novel") */
+	const char *variant;           /* "auto", "hans", "hant", or NULL = the config's */
+	const char *encoding;          /* "auto", a name, or NULL = the config's */
+	jh_doc_type type;              /* JH_DOC_AUTO = the config's, else by file name */
+	int fail_on;                   /* -1 = the config's (default warning), a jh_severity,
+	                                  or JH_FAIL_NEVER */
+	const char *cache_dir;         /* folder for compiled tables; NULL or "" = no cache */
+	jh_diag_fn diag_fn;            /* configuration and rule file errors (file, line) */
+	void *payload;
+} jh_config_options;
+
+#define JH_CONFIG_OPTIONS_VERSION 1
+#define JH_CONFIG_OPTIONS_INIT \
+	{JH_CONFIG_OPTIONS_VERSION, NULL, 0, NULL, 0, NULL, 0, NULL, NULL, NULL, NULL, NULL, \
+	 NULL, JH_DOC_AUTO, -1, NULL, NULL, NULL}
+
+typedef struct jh_config jh_config;
+
+/* The settings of one file, owned by the configuration (valid until
+ * jh_config_free), read-only: any thread may use them at once. */
+typedef struct {
+	unsigned version;              /* JH_SETTINGS_VERSION of the library */
+	const jh_ruleset *ruleset;
+	const unsigned char *enabled;  /* per rule */
+	const signed char *severity;   /* per rule, -1 = the rule's own */
+	const char *const *accept;     /* accepted words */
+	size_t n_accept;
+	int fail_on;                   /* a jh_severity or JH_FAIL_NEVER */
+	jh_doc_type type;
+	const char *encoding;          /* NULL = auto */
+	const char *variant;           /* NULL = auto */
+	const char *cache_dir;         /* NULL = none */
+} jh_settings;
+#define JH_SETTINGS_VERSION 1
+
+/* Open a configuration.  A forced config_file is read at once: its errors
+ * are reported and the call returns JH_ERR_CONFIG (*out is NULL).  Other
+ * files are read when a path first needs them. */
+int jh_config_open(const jh_config_options *opts, jh_config **out);
+void jh_config_free(jh_config *cfg);
+/* The settings for the file at path (it need not exist: its folder and
+ * name are what count).  JH_ERR_CONFIG after errors in a config, a profile
+ * or the rules (reported through the diag_fn of the options).  The calls
+ * on one configuration are serialised by a lock. */
+int jh_config_settings(jh_config *cfg, const char *path, const jh_settings **out);
+/* Is path excluded (`exclude =` of its config)?  1 yes, 0 no. */
+int jh_config_excluded(jh_config *cfg, const char *path);
+/* The rule set of the options alone (no configuration file). */
+int jh_config_ruleset(jh_config *cfg, const jh_ruleset **out);
+
+/* Is name an encoding documents can be read in (as `encoding =` or
+ * jh_document_options.encoding)?  0, or JH_ERR_ENCODING; canonical (may be
+ * NULL) gets the name as the library spells it ("GB18030" for "gbk"). */
+int jh_encoding_check(const char *name, char *canonical, size_t size);
+
+/* ---- Documents: a file's bytes in, findings (and fixed bytes) out ------- */
+
+/* A document is checked as the command line checks a file: its bytes are
+ * decoded (BOM, UTF-8, the encoding asked for, else detected; undecodable
+ * bytes are reported as encoding.undecodable and kept), a Markdown file's
+ * prose is what the rules see (code, URLs and markup are not checked, and
+ * a fix never touches them), inline switches (<!-- jinghua-disable ... -->)
+ * and accepted words drop findings, and `lines` keeps only findings on the
+ * lines asked for.  Findings point into the document's text (UTF-8; its
+ * lines and columns are the file's); jh_document_file_offset gives their
+ * offsets in the file's own bytes. */
+typedef struct {
+	unsigned version;              /* JH_DOCUMENT_OPTIONS_VERSION */
+	const jh_settings *settings;   /* from jh_config_settings (required) */
+	const char *name;              /* for messages and, with type AUTO, the type (*.md) */
+	const char *encoding;          /* NULL = the settings' */
+	jh_doc_type type;              /* JH_DOC_AUTO = the settings', else by name */
+	const size_t *lines;           /* report only findings touching these lines: sorted */
+	size_t n_line_pairs;           /*   [first, last] pairs, 1-based; NULL = every line */
+	int unsafe;                    /* fix: unsafe fixes too */
+	int to_utf8;                   /* fix: the fixed bytes in UTF-8 (BOM dropped) */
+	jh_diag_fn diag_fn;            /* warnings: unknown switches, Markdown, engine */
+	void *payload;
+	jh_cancel_fn cancel;           /* or NULL */
+	void *cancel_payload;
+} jh_document_options;
+
+#define JH_DOCUMENT_OPTIONS_VERSION 1
+#define JH_DOCUMENT_OPTIONS_INIT {JH_DOCUMENT_OPTIONS_VERSION}
+
+typedef struct jh_document jh_document;
+
+/* Check the file's bytes (not copied: they must outlive the document).
+ * Returns 0, JH_ERR_ENCODING (unknown encoding name), JH_ERR_CANCELLED,
+ * JH_ERR_NOMEM or JH_ERR_ARG; *out is set only on success. */
+int jh_document_check(const char *bytes, size_t len, const jh_document_options *opts,
+                      jh_document **out);
+/* Fix the file to a fixed point: check and apply on the document's text
+ * (never on the Markdown prose alone) until nothing changes, then encode
+ * the text back.  The findings are those left in the fixed text.  No fixed
+ * bytes are given (jh_document_fixed returns NULL, jh_document_problem says
+ * why) when the fixes do not settle (the report's converged = 0 and
+ * unstable_rules), the file would not be written back byte for byte in its
+ * encoding, or, with to_utf8, bytes cannot be decoded. */
+int jh_document_fix(const char *bytes, size_t len, const jh_document_options *opts,
+                    jh_document **out);
+void jh_document_free(jh_document *doc);
+
+/* The findings, sorted, in the document's text (after a fix: the fixed
+ * text).  Owned by the document. */
+const jh_findings *jh_document_findings(const jh_document *doc);
+/* The UTF-8 text the findings point into (undecodable bytes are 0xFF). */
+const char *jh_document_text(const jh_document *doc, size_t *len);
+/* The text the file's bytes decode to (before any fix). */
+const char *jh_document_original_text(const jh_document *doc, size_t *len);
+/* Offset in the file's bytes (after a fix: the fixed bytes) of an offset
+ * in the document's text. */
+size_t jh_document_file_offset(const jh_document *doc, size_t text_offset);
+/* "UTF-8", "GB18030", "BIG5", "UTF-16LE", ... */
+const char *jh_document_encoding(const jh_document *doc);
+/* Number of bytes that could not be decoded. */
+size_t jh_document_undecodable(const jh_document *doc);
+/* Was the file read as Markdown? */
+int jh_document_is_markdown(const jh_document *doc);
+/* After jh_document_fix: the bytes to write (the file's encoding, or UTF-8
+ * with to_utf8), or NULL (see jh_document_problem); the same bytes as the
+ * input when nothing changed.  The report may be NULL. */
+const char *jh_document_fixed(const jh_document *doc, size_t *len, jh_fix_report *report);
+/* Why jh_document_fixed gives no bytes, or NULL. */
+const char *jh_document_problem(const jh_document *doc);
+
 /* ---- Rule self-tests ---------------------------------------------------- */
 
 /* Run a rule's examples: each bad example must give a finding of this rule
@@ -264,6 +492,11 @@ int jh_rule_run_examples(const jh_ruleset *rs, size_t rule_index,
                          jh_diag_fn diag_fn, void *payload);
 
 /* ---- Text utilities ----------------------------------------------------- */
+
+/* The column of byte offset pos in its line in UTF-16 code units, 1-based
+ * (what LSP and most editors count): a character outside the BMP counts 2,
+ * an invalid byte 1.  text is UTF-8, pos at most len. */
+size_t jh_utf16_column(const char *text, size_t len, size_t pos);
 
 /* Length of the longest valid UTF-8 prefix of s. */
 size_t jh_utf8_valid_prefix(const char *s, size_t len);

@@ -17,6 +17,8 @@ static jh_ruleset *censor_rules(void)
 	jh_ruleset *rs = NULL;
 	test_diags ds = TEST_DIAGS_INIT;
 	ck_assert_int_eq(jh_ruleset_new(&rs), JH_OK);
+	/* the cache folder these tests set, as the command line reads it */
+	ck_assert_int_eq(jh_ruleset_set_cache_dir(rs, getenv("JINGHUA_CACHE_DIR")), JH_OK);
 	ck_assert_msg(jh_ruleset_load_file(rs, CENSOR_RULES, test_diag_collect, &ds) == JH_OK, "%s",
 	              test_diags_text(&ds));
 	ck_assert_msg(jh_ruleset_compile(rs, test_diag_collect, &ds) == JH_OK, "%s",

@@ -505,10 +505,11 @@ if [ -z "${HOSTILE_QUICK:-}" ]; then
 	rm -f "$TMP/out" "$TMP/dense.txt" "$TMP/longline.txt"
 fi
 
-# ---- 14. fixes that never settle and come back to the text ------------------
-# Two rules that undo each other: after the last round the text is the one
-# read, so the file is left alone (not rewritten, same time stamp), though
-# fix no longer holds the text it read to compare.
+# ---- 14. fixes that never settle ------------------------------------------
+# Two rules that undo each other, and one whose fix is never done (甲 → 甲甲):
+# a fix that does not settle is no fix.  The library says so (converged = 0,
+# the rules still changing); fix writes nothing for that file (not
+# rewritten, same time stamp), says why and exits 3.
 mkdir -p "$TMP/cyc"
 cat >"$TMP/cyc/cyc.rules" <<'RULES'
 [typo.cyc-a]
@@ -533,12 +534,40 @@ echo '甲丙' >"$TMP/cyc/t.txt"
 touch -d '2020-01-01 00:00' "$TMP/cyc/t.txt"
 $J fix --no-config --no-default-rules -r "$TMP/cyc" "$TMP/cyc/t.txt" >"$TMP/out" 2>"$TMP/err"
 rc=$?
-if [ $rc -eq 1 ] && [ "$(cat "$TMP/cyc/t.txt")" = 甲丙 ] &&
+if [ $rc -eq 3 ] && [ "$(cat "$TMP/cyc/t.txt")" = 甲丙 ] &&
 	[ "$(stat -c %Y "$TMP/cyc/t.txt")" = "$(date -d '2020-01-01 00:00' +%s)" ]; then pass; else
 	fail "fixes back to the text read: exit $rc, file now '$(cat "$TMP/cyc/t.txt")', $(stat -c %y "$TMP/cyc/t.txt")"
 fi
 expect_grep 'did not settle' "$TMP/err" "fixes that never settle are reported"
+expect_grep 'still changing: typo.cyc-' "$TMP/err" "the rules that do not settle are named"
 if grep -q 'applied' "$TMP/err"; then fail "fixes back to the text read: reported as applied"; else pass; fi
 no_temp_left "$TMP/cyc" "fixes that never settle"
+
+mkdir -p "$TMP/grow"
+cat >"$TMP/grow/grow.rules" <<'RULES'
+[typo.grow]
+kind     = regex
+message  = 甲 doubled
+pattern  = 甲
+fix      = 甲甲
+safety   = safe
+bad      = 甲 -> 甲甲
+good     = 丙
+RULES
+printf '甲丙\n' >"$TMP/grow/t.txt"
+touch -d '2020-01-01 00:00' "$TMP/grow/t.txt"
+$J fix --no-config --no-default-rules -r "$TMP/grow" "$TMP/grow/t.txt" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ $rc -eq 3 ] && [ "$(cat "$TMP/grow/t.txt")" = 甲丙 ] &&
+	[ "$(stat -c %Y "$TMP/grow/t.txt")" = "$(date -d '2020-01-01 00:00' +%s)" ]; then pass; else
+	fail "a fix that grows the text forever: exit $rc, file now '$(head -c 80 "$TMP/grow/t.txt")'"
+fi
+expect_grep 'did not settle.*typo.grow' "$TMP/err" "a fix that grows forever is reported with its rule"
+$J fix --stdout --no-config --no-default-rules -r "$TMP/grow" - <"$TMP/grow/t.txt" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+if [ $rc -eq 3 ] && cmp -s "$TMP/out" "$TMP/grow/t.txt"; then pass; else
+	fail "fix --stdout of a fix that never settles: exit $rc, not the text read on stdout"
+fi
+no_temp_left "$TMP/grow" "a fix that grows forever"
 
 finish

@@ -16,19 +16,10 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include "jinghua.h"
+#include "document.h"
 
 enum { EXIT_CLEAN = 0, EXIT_FINDINGS = 1, EXIT_USAGE = 2, EXIT_IO = 3 };
-#define FAIL_NEVER 3
-
-/* ---- small helpers (util in main.c) ---- */
-void *xmalloc(size_t n);
-void *xrealloc(void *p, size_t n);
-char *xstrdup(const char *s);
-char *xstrndup(const char *s, size_t n);
-/* "dir/name" (dir may be "" or end in '/'); malloc'd. */
-char *path_join(const char *dir, const char *name);
-/* Absolute, lexically normalised form of path (no symlinks resolved). */
-char *path_absolute(const char *path);
+#define FAIL_NEVER JH_FAIL_NEVER
 
 /* ---- walk.c: turning PATH arguments into a list of files ---- */
 typedef struct {
@@ -78,116 +69,6 @@ int file_holds(const char *path, const char *data, size_t len);
 /* Does data look binary (a NUL byte in the first 8 KB, not UTF-16/32)? */
 int looks_binary(const char *data, size_t len);
 
-/* ---- encoding.c: bytes in any encoding → UTF-8 text, and back ---- */
-typedef struct {
-	size_t u8, orig; /* a character boundary in both texts */
-} enc_mark;
-
-typedef struct {
-	char name[32];      /* "UTF-8", "GB18030", "BIG5", "UTF-16LE", ... */
-	int utf8;           /* the text is the file's bytes as they are */
-	int lossless;       /* encoding the text again gives the file back (-1: not known yet) */
-	char *text;         /* UTF-8; undecodable bytes are 0xFF markers, one per byte */
-	size_t len;
-	enc_mark *marks;    /* every few characters, for positions */
-	size_t n_marks;
-	unsigned char *bad; /* the undecodable bytes, in order */
-	size_t n_bad;
-	const char *src;    /* the file's bytes (not owned) */
-	size_t src_len;
-	void *cd;           /* iconv converter for positions, opened when first needed */
-} decoded;
-
-/* Decode data: BOM, strict UTF-8, else the encoding forced (want, NULL or
- * "auto" = detect with uchardet).  For UTF-8 input text points at data.
- * Returns 0, or -1 with a message in err (unknown encoding name). */
-int decode_text(const char *data, size_t len, const char *want, decoded *out, char *err,
-                size_t errsize);
-void decoded_free(decoded *d);
-/* Does encoding the text again give the file's bytes back? */
-int decoded_lossless(decoded *d);
-/* "UTF-16LE" or "UTF-16BE" if data reads as UTF-16 text without a BOM. */
-const char *utf16_guess(const char *data, size_t len);
-/* Offset in the file of UTF-8 offset pos. */
-size_t decoded_orig_offset(const decoded *d, size_t pos);
-/* Encode UTF-8 text back into the file's encoding (markers become the
- * original undecodable bytes).  Returns 0, or -1 with a message in err. */
-int encode_text(const decoded *d, const char *text, size_t len, char **out, size_t *out_len,
-                char *err, size_t errsize);
-
-/* ---- config.c: .jinghua.ini, profiles, per-path settings ---- */
-typedef enum { TYPE_AUTO = 0, TYPE_TEXT, TYPE_MARKDOWN } doc_type;
-
-typedef struct {
-	const jh_ruleset *rs;
-	const unsigned char *enabled;
-	const signed char *severity;
-	const char *const *accept;
-	size_t n_accept;
-	int fail_on;
-	doc_type type;
-	const char *encoding; /* NULL = auto */
-	const char *variant;  /* NULL = auto */
-} file_settings;
-
-typedef struct cfg_ctx cfg_ctx;
-
-typedef struct {
-	const char *config;          /* --config FILE, or NULL to search */
-	int no_config;
-	const char **rule_dirs;      /* --rules */
-	size_t n_rule_dirs;
-	int no_default_rules;
-	const char *select, *extend_select, *ignore;
-	const char *profile, *variant, *encoding;
-	doc_type type;
-	int fail_on;                 /* -1 = from the config (default warning) */
-} cfg_cli;
-
-cfg_ctx *cfg_new(const cfg_cli *cli);
-/* Did reading --config fail (errors already printed)? */
-int cfg_failed(const cfg_ctx *c);
-void cfg_free(cfg_ctx *c);
-/* Settings for a file at path (its folder is searched for .jinghua.ini,
- * then its parents).  Errors are printed with file and line; returns 0,
- * EXIT_USAGE for a configuration error or EXIT_IO. */
-int cfg_settings(cfg_ctx *c, const char *path, const file_settings **out);
-/* Is a file found by walking a folder excluded by its config? */
-int cfg_excluded(cfg_ctx *c, const char *path);
-/* The rule set the command line alone gives (for `rules`, SARIF rules). */
-int cfg_base_ruleset(cfg_ctx *c, const jh_ruleset **out);
-/* Glob matching with *, ?, [..] and ** (a pattern without '/' matches the
- * base name). */
-int glob_match(const char *pattern, const char *path);
-/* Diagnostics printer shared by rule loading (payload: int error count). */
-void print_diag(const jh_diag *d, void *payload);
-
-/* ---- markdown.c: the prose of a Markdown document ---- */
-typedef enum { SEG_PROSE, SEG_CODE, SEG_SYNTH } seg_kind;
-typedef struct {
-	size_t c, t, len; /* offset in the prose text, offset in the document, length */
-	seg_kind kind;
-} md_seg;
-
-typedef struct {
-	char *text; /* prose with markup removed: what the rules see */
-	size_t len;
-	md_seg *segs;
-	size_t n_segs, cap_segs;
-	size_t *html; /* ranges of raw HTML in the document, pairs */
-	size_t n_html, cap_html;
-} md_prose;
-
-int markdown_prose(const char *doc, size_t len, md_prose *out);
-void md_prose_free(md_prose *m);
-/* Map a prose offset to the document; end = 1 prefers the end of the
- * segment before a boundary. */
-size_t md_to_doc(const md_prose *m, size_t c, int end);
-/* Map a document offset to the prose (the next prose position). */
-size_t md_to_prose(const md_prose *m, size_t t);
-/* Is a file name Markdown by its extension? */
-int is_markdown_name(const char *name);
-
 /* ---- git.c ---- */
 /* Run argv, capture stdout (stderr passes through unless quiet).  Returns
  * the exit status, or -1 if it could not run. */
@@ -225,7 +106,7 @@ typedef struct {
 	const char *name;       /* display name */
 	const char *text;       /* UTF-8 text the findings point into */
 	size_t len;
-	const decoded *enc;     /* for byte offsets in the file as it is, or NULL */
+	const jh_document *enc; /* for byte offsets in the file as it is, or NULL */
 	const jh_ruleset *rs;
 	line_memo *memo;        /* remembers a line between findings, or NULL */
 } report_doc;
@@ -328,7 +209,7 @@ typedef struct {
 	char *report;         /* a small document's report, rendered by its worker, or NULL */
 	size_t report_len;
 	char *own[4];         /* buffers the views above point into */
-	decoded dec[2];       /* decodings the report needs (a file not in UTF-8) */
+	jh_document *jdoc;    /* the checked or fixed document the views point into */
 } doc_result;
 
 /* Process one input: name is its display name (kept in the result: it must
@@ -339,10 +220,12 @@ void process_input(const file_settings *fs, const run_opts *ro, const char *name
                    char *data, size_t len, doc_result *res);
 void doc_result_free(doc_result *r);
 
-/* The pipeline without I/O, for jsonl: check or fix one UTF-8 text. */
-int check_text(const file_settings *fs, const char *name, const char *text, size_t len,
-               int unsafe, int fix, char **fixed, size_t *fixed_len, size_t *n_fixes,
-               jh_findings *out, FILE *err);
+/* Diagnostics of a document into FILE *payload, as the command line prints
+ * them (JH_INFO: a note, without a severity word). */
+void doc_diag(const jh_diag *d, void *payload);
+/* Diagnostics of rules and configuration to stderr (payload: int error
+ * count, or NULL). */
+void print_diag(const jh_diag *d, void *payload);
 
 /* ---- pool.c: -j N workers, results in input order ---- */
 typedef int (*pool_next_fn)(void *ctx, size_t index, void **job);   /* 0 = no more */
@@ -355,6 +238,6 @@ void pool_run(unsigned threads, void *ctx, pool_next_fn next, pool_work_fn work,
 unsigned default_threads(void);
 
 /* ---- jsonl.c ---- */
-int jsonl_filter(cfg_ctx *cfg, int fix, int unsafe, unsigned threads);
+int jsonl_filter(jh_config *cfg, int fix, int unsafe, unsigned threads);
 
 #endif

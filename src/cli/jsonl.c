@@ -297,35 +297,42 @@ static void j_work(void *ctx, void *job, void **result)
 		fputs(",\"error\":", o);
 		json_string(o, r.error, strlen(r.error));
 	} else {
-		char *errs = NULL, *fixed = NULL;
-		size_t elen = 0, flen = 0, nfix = 0;
-		FILE *err = open_memstream(&errs, &elen);
-		jh_findings fs = JH_FINDINGS_INIT;
 		const file_settings *s = r.markdown ? x->fs_md : x->fs;
-		int rc = check_text(s, "<jsonl>", r.text, r.text_len, x->unsafe, x->fix, &fixed, &flen,
-		                    &nfix, &fs, err);
-		fclose(err);
-		if (rc) {
+		jh_document_options dopt = JH_DOCUMENT_OPTIONS_INIT;
+		dopt.settings = s;
+		dopt.name = "<jsonl>";
+		dopt.encoding = "UTF-8"; /* the text is what the record holds, as it is */
+		dopt.type = s->type == TYPE_MARKDOWN ? TYPE_MARKDOWN : TYPE_TEXT;
+		dopt.unsafe = x->unsafe;
+		jh_document *jd = NULL;
+		int rc = x->fix ? jh_document_fix(r.text, r.text_len, &dopt, &jd)
+		                : jh_document_check(r.text, r.text_len, &dopt, &jd);
+		const char *problem = rc ? jh_strerror(rc) : jh_document_problem(jd);
+		if (problem) {
 			fputs(",\"error\":", o);
-			json_string(o, jh_strerror(rc), strlen(jh_strerror(rc)));
+			json_string(o, problem, strlen(problem));
 		} else {
+			size_t tlen;
+			const char *text = jh_document_text(jd, &tlen);
 			if (x->fix) {
+				jh_fix_report rep;
+				size_t flen;
+				const char *fixed = jh_document_fixed(jd, &flen, &rep);
 				fputs(",\"text\":", o);
 				json_string(o, fixed, flen);
-				fprintf(o, ",\"fixes\":%zu", nfix);
+				fprintf(o, ",\"fixes\":%zu", rep.edits_applied);
 			}
 			fputs(",\"findings\":[", o);
-			report_doc d = {"", x->fix ? fixed : r.text, x->fix ? flen : r.text_len, NULL, s->rs};
-			for (size_t i = 0; i < fs.count; i++) {
+			report_doc d = {"", text, tlen, NULL, s->ruleset};
+			const jh_findings *fs = jh_document_findings(jd);
+			for (size_t i = 0; i < fs->count; i++) {
 				if (i)
 					fputc(',', o);
-				json_finding(o, &d, &fs.items[i]);
+				json_finding(o, &d, &fs->items[i]);
 			}
 			fputc(']', o);
 		}
-		jh_findings_clear(&fs);
-		free(fixed);
-		free(errs);
+		jh_document_free(jd);
 	}
 	fputs("}\n", o);
 	fclose(o);
@@ -342,14 +349,14 @@ static void j_emit(void *ctx, size_t index, void *result)
 	free(out);
 }
 
-int jsonl_filter(cfg_ctx *cfg, int fix, int unsafe, unsigned threads)
+int jsonl_filter(jh_config *cfg, int fix, int unsafe, unsigned threads)
 {
 	const file_settings *fs, *fs_md;
-	int st = cfg_settings(cfg, "./-", &fs);
+	int st = jh_config_settings(cfg, "./-", &fs);
 	if (st)
-		return st;
-	if ((st = cfg_settings(cfg, "./-.md", &fs_md)))
-		return st;
+		return st == JH_ERR_CONFIG ? EXIT_USAGE : EXIT_IO;
+	if ((st = jh_config_settings(cfg, "./-.md", &fs_md)))
+		return st == JH_ERR_CONFIG ? EXIT_USAGE : EXIT_IO;
 	/* a copy of the settings with Markdown forced, for "type": "markdown" */
 	file_settings md = *fs_md;
 	md.type = TYPE_MARKDOWN;

@@ -22,91 +22,8 @@ typedef struct {
 	const char *explain, *diff_base, *stdin_filename;
 	unsigned jobs;
 	int quiet;
-	cfg_cli cfg;
+	jh_config_options cfg;
 } options;
-
-/* ---- helpers shared by the CLI ---- */
-
-void *xmalloc(size_t n)
-{
-	void *p = malloc(n ? n : 1);
-	if (!p) {
-		fputs("jinghua: out of memory\n", stderr);
-		exit(EXIT_IO);
-	}
-	return p;
-}
-
-void *xrealloc(void *p, size_t n)
-{
-	void *q = realloc(p, n ? n : 1);
-	if (!q) {
-		fputs("jinghua: out of memory\n", stderr);
-		exit(EXIT_IO);
-	}
-	return q;
-}
-
-char *xstrndup(const char *s, size_t n)
-{
-	char *p = xmalloc(n + 1);
-	memcpy(p, s, n);
-	p[n] = '\0';
-	return p;
-}
-
-char *xstrdup(const char *s)
-{
-	return xstrndup(s, strlen(s));
-}
-
-char *path_join(const char *dir, const char *name)
-{
-	size_t dl = strlen(dir);
-	int slash = dl && dir[dl - 1] != '/';
-	char *p = xmalloc(dl + strlen(name) + 2);
-	sprintf(p, "%s%s%s", dir, slash ? "/" : "", name);
-	return p;
-}
-
-char *path_absolute(const char *path)
-{
-	char *joined;
-	if (path[0] == '/') {
-		joined = xstrdup(path);
-	} else {
-		char cwd[PATH_MAX];
-		if (!getcwd(cwd, sizeof cwd))
-			strcpy(cwd, "/");
-		joined = path_join(cwd, path);
-	}
-	/* drop "." and "" parts, resolve ".." lexically */
-	char *out = xmalloc(strlen(joined) + 2);
-	size_t n = 0;
-	for (char *p = joined; *p;) {
-		while (*p == '/')
-			p++;
-		char *e = p + strcspn(p, "/");
-		size_t l = (size_t)(e - p);
-		if (l == 0 || (l == 1 && p[0] == '.')) {
-		} else if (l == 2 && p[0] == '.' && p[1] == '.') {
-			while (n > 0 && out[n - 1] != '/')
-				n--;
-			if (n > 0)
-				n--;
-		} else {
-			out[n++] = '/';
-			memcpy(out + n, p, l);
-			n += l;
-		}
-		p = e;
-	}
-	if (!n)
-		out[n++] = '/';
-	out[n] = '\0';
-	free(joined);
-	return out;
-}
 
 static void usage(FILE *o)
 {
@@ -275,11 +192,69 @@ static void r_emit(void *ctx, size_t index, void *result)
 	free(r);
 }
 
-static int add_job(run_ctx *x, cfg_ctx *cfg, const char *name, const char *path, const char *where,
+/* ---- configuration ---- */
+
+static int is_dir(const char *p)
+{
+	struct stat st;
+	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The installed rules folder, or the one beside the binary in a build tree. */
+/* (the library knows only the installed one: jh_rules_dir()) */
+static const char *default_rules_dir(char *buf, size_t size)
+{
+	const char *env = getenv("JINGHUA_RULES");
+	if (env && *env)
+		return env;
+	ssize_t n = readlink("/proc/self/exe", buf, size - 16);
+	if (n > 0) {
+		buf[n] = '\0';
+		char *slash = strrchr(buf, '/');
+		if (slash) {
+			strcpy(slash, "/rules");
+			if (is_dir(buf) && strcmp(buf, jh_rules_dir()) != 0) {
+				char probe[PATH_MAX + 64];
+				snprintf(probe, sizeof probe, "%s/../configure.ac", buf);
+				if (access(probe, F_OK) == 0) /* a source tree, not an install */
+					return buf;
+			}
+		}
+	}
+	return jh_rules_dir();
+}
+
+
+/* The cache folder: $JINGHUA_CACHE_DIR (empty: none), else
+ * $XDG_CACHE_HOME/jinghua, else ~/.cache/jinghua.  malloc'd, or NULL. */
+static char *cli_cache_dir(void)
+{
+	const char *d = getenv("JINGHUA_CACHE_DIR"), *base;
+	if (d)
+		return *d ? xstrdup(d) : NULL;
+	if ((base = getenv("XDG_CACHE_HOME")) && *base == '/')
+		return path_join(base, "jinghua");
+	if ((base = getenv("HOME")) && *base == '/')
+		return path_join(base, ".cache/jinghua");
+	return NULL;
+}
+
+/* A library status as the command's exit status. */
+static int cli_status(int rc)
+{
+	return rc == JH_OK ? EXIT_CLEAN : rc == JH_ERR_CONFIG ? EXIT_USAGE : EXIT_IO;
+}
+
+static int cli_settings(jh_config *cfg, const char *path, const file_settings **out)
+{
+	return cli_status(jh_config_settings(cfg, path, out));
+}
+
+static int add_job(run_ctx *x, jh_config *cfg, const char *name, const char *path, const char *where,
                    char *data, size_t len)
 {
 	const file_settings *fs;
-	int st = cfg_settings(cfg, where, &fs);
+	int st = cli_settings(cfg, where, &fs);
 	if (st) {
 		free(data);
 		return st;
@@ -297,7 +272,7 @@ static int add_job(run_ctx *x, cfg_ctx *cfg, const char *name, const char *path,
 	return 0;
 }
 
-static int run_files(const options *o, cfg_ctx *cfg, int argc, char **argv)
+static int run_files(const options *o, jh_config *cfg, int argc, char **argv)
 {
 	reporter rep = {o->format, o->color, o->statistics, stdout};
 	run_ctx x = {o};
@@ -320,7 +295,7 @@ static int run_files(const options *o, cfg_ctx *cfg, int argc, char **argv)
 		if (git_staged((const char *const *)argv, (size_t)argc, &sf, &n))
 			return EXIT_USAGE;
 		for (size_t i = 0; i < n; i++) {
-			if (!status && !cfg_excluded(cfg, sf[i].name))
+			if (!status && !jh_config_excluded(cfg, sf[i].name))
 				status = add_job(&x, cfg, sf[i].name, NULL, sf[i].name, sf[i].data, sf[i].len);
 			else
 				free(sf[i].data);
@@ -353,7 +328,7 @@ static int run_files(const options *o, cfg_ctx *cfg, int argc, char **argv)
 				status = add_job(&x, cfg, name, NULL, where, fd.data, fd.len);
 				continue;
 			}
-			if (files.walked[i] && cfg_excluded(cfg, p))
+			if (files.walked[i] && jh_config_excluded(cfg, p))
 				continue;
 			status = add_job(&x, cfg, p, p, p, NULL, 0);
 		}
@@ -456,19 +431,13 @@ static int run_rules(const options *o, const jh_ruleset *rs)
 	return EXIT_CLEAN;
 }
 
-static int is_dir(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static int run_test_rules(const options *o, cfg_ctx *cfg, int argc, char **argv)
+static int run_test_rules(const options *o, jh_config *cfg, int argc, char **argv)
 {
 	jh_ruleset *own = NULL;
 	const jh_ruleset *rs;
 	int status;
 	if (argc == 0) {
-		if ((status = cfg_base_ruleset(cfg, &rs)))
+		if ((status = cli_status(jh_config_ruleset(cfg, &rs))))
 			return status;
 	} else {
 		if (jh_ruleset_new(&own))
@@ -528,21 +497,18 @@ static int check_encoding_name(const char *e)
 {
 	if (!e || !strcmp(e, "auto"))
 		return 0;
-	decoded d;
-	char err[128];
-	/* decoding invalid UTF-8 forces the named codec to be opened */
-	if (decode_text("\xff", 1, e, &d, err, sizeof err)) {
-		fprintf(stderr, "jinghua: --encoding: %s\n", err);
+	char name[64];
+	if (jh_encoding_check(e, name, sizeof name)) {
+		fprintf(stderr, "jinghua: --encoding: unknown encoding '%s'\n", name);
 		return -1;
 	}
-	decoded_free(&d);
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	options o = {.cmd = CMD_CHECK, .format = FMT_HUMAN, .color = -1, .progress = -1};
-	o.cfg.fail_on = -1;
+	options o = {.cmd = CMD_CHECK, .format = FMT_HUMAN, .color = -1, .progress = -1,
+	             .cfg = JH_CONFIG_OPTIONS_INIT};
 	guard_temp_files();
 	int argi = 1;
 	if (argc > 1) {
@@ -582,7 +548,7 @@ int main(int argc, char **argv)
 		{"quiet", no_argument, 0, 'q'},          {"help", no_argument, 0, 'h'},
 		{"version", no_argument, 0, 'V'},        {0, 0, 0, 0}};
 	const char *dirs[argc > 0 ? argc : 1]; /* --rules folders: at most one per argument */
-	o.cfg.rule_dirs = dirs;
+	o.cfg.rule_dirs = (const char *const *)dirs;
 	optind = argi;
 	int c;
 	while ((c = getopt_long(argc, argv, "f:s:i:r:c:j:qhV", longs, NULL)) != -1) {
@@ -598,7 +564,7 @@ int main(int argc, char **argv)
 		case 'i': o.cfg.ignore = optarg; break;
 		case O_EXTEND: o.cfg.extend_select = optarg; break;
 		case 'r': dirs[o.cfg.n_rule_dirs++] = optarg; break;
-		case 'c': o.cfg.config = optarg; break;
+		case 'c': o.cfg.config_file = optarg; break;
 		case O_NO_CONFIG: o.cfg.no_config = 1; break;
 		case O_PROFILE: o.cfg.profile = optarg; break;
 		case O_VARIANT:
@@ -704,15 +670,19 @@ int main(int argc, char **argv)
 	if (o.format != FMT_HUMAN)
 		o.color = 0;
 
-	cfg_ctx *cfg = cfg_new(&o.cfg);
-	int status;
-	if (cfg_failed(cfg)) {
-		status = EXIT_USAGE;
+	char rules_buf[PATH_MAX + 32];
+	o.cfg.rules_dir = default_rules_dir(rules_buf, sizeof rules_buf);
+	o.cfg.cache_dir = cli_cache_dir();
+	o.cfg.diag_fn = print_diag;
+	jh_config *cfg = NULL;
+	int status = cli_status(jh_config_open(&o.cfg, &cfg));
+	if (status) {
+		/* reported */
 	} else if (o.cmd == CMD_TEST_RULES) {
 		status = run_test_rules(&o, cfg, argc - optind, argv + optind);
 	} else if (o.cmd == CMD_RULES) {
 		const jh_ruleset *rs;
-		status = cfg_base_ruleset(cfg, &rs);
+		status = cli_status(jh_config_ruleset(cfg, &rs));
 		if (!status)
 			status = run_rules(&o, rs);
 	} else if (o.jsonl) {
@@ -720,6 +690,7 @@ int main(int argc, char **argv)
 	} else {
 		status = run_files(&o, cfg, argc - optind, argv + optind);
 	}
-	cfg_free(cfg);
+	jh_config_free(cfg);
+	free((char *)o.cfg.cache_dir);
 	return status;
 }

@@ -54,7 +54,7 @@ void json_string(FILE *out, const char *s, size_t len)
 
 size_t orig_offset(const report_doc *d, size_t pos)
 {
-	return d->enc ? decoded_orig_offset(d->enc, pos) : pos;
+	return d->enc ? jh_document_file_offset(d->enc, pos) : pos;
 }
 
 void report_begin(reporter *r)

@@ -38,4 +38,8 @@ int jh_map_fix(const jh_rule *r, jh_buf *fix);
 /* Sort by position (start, end, rule) and drop exact duplicates. */
 void jh_findings_sort(jh_findings *list, size_t from);
 
+/* Add the ids of the rules whose fixes are still in fs to rep->unstable_rules
+ * (a fix loop's last round: what did not settle). */
+void jh_fix_note_rules(const jh_findings *fs, int unsafe, jh_fix_report *rep);
+
 #endif

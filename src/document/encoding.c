@@ -19,7 +19,7 @@
 #include <string.h>
 #include <strings.h>
 #include <uchardet.h>
-#include "cli.h"
+#include "document.h"
 #include "config.h"
 #include "utf8.h"
 
@@ -589,4 +589,19 @@ int encode_text(const decoded *d, const char *text, size_t len, char **out, size
 	*out = ob.p;
 	*out_len = ob.len;
 	return 0;
+}
+
+int jh_encoding_check(const char *name, char *canonical, size_t size)
+{
+	if (!name)
+		return JH_ERR_ARG;
+	if (canonical && size)
+		canonical_name(name, canonical, size);
+	decoded d;
+	char err[128];
+	/* decoding invalid UTF-8 forces the named codec to be opened */
+	if (decode_text("\xff", 1, name, &d, err, sizeof err))
+		return strstr(err, "memory") ? JH_ERR_NOMEM : JH_ERR_ENCODING;
+	decoded_free(&d);
+	return JH_OK;
 }

@@ -73,8 +73,8 @@ int jh_wm_get_shared(const jh_rule *r, const char *file, unsigned line, int inde
 void jh_wm_release_shared(const jh_wordmap *m);
 /* The compiled form in the cache folder (wordmap_cache.c): map it into m
  * if there is one for the source file as it is now (0), or write m's. */
-int jh_wm_cache_map(jh_wordmap *m, const char *src);
-void jh_wm_cache_store(const jh_wordmap *m, const char *src);
+int jh_wm_cache_map(jh_wordmap *m, const char *cache_dir, const char *src);
+void jh_wm_cache_store(const jh_wordmap *m, const char *cache_dir, const char *src);
 /* An empty map, for a rule without a word list. */
 extern const jh_wordmap jh_wm_empty;
 

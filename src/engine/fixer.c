@@ -111,7 +111,7 @@ static int id_listed(const char *list, const char *id)
 	return 0;
 }
 
-static void note_rules(const jh_findings *fs, int unsafe, jh_fix_report *rep)
+void jh_fix_note_rules(const jh_findings *fs, int unsafe, jh_fix_report *rep)
 {
 	size_t n = strlen(rep->unstable_rules);
 	for (size_t i = 0; i < fs->count; i++) {
@@ -181,7 +181,7 @@ int jh_fix(const jh_ruleset *rs, const char *text, size_t len, const jh_check_op
 		}
 		rep->edits_applied += applied;
 		if (round + 1 == JH_FIX_MAX_ROUNDS)
-			note_rules(&fs, unsafe, rep);
+			jh_fix_note_rules(&fs, unsafe, rep);
 		jh_findings_clear(&fs);
 		free(cur);
 		cur = next;

@@ -11,10 +11,11 @@
  *              touches it is dropped.
  * Code blocks, raw HTML, link targets and front matter are not seen at all. */
 #include <md4c.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "cli.h"
+#include "document.h"
 
 typedef struct {
 	md_prose *m;

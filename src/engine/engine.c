@@ -234,6 +234,13 @@ static int run_triggered(void *ctx, const jh_trigger_event *events, size_t n)
 	return rc;
 }
 
+/* Asked between the stages of a check and before each untriggered regex:
+ * often enough for an editor, too seldom to cost anything. */
+static int cancelled(const jh_check_options *opts)
+{
+	return opts->cancel && opts->cancel(opts->cancel_payload);
+}
+
 int jh_check(const jh_ruleset *rs, const char *text, size_t len, const jh_check_options *opts,
              jh_findings *out)
 {
@@ -278,13 +285,17 @@ int jh_check(const jh_ruleset *rs, const char *text, size_t len, const jh_check_
 	}
 	if (rc == JH_OK)
 		rc = jh_scan(rs, text, len, enabled, runs, &res, rp.progress ? run_triggered : NULL, &rp);
+	if (rc == JH_OK && cancelled(opts))
+		rc = JH_ERR_CANCELLED;
 	if (rc == JH_OK)
 		rc = lexicon_findings(rs, text, len, &res, out);
 	if (rc == JH_OK && rp.progress && res.n_events)
 		rc = run_triggered(&rp, res.events, res.n_events);
 	for (size_t k = 0; rc == JH_OK && rp.progress && k < rs->regexes->n; k++) {
 		long idx = rs->regexes->v[k].rule_index;
-		if (enabled[idx] && !rs->regexes->v[k].triggered)
+		if (enabled[idx] && !rs->regexes->v[k].triggered && cancelled(opts))
+			rc = JH_ERR_CANCELLED;
+		else if (enabled[idx] && !rs->regexes->v[k].triggered)
 			rc = jh_regex_run(rs->regexes, k, rs->rules[idx], text, len, NULL, 0,
 			                  &rp.progress[k], &scratch, opts->file, opts->diag_fn,
 			                  opts->payload, out);
@@ -302,6 +313,8 @@ int jh_check(const jh_ruleset *rs, const char *text, size_t len, const jh_check_
 			}
 		jh_findings_sort(out, first);
 		locate_from(out, first, text, len);
+	} else if (rc == JH_ERR_CANCELLED) {
+		out->count = first; /* a cancelled check gives nothing half done */
 	}
 	jh_rx_scratch_free(&scratch);
 	jh_scan_result_free(&res);

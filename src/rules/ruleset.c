@@ -8,6 +8,17 @@
 #include "regex.h"
 #include "rules.h"
 
+const char *jh_version(int *major, int *minor, int *patch)
+{
+	if (major)
+		*major = JH_VERSION_MAJOR;
+	if (minor)
+		*minor = JH_VERSION_MINOR;
+	if (patch)
+		*patch = JH_VERSION_PATCH;
+	return JH_VERSION;
+}
+
 const char *jh_strerror(int status)
 {
 	switch (status) {
@@ -17,6 +28,9 @@ const char *jh_strerror(int status)
 	case JH_ERR_RULES: return "errors in rule files";
 	case JH_ERR_ARG: return "bad argument";
 	case JH_ERR_STATE: return "not allowed in this state";
+	case JH_ERR_CONFIG: return "errors in the configuration";
+	case JH_ERR_CANCELLED: return "cancelled";
+	case JH_ERR_ENCODING: return "unknown encoding";
 	default: return "unknown error";
 	}
 }
@@ -56,10 +70,25 @@ int jh_ruleset_new(jh_ruleset **out)
 	return JH_OK;
 }
 
+int jh_ruleset_set_cache_dir(jh_ruleset *rs, const char *dir)
+{
+	if (!rs)
+		return JH_ERR_ARG;
+	if (rs->count || rs->compiled) /* rules already point at the old one */
+		return JH_ERR_STATE;
+	char *copy = NULL;
+	if (dir && *dir && !(copy = jh_strdup(dir)))
+		return JH_ERR_NOMEM;
+	free(rs->cache_dir);
+	rs->cache_dir = copy;
+	return JH_OK;
+}
+
 void jh_ruleset_free(jh_ruleset *rs)
 {
 	if (!rs)
 		return;
+	free(rs->cache_dir);
 	for (size_t i = 0; i < rs->count; i++)
 		jh_rule_free(rs->rules[i]);
 	free(rs->rules);
@@ -255,4 +284,13 @@ int jh_ruleset_set_param(jh_ruleset *rs, const char *id, const char *key, const 
 	}
 	r->n_params++;
 	return JH_OK;
+}
+
+#ifndef JH_RULES_DIR
+#define JH_RULES_DIR "/usr/local/share/jinghua/rules"
+#endif
+
+const char *jh_rules_dir(void)
+{
+	return JH_RULES_DIR;
 }

@@ -380,11 +380,11 @@ static int phrases_layout_of(const phrases_counts *h, phrases_layout *l)
 
 /* The compiled form of the table at path, checked: every index and offset
  * in range, the text ending in a NUL.  0 = c's table is the map. */
-static int phrases_map(variant_cfg *c, const char *path)
+static int phrases_map(variant_cfg *c, const char *cache, const char *path)
 {
 	void *map;
 	size_t len;
-	if (jh_cache_map(path, "phrases", PHRASES_MAGIC, PHRASES_LAYOUT, &map, &len) != 0)
+	if (jh_cache_map(cache, path, "phrases", PHRASES_MAGIC, PHRASES_LAYOUT, &map, &len) != 0)
 		return -1;
 	const char *base = map;
 	phrases_counts h = {0};
@@ -468,7 +468,7 @@ static int phrases_build(variant_cfg *c, jh_tsv *t)
 	return JH_OK;
 }
 
-static void phrases_store(const variant_cfg *c, const char *path)
+static void phrases_store(const variant_cfg *c, const char *cache, const char *path)
 {
 	phrases_counts h = {c->n_ph, c->index_mask + 1, c->ph_text_len, c->max_phrase};
 	phrases_layout l;
@@ -480,7 +480,7 @@ static void phrases_store(const variant_cfg *c, const char *path)
 		{c->ph, c->n_ph * sizeof *c->ph},
 		{c->ph_text, c->ph_text_len},
 	};
-	jh_cache_store(path, "phrases", PHRASES_MAGIC, PHRASES_LAYOUT, s, sizeof s / sizeof *s);
+	jh_cache_store(cache, path, "phrases", PHRASES_MAGIC, PHRASES_LAYOUT, s, sizeof s / sizeof *s);
 }
 
 /* The phrase table and its index (jh_lazy: the rule set may serve several
@@ -495,8 +495,8 @@ static int load_phrases(void *arg)
 	char *path = jh_data_path(r, file);
 	if (!path)
 		return JH_ERR_NOMEM;
-	int cache = jh_cache_enabled();
-	if (cache && phrases_map(c, path) == 0) {
+	const char *cache = r->cache_dir;
+	if (cache && phrases_map(c, cache, path) == 0) {
 		free(path);
 		return JH_OK;
 	}
@@ -510,7 +510,7 @@ static int load_phrases(void *arg)
 		jh_tsv_close(&t);
 	}
 	if (rc == JH_OK && cache)
-		phrases_store(c, path);
+		phrases_store(c, cache, path);
 	free(path);
 	return rc;
 }

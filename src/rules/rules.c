@@ -234,6 +234,7 @@ static int push_rule(loader *ld, const char *section)
 	r->id = jh_strdup(section);
 	r->file = jh_strdup(ld->file);
 	r->data_dir = jh_strdup(ld->data_dir ? ld->data_dir : ".");
+	r->cache_dir = ld->rs->cache_dir;
 	r->line = ld->section_line ? ld->section_line : ld->line;
 	r->load_id = ld->rs->loads;
 	r->severity = JH_WARNING;

@@ -457,12 +457,13 @@ static int wm_shared_load(void *arg, void **obj)
 	if (!m)
 		return JH_ERR_NOMEM;
 	*obj = m;
-	if (a->indexes && jh_wm_cache_map(m, a->path) == 0)
+	const char *cache = a->r->cache_dir;
+	if (a->indexes && jh_wm_cache_map(m, cache, a->path) == 0)
 		return JH_OK;
 	int rc = jh_wm_load(m, a->r, a->file, a->line, a->indexes, a->diag_fn, a->payload);
-	if (rc == JH_OK && a->indexes && jh_cache_enabled()) {
+	if (rc == JH_OK && a->indexes && cache) {
 		wm_sort_runs(m); /* once, for every later run */
-		jh_wm_cache_store(m, a->path);
+		jh_wm_cache_store(m, cache, a->path);
 	}
 	return rc;
 }
@@ -472,7 +473,7 @@ int jh_wm_get_shared(const jh_rule *r, const char *file, unsigned line, int inde
 {
 	/* With a cache folder the indexes are built anyway: the compiled form
 	 * is always indexed, and mapping it costs the same either way. */
-	indexes = indexes || jh_cache_enabled();
+	indexes = indexes || r->cache_dir;
 	char *path = jh_data_path(r, file);
 	if (!path)
 		return JH_ERR_NOMEM;

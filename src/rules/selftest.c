@@ -25,7 +25,7 @@ int jh_rule_run_examples(const jh_ruleset *rs, size_t idx, jh_diag_fn fn, void *
 	if (!only)
 		return JH_ERR_NOMEM;
 	only[idx] = 1;
-	jh_check_options opts = {only, NULL, r->file, NULL, NULL};
+	jh_check_options opts = {JH_CHECK_OPTIONS_VERSION, only, NULL, r->file, NULL, NULL};
 	int failures = 0;
 	for (size_t k = 0; k < r->n_examples; k++) {
 		const jh_example_def *e = &r->examples[k];

@@ -92,3 +92,20 @@ size_t jh_display_width(const char *s, size_t len)
 	}
 	return w;
 }
+
+size_t jh_utf16_column(const char *text, size_t len, size_t pos)
+{
+	if (pos > len)
+		pos = len;
+	size_t start = pos;
+	while (start > 0 && text[start - 1] != '\n')
+		start--;
+	const unsigned char *u = (const unsigned char *)text;
+	size_t col = 1, i = start;
+	while (i < pos) {
+		int32_t cp;
+		i += jh_utf8_decode(u + i, pos - i, &cp);
+		col += cp > 0xFFFF ? 2 : 1; /* a surrogate pair; an invalid byte counts one */
+	}
+	return col;
+}

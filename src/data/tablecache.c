@@ -9,8 +9,10 @@
  * builds the table again when a file does not match, is cut short or holds
  * an index out of range.
  *
- * Where: $JINGHUA_CACHE_DIR (empty: no cache), else $XDG_CACHE_HOME/jinghua,
- * else ~/.cache/jinghua.  A cache that cannot be written is no error. */
+ * Where: the rule set's cache folder (jh_ruleset_set_cache_dir; the command
+ * line's default is $JINGHUA_CACHE_DIR, else $XDG_CACHE_HOME/jinghua, else
+ * ~/.cache/jinghua), none when it has none.  A cache that cannot be written
+ * is no error. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -22,37 +24,10 @@
 #include "tablecache.h"
 #include "util.h"
 
-static char *cache_dir(void)
-{
-	const char *d = getenv("JINGHUA_CACHE_DIR"), *base;
-	jh_buf b = {0};
-	int bad;
-	if (d)
-		bad = !*d || jh_buf_puts(&b, d);
-	else if ((base = getenv("XDG_CACHE_HOME")) && *base == '/')
-		bad = jh_buf_puts(&b, base) || jh_buf_puts(&b, "/jinghua");
-	else if ((base = getenv("HOME")) && *base == '/')
-		bad = jh_buf_puts(&b, base) || jh_buf_puts(&b, "/.cache/jinghua");
-	else
-		bad = 1;
-	if (bad) {
-		jh_buf_free(&b);
-		return NULL;
-	}
-	return b.data;
-}
-
-int jh_cache_enabled(void)
-{
-	char *d = cache_dir();
-	free(d);
-	return d != NULL;
-}
-
 /* The cache file of kind for the source as it is now (NULL: no cache). */
-static char *cache_path(const char *src, const struct stat *st, const char *kind, uint32_t layout)
+static char *cache_path(const char *dir, const char *src, const struct stat *st, const char *kind,
+                        uint32_t layout)
 {
-	char *dir = cache_dir();
 	if (!dir)
 		return NULL;
 	jh_buf key = {0}, path = {0};
@@ -67,7 +42,6 @@ static char *cache_path(const char *src, const struct stat *st, const char *kind
 		bad = jh_buf_puts(&path, dir) || jh_buf_puts(&path, num);
 	}
 	jh_buf_free(&key);
-	free(dir);
 	if (bad) {
 		jh_buf_free(&path);
 		return NULL;
@@ -88,13 +62,13 @@ static void head_of(jh_cache_head *h, const char magic[8], uint32_t layout, cons
 	h->src_mtime_nsec = (uint64_t)st->st_mtim.tv_nsec;
 }
 
-int jh_cache_map(const char *src, const char *kind, const char magic[8], uint32_t layout,
+int jh_cache_map(const char *dir, const char *src, const char *kind, const char magic[8], uint32_t layout,
                  void **map, size_t *len)
 {
 	struct stat st;
 	if (stat(src, &st) != 0)
 		return -1;
-	char *path = cache_path(src, &st, kind, layout);
+	char *path = cache_path(dir, src, &st, kind, layout);
 	if (!path)
 		return -1;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -156,15 +130,15 @@ static int mkdirs(char *dir)
 	return mkdir(dir, 0700) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-void jh_cache_store(const char *src, const char *kind, const char magic[8], uint32_t layout,
+void jh_cache_store(const char *cache_dir, const char *src, const char *kind, const char magic[8], uint32_t layout,
                     const jh_cache_section *sections, size_t n)
 {
 	struct stat st;
 	if (stat(src, &st) != 0)
 		return;
-	char *path = cache_path(src, &st, kind, layout), *dir = cache_dir();
+	char *path = cache_path(cache_dir, src, &st, kind, layout), *dir = jh_strdup(cache_dir ? cache_dir : "");
 	jh_buf tmp = {0};
-	if (!path || !dir || mkdirs(dir) || jh_buf_puts(&tmp, path) || jh_buf_puts(&tmp, ".XXXXXX")) {
+	if (!path || !dir || !*dir || mkdirs(dir) || jh_buf_puts(&tmp, path) || jh_buf_puts(&tmp, ".XXXXXX")) {
 		free(path);
 		free(dir);
 		jh_buf_free(&tmp);

@@ -23,22 +23,21 @@ typedef struct {
 
 static inline size_t jh_cache_align(size_t x) { return (x + 7) & ~(size_t)7; }
 
-/* Is there a cache folder ($JINGHUA_CACHE_DIR, empty = none; else
- * $XDG_CACHE_HOME/jinghua or ~/.cache/jinghua)? */
-int jh_cache_enabled(void);
+/* The calls below take the cache folder (a rule's cache_dir, from its rule
+ * set); NULL = no cache: nothing is mapped or written. */
 
 /* The compiled form named kind ("words", "phrases") of the data file src as
  * it is now: 0 with *map and *len (the whole file, the jh_cache_head first)
  * when one with this magic and layout is there and names src's device,
  * inode, size and modification time; -1 otherwise.  The caller checks the
  * rest and munmap()s it. */
-int jh_cache_map(const char *src, const char *kind, const char magic[8], uint32_t layout,
+int jh_cache_map(const char *cache_dir, const char *src, const char *kind, const char magic[8], uint32_t layout,
                  void **map, size_t *len);
 
 /* Write the compiled form: the head, then the sections, each aligned to 8
  * bytes.  Written to a temporary file and renamed, so a reader maps only a
  * whole one.  A cache that cannot be written is no error. */
-void jh_cache_store(const char *src, const char *kind, const char magic[8], uint32_t layout,
+void jh_cache_store(const char *cache_dir, const char *src, const char *kind, const char magic[8], uint32_t layout,
                     const jh_cache_section *sections, size_t n);
 
 #endif

@@ -38,6 +38,7 @@ struct jh_rule {
 	unsigned lead;        /* regex: match may start this many characters before a trigger */
 	char *lexicon;        /* lexicon: file name under data/ */
 	char *data_dir;       /* folder lexicons are read from */
+	const char *cache_dir; /* the rule set's cache folder (owned by it), or NULL */
 	char *check;          /* builtin: check name */
 	jh_param *params;
 	size_t n_params, cap_params;
@@ -65,6 +66,7 @@ struct jh_ruleset {
 	struct jh_regexes *regexes;
 	struct jh_lexicon *lexicon;
 	struct jh_builtins *builtins;
+	char *cache_dir;      /* compiled tables are cached here, or NULL */
 };
 
 void jh_rule_free(jh_rule *r);

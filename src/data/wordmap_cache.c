@@ -74,11 +74,11 @@ static int indexes_ok(const jh_wordmap *m)
 	return 1;
 }
 
-int jh_wm_cache_map(jh_wordmap *m, const char *src)
+int jh_wm_cache_map(jh_wordmap *m, const char *cache_dir, const char *src)
 {
 	void *map;
 	size_t map_len;
-	if (jh_cache_map(src, "words", CACHE_MAGIC, layout_code(), &map, &map_len) != 0)
+	if (jh_cache_map(cache_dir, src, "words", CACHE_MAGIC, layout_code(), &map, &map_len) != 0)
 		return -1;
 	char *base = map;
 	wm_counts h;
@@ -114,7 +114,7 @@ int jh_wm_cache_map(jh_wordmap *m, const char *src)
 	return 0;
 }
 
-void jh_wm_cache_store(const jh_wordmap *m, const char *src)
+void jh_wm_cache_store(const jh_wordmap *m, const char *cache_dir, const char *src)
 {
 	if (m->map)
 		return;
@@ -136,5 +136,5 @@ void jh_wm_cache_store(const jh_wordmap *m, const char *src)
 		{m->len, m->n_all},
 		{m->buf, m->buf_len},
 	};
-	jh_cache_store(src, "words", CACHE_MAGIC, layout_code(), s, sizeof s / sizeof *s);
+	jh_cache_store(cache_dir, src, "words", CACHE_MAGIC, layout_code(), s, sizeof s / sizeof *s);
 }

@@ -11,19 +11,20 @@
  * rule folders, profile and parameters has its own rule set; they are
  * compiled once and shared (most projects have one). */
 #include <errno.h>
-#include <iconv.h>
 #include <ini.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "config.h"
-#include "cli.h"
+#include "document.h"
+#include "util.h"
 
-#ifndef JH_RULES_DIR
-#define JH_RULES_DIR "/usr/local/share/jinghua/rules"
-#endif
+/* statuses of the internal calls (the command line's exit codes, which the
+ * public calls turn into JH_ERR_CONFIG and JH_ERR_NOMEM) */
+enum { EXIT_USAGE = 2, EXIT_IO = 3 };
 
 /* ---- model ---- */
 
@@ -118,6 +119,7 @@ struct cfg_ctx {
 	rs_entry *rulesets;
 	config none;           /* no config file */
 	int failed;
+	int cli_checked;       /* the options' rule names checked once */
 };
 
 /* ---- small things ---- */
@@ -138,34 +140,38 @@ static char *trim(char *s)
 	return s;
 }
 
-static void cfg_error(const char *file, unsigned line, const char *fmt, const char *a, const char *b)
+/* Where errors go: set by the public calls for their thread (the internal
+ * calls run under the configuration's lock). */
+static __thread jh_diag_fn diag_fn;
+static __thread void *diag_payload;
+
+void cfg_set_diag(jh_diag_fn fn, void *payload)
 {
-	fprintf(stderr, "jinghua: %s", file);
-	if (line)
-		fprintf(stderr, ":%u", line);
-	fputs(": error: ", stderr);
-	fprintf(stderr, fmt, a ? a : "", b ? b : "");
-	fputc('\n', stderr);
+	diag_fn = fn;
+	diag_payload = payload;
 }
 
-void print_diag(const jh_diag *d, void *payload)
+static void cfg_diag(const jh_diag *d)
+{
+	if (diag_fn)
+		diag_fn(d, diag_payload);
+}
+
+void cfg_error(const char *file, unsigned line, const char *fmt, const char *a, const char *b)
+{
+	char msg[1024];
+	snprintf(msg, sizeof msg, fmt, a ? a : "", b ? b : "");
+	jh_diag d = {JH_ERROR, file, line, 0, NULL, msg};
+	cfg_diag(&d);
+}
+
+/* Rule loading's diagnostics, counted (payload: int error count). */
+static void count_diag(const jh_diag *d, void *payload)
 {
 	int *errors = payload;
 	if (errors && d->severity == JH_ERROR)
 		(*errors)++;
-	fprintf(stderr, "jinghua: ");
-	if (d->file) {
-		fputs(d->file, stderr);
-		if (d->line)
-			fprintf(stderr, ":%u", d->line);
-		if (d->column)
-			fprintf(stderr, ":%u", d->column);
-		fputs(": ", stderr);
-	}
-	fprintf(stderr, "%s: ", d->severity == JH_ERROR ? "error" : "warning");
-	if (d->rule_id)
-		fprintf(stderr, "[%s] ", d->rule_id);
-	fprintf(stderr, "%s\n", d->message);
+	cfg_diag(d);
 }
 
 static int parse_bool(const char *v, int *out)
@@ -183,7 +189,7 @@ static int parse_fail_on(const char *v, int *out)
 {
 	jh_severity s;
 	if (!strcmp(v, "never"))
-		*out = FAIL_NEVER;
+		*out = JH_FAIL_NEVER;
 	else if (jh_severity_parse(v, &s) == 0)
 		*out = (int)s;
 	else
@@ -537,11 +543,8 @@ static void section_key(ini_state *st, config *c, section *s, const char *name, 
 		free(s->encoding);
 		s->encoding = NULL;
 		if (strcmp(value, "auto")) {
-			iconv_t cd = iconv_open("UTF-8", value);
-			if (cd == (iconv_t)-1)
+			if (jh_encoding_check(value, NULL, 0))
 				SERR(st, "encoding: unknown encoding '%s' (see iconv -l)", value);
-			else
-				iconv_close(cd);
 			s->encoding = xstrdup(value);
 		}
 	} else if (!strcmp(name, "variant")) {
@@ -714,15 +717,14 @@ static int ini_cb(void *user, const char *sec, const char *name, const char *val
 
 static char *slurp(const char *path)
 {
-	file_data fd;
-	if (read_input(path, &fd))
-		return NULL;
-	if (strlen(fd.data) != fd.len) {
-		free(fd.data);
+	size_t len;
+	char *data = jh_read_file(path, &len);
+	if (data && strlen(data) != len) {
+		free(data);
 		errno = EINVAL;
 		return NULL;
 	}
-	return fd.data;
+	return data;
 }
 
 static int parse_ini(const char *path, void *target, int is_profile)
@@ -1013,44 +1015,15 @@ static config *config_for(cfg_ctx *x, const char *path, char **abs_out)
 
 /* ---- profiles ---- */
 
-static int is_dir(const char *p)
-{
-	struct stat st;
-	return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-/* The installed rules folder, or the one beside the binary in a build tree. */
-static const char *default_rules_dir(char *buf, size_t size)
-{
-	const char *env = getenv("JINGHUA_RULES");
-	if (env && *env)
-		return env;
-	ssize_t n = readlink("/proc/self/exe", buf, size - 16);
-	if (n > 0) {
-		buf[n] = '\0';
-		char *slash = strrchr(buf, '/');
-		if (slash) {
-			strcpy(slash, "/rules");
-			if (is_dir(buf) && strcmp(buf, JH_RULES_DIR) != 0) {
-				char probe[PATH_MAX + 64];
-				snprintf(probe, sizeof probe, "%s/../configure.ac", buf);
-				if (access(probe, F_OK) == 0) /* a source tree, not an install */
-					return buf;
-			}
-		}
-	}
-	return JH_RULES_DIR;
-}
 
 /* The folders a config's rule set is read from, in order. */
 static size_t rule_dirs_for(cfg_ctx *x, const config *c, char ***out)
 {
 	char **v = NULL;
 	size_t n = 0;
-	char buf[PATH_MAX + 32];
 	if (!x->cli.no_default_rules) {
 		v = grow(v, n, sizeof *v);
-		v[n++] = xstrdup(default_rules_dir(buf, sizeof buf));
+		v[n++] = xstrdup(x->cli.rules_dir ? x->cli.rules_dir : jh_rules_dir());
 	}
 	for (size_t i = 0; i < c->n_rule_dirs; i++) {
 		v = grow(v, n, sizeof *v);
@@ -1098,8 +1071,8 @@ static int load_profile(cfg_ctx *x, config *c, char **dirs, size_t n_dirs, profi
 			cfg_error(from, c->profile_line, "no profile '%s' (looked in profiles/ of the rules folders)",
 			          name, NULL);
 		else
-			fprintf(stderr, "jinghua: --profile: no profile '%s' (looked in profiles/ of the rules folders)\n",
-			        name);
+			cfg_error("--profile", 0, "no profile '%s' (looked in profiles/ of the rules folders)",
+			          name, NULL);
 		return 1;
 	}
 	profile *p = calloc(1, sizeof *p);
@@ -1143,11 +1116,11 @@ static void compile_diag_fn(const jh_diag *d, void *payload)
 			jh_diag m = *d;
 			m.file = best->file;
 			m.line = best->line;
-			print_diag(&m, &cd->errors);
+			count_diag(&m, &cd->errors);
 			return;
 		}
 	}
-	print_diag(d, &cd->errors);
+	count_diag(d, &cd->errors);
 }
 
 static void add_origin(compile_diag *cd, const char *file, const rule_cfg *r, const kv *p)
@@ -1191,14 +1164,15 @@ static int build_ruleset(cfg_ctx *x, config *c, const jh_ruleset **out)
 		}
 	}
 	jh_ruleset *rs;
-	if (jh_ruleset_new(&rs)) {
+	if (jh_ruleset_new(&rs) || jh_ruleset_set_cache_dir(rs, x->cli.cache_dir)) {
+		jh_ruleset_free(rs);
 		free(key);
 		free_list(dirs, n_dirs);
 		return EXIT_IO;
 	}
 	int errors = 0;
 	for (size_t i = 0; i < n_dirs; i++)
-		jh_ruleset_load_dir(rs, dirs[i], print_diag, &errors);
+		jh_ruleset_load_dir(rs, dirs[i], count_diag, &errors);
 	compile_diag cd = {0};
 	for (int pass = 0; pass < 2; pass++) { /* every [rule.id] must name a rule */
 		const rule_cfg *rv = pass ? c->rules : p ? p->rules : NULL;
@@ -1227,7 +1201,6 @@ static int build_ruleset(cfg_ctx *x, config *c, const jh_ruleset **out)
 	errors += cd.errors;
 	free(cd.o);
 	if (rc == JH_ERR_NOMEM) {
-		fprintf(stderr, "jinghua: out of memory\n");
 		status = EXIT_IO;
 	} else if (errors) {
 		status = EXIT_USAGE;
@@ -1263,7 +1236,11 @@ static int apply_spec(const jh_ruleset *rs, unsigned char *en, const spec *s, in
 		if (file)
 			cfg_error(file, s->line, "%s: no rule or family '%s'", what, bad);
 		else
-			fprintf(stderr, "jinghua: --%s: no rule or family '%s'\n", what, bad);
+		{
+			char opt[32];
+			snprintf(opt, sizeof opt, "--%s", what);
+			cfg_error(opt, 0, "no rule or family '%s'", bad, NULL);
+		}
 		return 1;
 	}
 	return 0;
@@ -1471,7 +1448,9 @@ static fsettings *make_settings(cfg_ctx *x, config *c, unsigned long long mask)
 		if (mask & (1ull << i))
 			for (size_t j = 0; j < c->paths[i].n_words; j++)
 				f->accept[k++] = c->paths[i].words[j];
-	s->rs = rs;
+	s->version = JH_SETTINGS_VERSION;
+	s->ruleset = rs;
+	s->cache_dir = cli->cache_dir;
 	s->enabled = f->enabled;
 	s->severity = f->severity;
 	s->accept = (const char *const *)f->accept;
@@ -1507,9 +1486,8 @@ int cfg_settings(cfg_ctx *x, const char *path, const file_settings **out)
 		free(abs);
 		return st;
 	}
-	static int cli_checked; /* main thread only: settings are resolved before workers start */
-	if (!cli_checked) {
-		cli_checked = 1;
+	if (!x->cli_checked) {
+		x->cli_checked = 1;
 		if ((st = check_cli_names(x, c->rs))) {
 			c->bad = 1;
 			free(abs);
@@ -1567,4 +1545,119 @@ int cfg_base_ruleset(cfg_ctx *x, const jh_ruleset **out)
 int cfg_failed(const cfg_ctx *x)
 {
 	return x->failed;
+}
+
+/* ---- the public calls: jh_config_* of jinghua.h ---- */
+
+struct jh_config {
+	cfg_ctx *ctx;
+	pthread_mutex_t lock;
+	jh_diag_fn diag_fn;
+	void *payload;
+	char **strings;        /* copies of the options' strings */
+	size_t n_strings;
+	const char **rule_dirs;
+};
+
+static const char *keep(jh_config *c, const char *s)
+{
+	if (!s)
+		return NULL;
+	c->strings = xrealloc(c->strings, (c->n_strings + 1) * sizeof *c->strings);
+	return c->strings[c->n_strings++] = xstrdup(s);
+}
+
+static int public_status(int st)
+{
+	return st == 0 ? JH_OK : st == EXIT_USAGE ? JH_ERR_CONFIG : JH_ERR_NOMEM;
+}
+
+int jh_config_open(const jh_config_options *o, jh_config **out)
+{
+	if (!o || !out)
+		return JH_ERR_ARG;
+	*out = NULL;
+	jh_config *c = calloc(1, sizeof *c);
+	if (!c)
+		return JH_ERR_NOMEM;
+	pthread_mutex_init(&c->lock, NULL);
+	c->diag_fn = o->diag_fn;
+	c->payload = o->payload;
+	cfg_cli cli = {0};
+	cli.config = keep(c, o->config_file);
+	cli.no_config = o->no_config;
+	c->rule_dirs = xmalloc((o->n_rule_dirs + 1) * sizeof *c->rule_dirs);
+	for (size_t i = 0; i < o->n_rule_dirs; i++)
+		c->rule_dirs[i] = keep(c, o->rule_dirs[i]);
+	cli.rule_dirs = c->rule_dirs;
+	cli.n_rule_dirs = o->n_rule_dirs;
+	cli.no_default_rules = o->no_default_rules;
+	cli.select = keep(c, o->select);
+	cli.extend_select = keep(c, o->extend_select);
+	cli.ignore = keep(c, o->ignore);
+	cli.profile = keep(c, o->profile);
+	cli.variant = keep(c, o->variant);
+	cli.encoding = keep(c, o->encoding);
+	cli.type = o->type;
+	cli.fail_on = o->fail_on;
+	cli.rules_dir = keep(c, o->rules_dir);
+	cli.cache_dir = o->cache_dir && *o->cache_dir ? keep(c, o->cache_dir) : NULL;
+	cfg_set_diag(c->diag_fn, c->payload);
+	c->ctx = cfg_new(&cli);
+	cfg_set_diag(NULL, NULL);
+	if (cfg_failed(c->ctx)) {
+		jh_config_free(c);
+		return JH_ERR_CONFIG;
+	}
+	*out = c;
+	return JH_OK;
+}
+
+void jh_config_free(jh_config *c)
+{
+	if (!c)
+		return;
+	cfg_free(c->ctx);
+	for (size_t i = 0; i < c->n_strings; i++)
+		free(c->strings[i]);
+	free(c->strings);
+	free(c->rule_dirs);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
+
+int jh_config_settings(jh_config *c, const char *path, const jh_settings **out)
+{
+	if (!c || !path || !out)
+		return JH_ERR_ARG;
+	pthread_mutex_lock(&c->lock);
+	cfg_set_diag(c->diag_fn, c->payload);
+	int st = cfg_settings(c->ctx, path, out);
+	cfg_set_diag(NULL, NULL);
+	pthread_mutex_unlock(&c->lock);
+	return public_status(st);
+}
+
+int jh_config_excluded(jh_config *c, const char *path)
+{
+	if (!c || !path)
+		return 0;
+	pthread_mutex_lock(&c->lock);
+	cfg_set_diag(c->diag_fn, c->payload);
+	int hit = cfg_excluded(c->ctx, path);
+	cfg_set_diag(NULL, NULL);
+	pthread_mutex_unlock(&c->lock);
+	return hit;
+}
+
+int jh_config_ruleset(jh_config *c, const jh_ruleset **out)
+{
+	if (!c || !out)
+		return JH_ERR_ARG;
+	pthread_mutex_lock(&c->lock);
+	cfg_set_diag(c->diag_fn, c->payload);
+	int st = cfg_base_ruleset(c->ctx, out);
+	cfg_set_diag(NULL, NULL);
+	pthread_mutex_unlock(&c->lock);
+	return public_status(st);
 }

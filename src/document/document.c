@@ -1,0 +1,705 @@
+/* document.c — a document from its bytes to findings and fixed bytes: the
+ * jh_document_* calls of jinghua.h.
+ *
+ *   bytes ─decode─▶ text (UTF-8) ─Markdown?─▶ prose ─jh_check─▶ findings
+ *                                                       │ (inline switches, accepted
+ *                                                       │  words: dropped by the engine)
+ *   findings ◀─back to the text─┘ ◀── Markdown segment map
+ *
+ * Fixing repeats check → apply on the text (never on the prose) until the
+ * text stops changing, so code and markup are never rewritten; the result is
+ * encoded back into the file's encoding, and decoded once more so that the
+ * findings left have offsets in the bytes that will be written. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "document.h"
+#include "findings.h"
+
+/* ---- one analysis: the settings and options one text is checked with ---- */
+
+typedef struct {
+	const jh_settings *fs;
+	const char *name;
+	int markdown;
+	jh_diag_fn diag_fn;
+	void *payload;
+	jh_cancel_fn cancel;
+	void *cancel_payload;
+	/* only findings on these lines ([first, last] pairs), when lines is set */
+	const size_t *lines;
+	size_t n_pairs;
+	const unsigned char *enabled; /* NULL: the file's selection (fs->enabled) */
+} analysis;
+
+static void note(const analysis *a, jh_severity sev, unsigned line, const char *fmt, va_list ap)
+{
+	if (!a->diag_fn)
+		return;
+	char msg[512];
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	jh_diag d = {sev, a->name, line, 0, NULL, msg};
+	a->diag_fn(&d, a->payload);
+}
+
+__attribute__((format(printf, 3, 4)))
+static void warn(const analysis *a, size_t line, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	note(a, JH_WARNING, (unsigned)line, fmt, ap);
+	va_end(ap);
+}
+
+/* A note on how the document was read (JH_INFO: not a problem of the text). */
+__attribute__((format(printf, 2, 3)))
+static void inform(const analysis *a, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	note(a, JH_INFO, 0, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- inline switches: <!-- jinghua-disable RULES --> … <!-- jinghua-enable --> ---- */
+
+typedef struct {
+	jh_skip *v;
+	size_t n, cap;
+	unsigned char **masks; /* owned rule masks */
+	size_t n_masks;
+} skips;
+
+static void skips_free(skips *s)
+{
+	for (size_t i = 0; i < s->n_masks; i++)
+		free(s->masks[i]);
+	free(s->masks);
+	free(s->v);
+	memset(s, 0, sizeof *s);
+}
+
+static void skip_add(skips *s, size_t a, size_t b, const unsigned char *mask)
+{
+	if (b <= a)
+		return;
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 16;
+		s->v = xrealloc(s->v, s->cap * sizeof *s->v);
+	}
+	s->v[s->n++] = (jh_skip){a, b, mask};
+}
+
+static unsigned char *new_mask(skips *s, size_t n)
+{
+	unsigned char *m = calloc(n ? n : 1, 1);
+	if (!m)
+		abort();
+	s->masks = xrealloc(s->masks, (s->n_masks + 1) * sizeof *s->masks);
+	s->masks[s->n_masks++] = m;
+	return m;
+}
+
+static int cmp_skip(const void *a, const void *b)
+{
+	const jh_skip *x = a, *y = b;
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+static size_t line_of(const char *t, size_t pos)
+{
+	size_t n = 1;
+	for (size_t i = 0; i < pos; i++)
+		n += t[i] == '\n';
+	return n;
+}
+
+typedef struct {
+	size_t start;
+	unsigned char *mask; /* NULL = all rules */
+} open_region;
+
+static int in_html(const md_prose *md, size_t pos)
+{
+	for (size_t i = 0; i + 1 < md->n_html; i += 2)
+		if (md->html[i] <= pos && pos < md->html[i + 1])
+			return 1;
+	return 0;
+}
+
+/* Find the switches in text; ranges are in text offsets. */
+static void find_switches(const char *text, size_t len, const md_prose *md, const jh_ruleset *rs,
+                          const analysis *an, skips *out)
+{
+	size_t nr = jh_ruleset_count(rs);
+	open_region *open = NULL;
+	size_t n_open = 0;
+	const char *p = text, *end = text + len;
+	while ((p = memchr(p, '<', (size_t)(end - p))) != NULL) {
+		if (end - p < 4 || memcmp(p, "<!--", 4)) {
+			p++;
+			continue;
+		}
+		const char *q = p + 4;
+		while (q < end && (*q == ' ' || *q == '\t'))
+			q++;
+		if (end - q < 7 || memcmp(q, "jinghua", 7)) {
+			p += 4;
+			continue;
+		}
+		const char *close = NULL;
+		for (const char *r = q; r + 3 <= end; r++)
+			if (!memcmp(r, "-->", 3)) {
+				close = r;
+				break;
+			}
+		if (!close)
+			break;
+		size_t at = (size_t)(p - text), after = (size_t)(close + 3 - text);
+		if (md && !in_html(md, at)) { /* in Markdown, only real HTML comments */
+			p = close + 3;
+			continue;
+		}
+		char *body = xstrndup(q, (size_t)(close - q));
+		char *word = body, *rest = body + strcspn(body, " \t\r\n");
+		if (*rest)
+			*rest++ = '\0';
+		rest += strspn(rest, " \t\r\n");
+		for (size_t k = strlen(rest); k && strchr(" \t\r\n", rest[k - 1]); k--)
+			rest[k - 1] = '\0';
+		unsigned char *mask = NULL;
+		if (*rest) {
+			char bad[128];
+			mask = new_mask(out, nr);
+			if (jh_selection_apply(rs, mask, rest, 1, bad, sizeof bad))
+				warn(an, line_of(text, at), "%s: no rule or family '%s'", word, bad);
+		}
+		if (!strcmp(word, "jinghua-disable")) {
+			open = xrealloc(open, (n_open + 1) * sizeof *open);
+			open[n_open++] = (open_region){at, mask};
+		} else if (!strcmp(word, "jinghua-enable")) {
+			size_t keep = 0;
+			for (size_t i = 0; i < n_open; i++) {
+				open_region o = open[i];
+				skip_add(out, o.start, after, o.mask);
+				if (mask) { /* only some rules come back on: the rest stay off */
+					unsigned char *rest_mask = new_mask(out, nr);
+					int any = 0;
+					for (size_t k = 0; k < nr; k++) {
+						rest_mask[k] = (o.mask ? o.mask[k] : 1) && !mask[k];
+						any |= rest_mask[k];
+					}
+					if (any)
+						open[keep++] = (open_region){after, rest_mask};
+				}
+			}
+			n_open = keep;
+		} else if (!strcmp(word, "jinghua-disable-next-line") || !strcmp(word, "jinghua-disable-line")) {
+			int next = word[16] == 'n';
+			const char *ls = close + 3;
+			const char *nl = memchr(ls, '\n', (size_t)(end - ls));
+			size_t a, b;
+			if (next) {
+				a = nl ? (size_t)(nl - text) + 1 : len;
+				const char *nl2 = a < len ? memchr(text + a, '\n', len - a) : NULL;
+				b = nl2 ? (size_t)(nl2 - text) + 1 : len;
+			} else {
+				a = at;
+				while (a > 0 && text[a - 1] != '\n')
+					a--;
+				b = nl ? (size_t)(nl - text) + 1 : len;
+			}
+			skip_add(out, a, b, mask);
+		} else {
+			warn(an, line_of(text, at), "unknown switch '%s' (jinghua-disable, jinghua-enable, "
+			     "jinghua-disable-next-line, jinghua-disable-line)", word);
+		}
+		free(body);
+		p = close + 3;
+	}
+	for (size_t i = 0; i < n_open; i++)
+		skip_add(out, open[i].start, len + 1, open[i].mask);
+	free(open);
+	if (out->n > 1) /* v is NULL when empty: not for qsort */
+		qsort(out->v, out->n, sizeof *out->v, cmp_skip);
+}
+
+/* Which kinds of segment does [s, e) touch (a bit per seg_kind)? */
+static unsigned touches(const md_prose *m, size_t s, size_t e)
+{
+	unsigned k = 0;
+	if (e == s) { /* a point touches nothing: it sits between characters */
+		return 1u << SEG_PROSE;
+	}
+	for (size_t i = 0; i < m->n_segs; i++) {
+		const md_seg *g = &m->segs[i];
+		if (g->c >= e)
+			break;
+		if (g->c + g->len > s)
+			k |= 1u << g->kind;
+	}
+	return k;
+}
+
+/* A point between segments goes to the prose side. */
+static size_t map_point(const md_prose *m, size_t c)
+{
+	size_t lo = 0, hi = m->n_segs;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (m->segs[mid].c <= c)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (m->n_segs && m->segs[lo].c == c && lo > 0 && m->segs[lo - 1].kind == SEG_PROSE)
+		return md_to_doc(m, c, 1);
+	return md_to_doc(m, c, 0);
+}
+
+/* Findings on the prose → findings on the document. */
+static void map_markdown(const md_prose *m, jh_findings *fs)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < fs->count; i++) {
+		jh_finding *f = &fs->items[i];
+		unsigned k = touches(m, f->byte_start, f->byte_end);
+		if ((k & (1u << SEG_SYNTH)) || k == (1u << SEG_CODE) || !k) {
+			continue; /* its strings stay in the list's store */
+		}
+		int fix_ok = f->has_fix;
+		for (size_t j = 0; j < f->n_edits && fix_ok; j++) {
+			jh_edit *e = &f->edits[j];
+			unsigned ek = touches(m, e->byte_start, e->byte_end);
+			if (ek != (1u << SEG_PROSE)) {
+				fix_ok = 0;
+				break;
+			}
+			size_t a = e->byte_start == e->byte_end ? map_point(m, e->byte_start)
+			                                        : md_to_doc(m, e->byte_start, 0);
+			size_t b = e->byte_start == e->byte_end ? a : md_to_doc(m, e->byte_end, 1);
+			/* an edit must cover the same bytes in the document: no markup inside */
+			if (b - a != e->byte_end - e->byte_start) {
+				fix_ok = 0;
+				break;
+			}
+			e->byte_start = a;
+			e->byte_end = b;
+		}
+		if (f->has_fix && !fix_ok)
+			jh_finding_drop_fix(f);
+		if (f->byte_start == f->byte_end) {
+			f->byte_start = f->byte_end = map_point(m, f->byte_start);
+		} else {
+			f->byte_start = md_to_doc(m, f->byte_start, 0);
+			f->byte_end = md_to_doc(m, f->byte_end, 1);
+			if (f->byte_end < f->byte_start)
+				f->byte_end = f->byte_start;
+		}
+		fs->items[w++] = *f;
+	}
+	fs->count = w;
+}
+
+static int line_allowed(const analysis *a, size_t first, size_t last)
+{
+	if (!a->lines)
+		return 1;
+	for (size_t i = 0; i < a->n_pairs; i++)
+		if (a->lines[2 * i] <= last && a->lines[2 * i + 1] >= first)
+			return 1;
+	return 0;
+}
+
+static int analyze(const analysis *a, const char *text, size_t len, jh_findings *out)
+{
+	const jh_settings *fs = a->fs;
+	md_prose md = {0};
+	const char *ctext = text;
+	size_t clen = len;
+	if (a->markdown) {
+		if (markdown_prose(text, len, &md)) {
+			inform(a, "cannot parse as Markdown, checked as plain text");
+		} else {
+			ctext = md.text;
+			clen = md.len;
+		}
+	}
+	int is_md = ctext != text;
+	skips sk = {0};
+	find_switches(text, len, is_md ? &md : NULL, fs->ruleset, a, &sk);
+	if (is_md)
+		for (size_t i = 0; i < sk.n; i++) {
+			sk.v[i].start = md_to_prose(&md, sk.v[i].start);
+			sk.v[i].end = sk.v[i].end > len ? clen + 1 : md_to_prose(&md, sk.v[i].end);
+		}
+	jh_check_options co = JH_CHECK_OPTIONS_INIT;
+	co.enabled = a->enabled ? a->enabled : fs->enabled;
+	co.severity = fs->severity;
+	co.file = a->name;
+	co.diag_fn = a->diag_fn;
+	co.payload = a->payload;
+	co.skip = sk.v;
+	co.n_skip = sk.n;
+	co.accept = fs->accept;
+	co.n_accept = fs->n_accept;
+	co.variant = fs->variant;
+	co.cancel = a->cancel;
+	co.cancel_payload = a->cancel_payload;
+	size_t first = out->count;
+	int rc = jh_check(fs->ruleset, ctext, clen, &co, out);
+	skips_free(&sk);
+	if (rc == JH_OK && is_md && out->count > first) { /* items may be NULL when none */
+		jh_findings tail = {out->items + first, out->count - first, out->count - first};
+		map_markdown(&md, &tail);
+		out->count = first + tail.count;
+		jh_findings_locate(&tail, text, len);
+	}
+	md_prose_free(&md);
+	if (rc == JH_OK && a->lines) {
+		size_t w = first;
+		for (size_t i = first; i < out->count; i++) {
+			jh_finding *f = &out->items[i];
+			if (line_allowed(a, f->line, f->end_line))
+				out->items[w++] = *f;
+			/* else dropped: its strings stay in the list's store */
+		}
+		out->count = w;
+	}
+	return rc;
+}
+
+/* Findings on 0xFF markers of a decoded file: say what they are. */
+static int relabel_undecodable(jh_findings *fs, const decoded *d)
+{
+	if (d->utf8)
+		return JH_OK;
+	for (size_t i = 0; i < fs->count; i++) {
+		jh_finding *f = &fs->items[i];
+		if (strcmp(f->rule_id, "encoding.invalid-utf8"))
+			continue;
+		char msg[200];
+		int n = snprintf(msg, sizeof msg, "无法按 %s 解码的字节（原样保留）：", d->name);
+		size_t a = decoded_orig_offset(d, f->byte_start), b = decoded_orig_offset(d, f->byte_end);
+		for (size_t k = a; k < b && k < a + 12 && n < (int)sizeof msg - 4; k++)
+			n += snprintf(msg + n, sizeof msg - (size_t)n, " %02X", (unsigned char)d->src[k]);
+		if (jh_finding_set_message(fs, f, msg))
+			return JH_ERR_NOMEM;
+		f->rule_id = "encoding.undecodable";
+	}
+	return JH_OK;
+}
+
+/* ---- fixing to a fixed point ---- */
+
+/* Check and apply until the text stops changing.  *out is the fixed text
+ * (malloc'd), or NULL when no round changed it: text is the result.  When
+ * the text still changes after JH_FIX_MAX_ROUNDS, *out is the last text and
+ * the report says which rules did not settle. */
+static int fix_loop(const analysis *a, int unsafe, const char *text, size_t len, char **out,
+                    size_t *out_len, jh_fix_report *rep)
+{
+	const char *cur = text;
+	char *owned = NULL; /* cur, once a round has changed the text */
+	size_t cur_len = len;
+	memset(rep, 0, sizeof *rep);
+	*out = NULL;
+	*out_len = 0;
+	/* the rounds check only the rules that can give an edit */
+	const jh_ruleset *rs = a->fs->ruleset;
+	unsigned char *sel = malloc(jh_ruleset_count(rs) + 1);
+	if (!sel)
+		return JH_ERR_NOMEM;
+	if (a->fs->enabled)
+		memcpy(sel, a->fs->enabled, jh_ruleset_count(rs));
+	else
+		jh_ruleset_default_selection(rs, sel);
+	jh_selection_for_fix(rs, sel, unsafe);
+	analysis fa = *a;
+	fa.enabled = sel;
+	a = &fa;
+	for (unsigned round = 0; round <= JH_FIX_MAX_ROUNDS; round++) {
+		jh_findings fs = JH_FINDINGS_INIT;
+		int rc = analyze(a, cur, cur_len, &fs);
+		char *next = NULL;
+		size_t next_len = 0, applied = 0;
+		if (rc == JH_OK) /* the messages are a few strings in the list's store */
+			rc = jh_apply_fixes(cur, cur_len, &fs, unsafe, &next, &next_len, &applied);
+		int changed = rc == JH_OK && applied &&
+		              (next_len != cur_len || memcmp(next, cur, cur_len) != 0);
+		if (changed && round == JH_FIX_MAX_ROUNDS) /* still changing: say what */
+			jh_fix_note_rules(&fs, unsafe, rep);
+		jh_findings_clear(&fs);
+		if (rc) {
+			free(owned);
+			free(sel);
+			return rc;
+		}
+		if (!changed) {
+			free(next);
+			rep->converged = 1;
+			break;
+		}
+		if (round == JH_FIX_MAX_ROUNDS) { /* keep the last text; the caller is told */
+			free(next);
+			break;
+		}
+		rep->rounds = round + 1;
+		rep->edits_applied += applied;
+		free(owned);
+		cur = owned = next;
+		cur_len = next_len;
+	}
+	free(sel);
+	*out = owned;
+	*out_len = owned ? cur_len : len;
+	return JH_OK;
+}
+
+/* ---- the public calls ---- */
+
+struct jh_document {
+	decoded dec;            /* the input (its text may be the input's bytes) */
+	decoded after;          /* the fixed bytes, decoded again (a file not in UTF-8) */
+	const decoded *map;     /* offsets in the file's bytes: &dec, &after, or NULL (the same) */
+	int markdown;
+	int fixing;
+	jh_findings findings;
+	const char *text;       /* what the findings point into */
+	size_t text_len;
+	char *fixed_text;       /* the text after fixing, when a round changed it */
+	char *bytes;            /* the fixed text encoded back (not UTF-8) */
+	const char *out;        /* the fixed bytes given, or NULL */
+	size_t out_len;
+	jh_fix_report report;
+	char problem[384];
+};
+
+static int is_markdown(const jh_document_options *o)
+{
+	jh_doc_type t = o->type != JH_DOC_AUTO ? o->type : o->settings->type;
+	return t == JH_DOC_MARKDOWN || (t == JH_DOC_AUTO && o->name && is_markdown_name(o->name));
+}
+
+static analysis analysis_for(const jh_document_options *o, jh_document *d)
+{
+	analysis a = {o->settings, o->name, d->markdown, o->diag_fn, o->payload, o->cancel,
+	              o->cancel_payload, o->lines, o->n_line_pairs, NULL};
+	return a;
+}
+
+/* Decode the bytes and set up the document; JH_ERR_ENCODING for an
+ * encoding name iconv does not know. */
+static int open_document(const char *bytes, size_t len, const jh_document_options *o,
+                         jh_document **out)
+{
+	*out = NULL;
+	if (!o || !o->settings || !o->settings->ruleset || (!bytes && len))
+		return JH_ERR_ARG;
+	jh_document *d = calloc(1, sizeof *d);
+	if (!d)
+		return JH_ERR_NOMEM;
+	const char *want = o->encoding ? o->encoding : o->settings->encoding;
+	char err[200];
+	if (decode_text(bytes ? bytes : "", len, want, &d->dec, err, sizeof err)) {
+		free(d);
+		if (strstr(err, "memory"))
+			return JH_ERR_NOMEM;
+		if (o->diag_fn) {
+			jh_diag dg = {JH_ERROR, o->name, 0, 0, NULL, err};
+			o->diag_fn(&dg, o->payload);
+		}
+		return JH_ERR_ENCODING;
+	}
+	d->markdown = is_markdown(o);
+	d->map = &d->dec;
+	*out = d;
+	return JH_OK;
+}
+
+/* Check text into the document's findings, which point into it; map gives
+ * offsets in the file's bytes. */
+static int check_into(jh_document *d, const analysis *a, const char *text, size_t len,
+                      const decoded *map)
+{
+	int rc = analyze(a, text, len, &d->findings);
+	if (rc == JH_OK)
+		rc = relabel_undecodable(&d->findings, map ? map : &d->dec);
+	if (rc) {
+		jh_findings_clear(&d->findings);
+		return rc;
+	}
+	d->text = text;
+	d->text_len = len;
+	d->map = map;
+	return JH_OK;
+}
+
+int jh_document_check(const char *bytes, size_t len, const jh_document_options *o,
+                      jh_document **out)
+{
+	jh_document *d;
+	int rc = open_document(bytes, len, o, &d);
+	if (rc)
+		return rc;
+	analysis a = analysis_for(o, d);
+	rc = check_into(d, &a, d->dec.text, d->dec.len, &d->dec);
+	if (rc) {
+		jh_document_free(d);
+		return rc;
+	}
+	*out = d;
+	return JH_OK;
+}
+
+/* The fixed text → the bytes to give, or a problem (then none are given). */
+static int encode_fixed(jh_document *d, const jh_document_options *o, const char *ftext,
+                        size_t flen)
+{
+	decoded *dec = &d->dec;
+	int convert = o->to_utf8 && !dec->utf8;
+	if (!d->report.converged) {
+		snprintf(d->problem, sizeof d->problem,
+		         "fixes did not settle after %u rounds (still changing: %s); not changed",
+		         JH_FIX_MAX_ROUNDS, d->report.unstable_rules[0] ? d->report.unstable_rules : "?");
+		return JH_OK;
+	}
+	if (convert && dec->n_bad) {
+		snprintf(d->problem, sizeof d->problem,
+		         "%zu byte%s cannot be decoded as %s; not converted to UTF-8", dec->n_bad,
+		         dec->n_bad == 1 ? "" : "s", dec->name);
+		return JH_OK;
+	}
+	if (dec->utf8 || convert) {
+		size_t skip = convert && flen >= 3 && !memcmp(ftext, "\xEF\xBB\xBF", 3) ? 3 : 0;
+		d->out = ftext + skip;
+		d->out_len = flen - skip;
+		return JH_OK;
+	}
+	if (!d->fixed_text) { /* nothing changed: the file as it is */
+		d->out = dec->src;
+		d->out_len = dec->src_len;
+		return JH_OK;
+	}
+	char emsg[200];
+	if (!decoded_lossless(dec)) {
+		snprintf(d->problem, sizeof d->problem,
+		         "this %s file would not be written back byte for byte; not changed (use --to-utf8)",
+		         dec->name);
+	} else if (encode_text(dec, ftext, flen, &d->bytes, &d->out_len, emsg, sizeof emsg)) {
+		if (strstr(emsg, "memory"))
+			return JH_ERR_NOMEM;
+		snprintf(d->problem, sizeof d->problem, "%s; not changed (use --to-utf8)", emsg);
+	} else {
+		d->out = d->bytes;
+	}
+	return JH_OK;
+}
+
+int jh_document_fix(const char *bytes, size_t len, const jh_document_options *o,
+                    jh_document **out)
+{
+	jh_document *d;
+	int rc = open_document(bytes, len, o, &d);
+	if (rc)
+		return rc;
+	d->fixing = 1;
+	analysis a = analysis_for(o, d);
+	size_t flen = 0;
+	rc = fix_loop(&a, o->unsafe, d->dec.text, d->dec.len, &d->fixed_text, &flen, &d->report);
+	if (rc == JH_OK)
+		rc = encode_fixed(d, o, d->fixed_text ? d->fixed_text : d->dec.text,
+		                  d->fixed_text ? flen : d->dec.len);
+	if (rc == JH_OK) {
+		/* What is left is reported: in the text that will be written, with
+		 * offsets in its bytes; with no bytes to write, in the file as it is. */
+		if (!d->out) {
+			free(d->fixed_text);
+			d->fixed_text = NULL;
+			rc = check_into(d, &a, d->dec.text, d->dec.len, &d->dec);
+		} else {
+			const char *ftext = d->fixed_text ? d->fixed_text : d->dec.text;
+			size_t fl = d->fixed_text ? flen : d->dec.len;
+			const decoded *map = NULL;
+			char emsg[200];
+			if (d->dec.utf8)
+				map = &d->dec; /* offsets are the text's */
+			else if (!o->to_utf8 &&
+			         !decode_text(d->out, d->out_len, d->dec.name, &d->after, emsg, sizeof emsg))
+				map = &d->after;
+			rc = check_into(d, &a, ftext, fl, map);
+		}
+	}
+	if (rc) {
+		jh_document_free(d);
+		return rc;
+	}
+	*out = d;
+	return JH_OK;
+}
+
+void jh_document_free(jh_document *d)
+{
+	if (!d)
+		return;
+	jh_findings_clear(&d->findings);
+	decoded_free(&d->dec);
+	decoded_free(&d->after);
+	free(d->fixed_text);
+	free(d->bytes);
+	free(d);
+}
+
+const jh_findings *jh_document_findings(const jh_document *d)
+{
+	return &d->findings;
+}
+
+const char *jh_document_text(const jh_document *d, size_t *len)
+{
+	if (len)
+		*len = d->text_len;
+	return d->text;
+}
+
+const char *jh_document_original_text(const jh_document *d, size_t *len)
+{
+	if (len)
+		*len = d->dec.len;
+	return d->dec.text;
+}
+
+size_t jh_document_file_offset(const jh_document *d, size_t pos)
+{
+	return d->map && !d->map->utf8 ? decoded_orig_offset(d->map, pos) : pos;
+}
+
+const char *jh_document_encoding(const jh_document *d)
+{
+	return d->dec.name;
+}
+
+size_t jh_document_undecodable(const jh_document *d)
+{
+	return d->dec.n_bad;
+}
+
+int jh_document_is_markdown(const jh_document *d)
+{
+	return d->markdown;
+}
+
+const char *jh_document_fixed(const jh_document *d, size_t *len, jh_fix_report *report)
+{
+	if (report)
+		*report = d->report;
+	if (len)
+		*len = d->out ? d->out_len : 0;
+	return d->out;
+}
+
+const char *jh_document_problem(const jh_document *d)
+{
+	return d->problem[0] ? d->problem : NULL;
+}

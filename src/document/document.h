@@ -1,0 +1,131 @@
+/* document.h — the document stage of libjinghua (not installed): a file's
+ * bytes → UTF-8 text (encoding.c), a Markdown file's prose (markdown.c),
+ * settings per file (config.c), and the pipeline that checks and fixes a
+ * document (document.c, behind jh_document_* of jinghua.h). */
+#ifndef JH_DOCUMENT_H
+#define JH_DOCUMENT_H
+
+#include <stddef.h>
+#include "jinghua.h"
+
+/* ---- docutil.c: allocation that does not fail (out of memory: the
+ * process ends, as the command line always did), paths ---- */
+void *xmalloc(size_t n);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+/* "dir/name" (dir may be "" or end in '/'); malloc'd. */
+char *path_join(const char *dir, const char *name);
+/* Absolute, lexically normalised form of path (no symlinks resolved). */
+char *path_absolute(const char *path);
+
+/* ---- encoding.c: bytes in any encoding → UTF-8 text, and back ---- */
+typedef struct {
+	size_t u8, orig; /* a character boundary in both texts */
+} enc_mark;
+
+typedef struct {
+	char name[32];      /* "UTF-8", "GB18030", "BIG5", "UTF-16LE", ... */
+	int utf8;           /* the text is the file's bytes as they are */
+	int lossless;       /* encoding the text again gives the file back (-1: not known yet) */
+	char *text;         /* UTF-8; undecodable bytes are 0xFF markers, one per byte */
+	size_t len;
+	enc_mark *marks;    /* every few characters, for positions */
+	size_t n_marks;
+	unsigned char *bad; /* the undecodable bytes, in order */
+	size_t n_bad;
+	const char *src;    /* the file's bytes (not owned) */
+	size_t src_len;
+	void *cd;           /* iconv converter for positions, opened when first needed */
+} decoded;
+
+/* Decode data: BOM, strict UTF-8, else the encoding forced (want, NULL or
+ * "auto" = detect with uchardet).  For UTF-8 input text points at data.
+ * Returns 0, or -1 with a message in err (unknown encoding name). */
+int decode_text(const char *data, size_t len, const char *want, decoded *out, char *err,
+                size_t errsize);
+void decoded_free(decoded *d);
+/* Does encoding the text again give the file's bytes back? */
+int decoded_lossless(decoded *d);
+/* "UTF-16LE" or "UTF-16BE" if data reads as UTF-16 text without a BOM. */
+const char *utf16_guess(const char *data, size_t len);
+/* Offset in the file of UTF-8 offset pos. */
+size_t decoded_orig_offset(const decoded *d, size_t pos);
+/* Encode UTF-8 text back into the file's encoding (markers become the
+ * original undecodable bytes).  Returns 0, or -1 with a message in err. */
+int encode_text(const decoded *d, const char *text, size_t len, char **out, size_t *out_len,
+                char *err, size_t errsize);
+
+/* ---- config.c: .jinghua.ini, profiles, per-path settings ---- */
+typedef jh_doc_type doc_type;
+#define TYPE_AUTO JH_DOC_AUTO
+#define TYPE_TEXT JH_DOC_TEXT
+#define TYPE_MARKDOWN JH_DOC_MARKDOWN
+
+/* one file's settings are the public jh_settings */
+typedef jh_settings file_settings;
+
+typedef struct cfg_ctx cfg_ctx;
+
+typedef struct {
+	const char *config;          /* --config FILE, or NULL to search */
+	int no_config;
+	const char **rule_dirs;      /* --rules */
+	size_t n_rule_dirs;
+	int no_default_rules;
+	const char *select, *extend_select, *ignore;
+	const char *profile, *variant, *encoding;
+	doc_type type;
+	int fail_on;                 /* -1 = from the config (default warning) */
+	const char *rules_dir;       /* the default rules folder (NULL: jh_rules_dir()) */
+	const char *cache_dir;       /* for the rule sets, NULL = none */
+} cfg_cli;
+
+cfg_ctx *cfg_new(const cfg_cli *cli);
+/* Did reading --config fail (errors already printed)? */
+int cfg_failed(const cfg_ctx *c);
+void cfg_free(cfg_ctx *c);
+/* Settings for a file at path (its folder is searched for .jinghua.ini,
+ * then its parents).  Errors are printed with file and line; returns 0,
+ * JH_ERR_CONFIG for a configuration error. */
+int cfg_settings(cfg_ctx *c, const char *path, const file_settings **out);
+/* Is a file found by walking a folder excluded by its config? */
+int cfg_excluded(cfg_ctx *c, const char *path);
+/* The rule set the command line alone gives (for `rules`, SARIF rules). */
+int cfg_base_ruleset(cfg_ctx *c, const jh_ruleset **out);
+/* Glob matching with *, ?, [..] and ** (a pattern without '/' matches the
+ * base name). */
+int glob_match(const char *pattern, const char *path);
+/* Where the configuration's errors go (set by the public calls around
+ * the internal ones, for the calling thread). */
+void cfg_set_diag(jh_diag_fn fn, void *payload);
+/* Report a configuration error (file may be NULL, line 0 if unknown). */
+void cfg_error(const char *file, unsigned line, const char *fmt, const char *a, const char *b);
+
+/* ---- markdown.c: the prose of a Markdown document ---- */
+typedef enum { SEG_PROSE, SEG_CODE, SEG_SYNTH } seg_kind;
+typedef struct {
+	size_t c, t, len; /* offset in the prose text, offset in the document, length */
+	seg_kind kind;
+} md_seg;
+
+typedef struct {
+	char *text; /* prose with markup removed: what the rules see */
+	size_t len;
+	md_seg *segs;
+	size_t n_segs, cap_segs;
+	size_t *html; /* ranges of raw HTML in the document, pairs */
+	size_t n_html, cap_html;
+} md_prose;
+
+int markdown_prose(const char *doc, size_t len, md_prose *out);
+void md_prose_free(md_prose *m);
+/* Map a prose offset to the document; end = 1 prefers the end of the
+ * segment before a boundary. */
+size_t md_to_doc(const md_prose *m, size_t c, int end);
+/* Map a document offset to the prose (the next prose position). */
+size_t md_to_prose(const md_prose *m, size_t t);
+/* Is a file name Markdown by its extension? */
+int is_markdown_name(const char *name);
+
+#endif
