@@ -1317,13 +1317,36 @@ static int ms_lm_side(const ms_cfg *c, const char *t, size_t len, size_t at, int
 
 #define MS_EXTRA 16
 
+/* Does the document write fill (fn bytes) elsewhere in the window
+ * between the k Han characters before the mask and the k after it? */
+static int ms_near(const ms_state *st, const char *t, size_t lo, size_t hi, const size_t *lb,
+                   int nl, const size_t *ra, int nr, int k, const char *fill, size_t fn)
+{
+	if (nl < k || nr < k)
+		return 0;
+	char key[64];
+	size_t ln = lb[0] - lb[k], rn = ra[k] - ra[0];
+	if (ln + fn + rn > sizeof key)
+		return 0;
+	memcpy(key, t + lb[k], ln);
+	memcpy(key + ln, fill, fn);
+	memcpy(key + ln + fn, t + ra[0], rn);
+	return ms_find(st, t, lo, hi, key, ln + fn + rn) != SIZE_MAX;
+}
+
+static int cmp_alt_p(const void *a, const void *b)
+{
+	const jh_mr_alt *x = a, *y = b;
+	return x->p < y->p ? 1 : x->p > y->p ? -1 : 0;
+}
+
 /* Rank the mask's candidates with the word trigram model (mask_restore.c)
  * and report them; the fix is the best one only when its probability
  * reaches fill-threshold (percent), so that an unsafe fill is usually
  * right; otherwise the finding only lists the alternatives. */
-static void ms_restore(jh_brun *run, const ms_cfg *c, const ms_ctx *x, const char *t,
-                       const size_t *lb, int nl, const size_t *ra, int nr, const ms_cand *v, int n,
-                       const ms_cand *vd, int nd)
+static void ms_restore(jh_brun *run, const ms_cfg *c, const ms_ctx *x, ms_state *st,
+                       const char *t, const size_t *lb, int nl, const size_t *ra, int nr,
+                       const ms_cand *v, int n, const ms_cand *vd, int nd)
 {
 	jh_mr_query q = {0};
 	int edge;
@@ -1367,6 +1390,25 @@ static void ms_restore(jh_brun *run, const ms_cfg *c, const ms_ctx *x, const cha
 	}
 	if (na == 0)
 		return;
+	/* calibrated, with the document's evidence, and ranked by that */
+	size_t s = run->open_start, e = run->open_end, len = run->len;
+	size_t lo = s > MS_DOC_WINDOW ? s - MS_DOC_WINDOW : 0;
+	size_t hi = len - e > MS_DOC_WINDOW ? e + MS_DOC_WINDOW : len;
+	int have = nl >= 1 && nr >= 1;
+	if (have && ms_blocks(st, t, len, lo, hi)) {
+		run->err = JH_ERR_NOMEM;
+		return;
+	}
+	for (int i = 0; i < na; i++) {
+		int n1 = have && ms_near(st, t, lo, hi, lb, nl, ra, nr, 1, alt[i].text, alt[i].text_len);
+		int n2 = n1 && ms_near(st, t, lo, hi, lb, nl, ra, nr, 2, alt[i].text, alt[i].text_len);
+#ifdef MS_TRACE /* what bench/restore-fit reads to fit jh_mr_calibrate */
+		fprintf(stderr, "TRACE %zu %d %.6f %d %d %d %s\n", s, i, alt[i].p, n1, n2, alt[i].cross,
+		        alt[i].text);
+#endif
+		alt[i].p = jh_mr_calibrate(alt[i].p, n1, n2, alt[i].cross);
+	}
+	qsort(alt, (size_t)na, sizeof *alt, cmp_alt_p);
 	jh_buf msg = {0};
 	int bad = jh_buf_puts(&msg, "被遮盖的词可能是：");
 	for (int i = 0; i < na && !bad; i++) {
@@ -1382,8 +1424,7 @@ static void ms_restore(jh_brun *run, const ms_cfg *c, const ms_ctx *x, const cha
 		run->err = JH_ERR_NOMEM;
 	} else {
 		const jh_rule *r = run->rule;
-		int rc = jh_findings_add(run->out, r->id, run->rule_index, r->severity, run->open_start,
-		                         run->open_end, msg.data, fill ? alt[0].text : NULL,
+		int rc = jh_findings_add(run->out, r->id, run->rule_index, r->severity, s, e, msg.data, fill ? alt[0].text : NULL,
 		                         fill ? alt[0].text_len : 0, JH_UNSAFE);
 		if (rc)
 			run->err = rc;
@@ -1431,7 +1472,7 @@ static void ms_flush(jh_brun *run)
 		return;
 	}
 	if (c->mr) {
-		ms_restore(run, c, &x, t, lb, nl, ra, nr, v, n, vd, nd);
+		ms_restore(run, c, &x, st, t, lb, nl, ra, nr, v, n, vd, nd);
 		return;
 	}
 	ms_combine(c, &x, t, lb, nl, ra, nr, v, &n);

@@ -553,6 +553,22 @@ static int cmp_alt(const void *a, const void *b)
 	return memcmp(x->cp, y->cp, (size_t)x->n * sizeof *x->cp);
 }
 
+/* Does fill a make one word of the model with a character or more of the
+ * context (精疲力* + 竭, 手*弹 + 榴, **不离十 + 八九)? */
+static int crosses(const jh_mr *m, const jh_mr_query *q, const jh_mr_alt *a)
+{
+	int32_t w[WIN];
+	memcpy(w, q->left, (size_t)q->nl * sizeof *w);
+	memcpy(w + q->nl, a->cp, (size_t)a->n * sizeof *w);
+	memcpy(w + q->nl + a->n, q->right, (size_t)q->nr * sizeof *w);
+	int fe = q->nl + a->n, n = fe + q->nr;
+	for (int j = q->nl; j >= 0 && fe - j <= MAX_WORD; j--)
+		for (int i = fe + (j == q->nl); i <= n && i - j <= MAX_WORD; i++)
+			if (jh_lm_word(m->lm, w + j, i - j))
+				return 1;
+	return 0;
+}
+
 /* The text of a model's candidate, in the document's script. */
 static void write_text(const jh_mr *m, const jh_mr_query *q, jh_mr_alt *a)
 {
@@ -628,9 +644,30 @@ int jh_mr_rank(const jh_mr *m, const jh_mr_query *q, const jh_mr_alt *extra, int
 	int n = nf < max ? nf : max;
 	for (int i = 0; i < n; i++) {
 		out[i] = p->v[i];
+		out[i].cross = (out[i].src & JH_MR_SRC_DICT) || crosses(m, q, &out[i]);
 		if (!out[i].text_len)
 			write_text(m, q, &out[i]);
 	}
 	free(p);
 	return n;
+}
+
+/* Weights of the logistic model (bench/restore --split tune, the fit in
+ * bench/README.md): the model's share alone is overconfident; a phrase
+ * the document repeats around the fill is the strong evidence. */
+#define CAL_BIAS (-1.63)
+#define CAL_SHARE 0.693
+#define CAL_NEAR1 2.546
+#define CAL_NEAR2 2.259
+#define CAL_CROSS (-0.891)
+
+double jh_mr_calibrate(double p, int near1, int near2, int cross)
+{
+	if (p < 0.005)
+		p = 0.005;
+	if (p > 0.995)
+		p = 0.995;
+	double z = CAL_BIAS + CAL_SHARE * log(p / (1 - p)) + CAL_NEAR1 * !!near1 + CAL_NEAR2 * !!near2 +
+	           CAL_CROSS * !!cross;
+	return 1 / (1 + exp(-z));
 }

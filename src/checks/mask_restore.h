@@ -32,6 +32,7 @@ typedef struct {
 	unsigned src;
 	double score; /* natural log, unnormalised */
 	double p;     /* normalised over every candidate of the mask */
+	int cross;    /* the fill and a neighbour make one word of the model */
 } jh_mr_alt;
 
 /* A mask and its context: up to JH_MR_CTX Han characters on each side,
@@ -60,5 +61,13 @@ void jh_mr_free(jh_mr *m);
  * written, or -1 for want of memory. */
 int jh_mr_rank(const jh_mr *m, const jh_mr_query *q, const jh_mr_alt *extra, int n_extra,
                jh_mr_alt *out, int max);
+
+/* The calibrated probability that alternative a is right, from its share
+ * p among the candidates and the document's evidence: whether the
+ * document writes it elsewhere between the same neighbouring character on
+ * each side (near1) and the same two on each side (near2); and whether
+ * it completes a word with its neighbours (cross).  A logistic
+ * model fitted by bench/restore on its tuning split. */
+double jh_mr_calibrate(double p, int near1, int near2, int cross);
 
 #endif
