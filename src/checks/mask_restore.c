@@ -38,7 +38,7 @@ static const int k_per_len[JH_MR_MAX_FILL + 1] = {0, 12, 32, 6, 6};
 struct jh_mr {
 	jh_lm *lm;
 	uint32_t n_words;
-	uint32_t *succ, *pred; /* K_ALL ids per word, by length then score (0 = empty) */
+	uint32_t *pred; /* K_ALL ids per word, by length then score (0 = empty) */
 	/* every bigram by its second word: the first words before w2 are
 	 * rev_w1[rev_off[w2] .. rev_off[w2 + 1]), in id order, with ln P(w2 | w1) */
 	uint32_t *rev_off, *rev_w1;
@@ -50,7 +50,7 @@ struct jh_mr {
 
 typedef struct {
 	jh_mr *m;
-	float *ss, *ps; /* scores of the slots being filled */
+	float *ps; /* scores of the slots being filled */
 } build_arg;
 
 static int slot_base(int len)
@@ -85,9 +85,8 @@ static void on_bigram(void *arg, uint32_t w1, uint32_t w2, double lp)
 	jh_mr *m = a->m;
 	if (w1 >= m->n_words || w2 >= m->n_words || !w1 || !w2)
 		return;
-	int l2 = jh_lm_word_len(m->lm, w2), l1 = jh_lm_word_len(m->lm, w1);
-	if (l2 >= 1 && l2 <= JH_MR_MAX_FILL) /* after w1, by P(w2 | w1) */
-		keep(m->succ, a->ss, w1, l2, w2, (float)lp);
+	m->rev_off[w2 + 1]++; /* the reverse index's counts, in the same pass */
+	int l1 = jh_lm_word_len(m->lm, w1);
 	if (l1 >= 1 && l1 <= JH_MR_MAX_FILL) /* before w2, by P(w1) P(w2 | w1) */
 		keep(m->pred, a->ps, w2, l1, w1, (float)(lp + jh_lm_unigram(m->lm, w1)));
 }
@@ -96,15 +95,6 @@ typedef struct {
 	jh_mr *m;
 	uint32_t *fill; /* next free entry per w2 */
 } rev_arg;
-
-static void rev_count(void *arg, uint32_t w1, uint32_t w2, double lp)
-{
-	(void)w1;
-	(void)lp;
-	rev_arg *a = arg;
-	if (w2 < a->m->n_words)
-		a->m->rev_off[w2 + 1]++;
-}
 
 static void rev_put(void *arg, uint32_t w1, uint32_t w2, double lp)
 {
@@ -116,14 +106,11 @@ static void rev_put(void *arg, uint32_t w1, uint32_t w2, double lp)
 	a->m->rev_lp[at] = (float)lp;
 }
 
-/* The reverse bigram index, by counting: the model's first words come in
- * id order, so each w2's list is sorted. */
+/* The reverse bigram index, from the counts on_bigram made: the model's
+ * first words come in id order, so each w2's list is sorted. */
 static int build_rev(jh_mr *m)
 {
 	rev_arg a = {m, NULL};
-	if (!(m->rev_off = calloc((size_t)m->n_words + 1, sizeof *m->rev_off)))
-		return JH_ERR_NOMEM;
-	jh_lm_each_bigram(m->lm, rev_count, &a);
 	for (uint32_t w = 0; w < m->n_words; w++)
 		m->rev_off[w + 1] += m->rev_off[w];
 	size_t total = m->rev_off[m->n_words];
@@ -143,15 +130,14 @@ static int build_rev(jh_mr *m)
 static int build_lists(jh_mr *m)
 {
 	size_t cells = (size_t)m->n_words * K_ALL;
-	m->succ = calloc(cells, sizeof *m->succ);
 	m->pred = calloc(cells, sizeof *m->pred);
-	build_arg a = {m, malloc(cells * sizeof(float)), malloc(cells * sizeof(float))};
+	m->rev_off = calloc((size_t)m->n_words + 1, sizeof *m->rev_off);
+	build_arg a = {m, malloc(cells * sizeof(float))};
 	int rc = JH_OK;
-	if (!m->succ || !m->pred || !a.ss || !a.ps)
+	if (!m->pred || !m->rev_off || !a.ps)
 		rc = JH_ERR_NOMEM;
 	else
 		jh_lm_each_bigram(m->lm, on_bigram, &a);
-	free(a.ss);
 	free(a.ps);
 	return rc ? rc : build_rev(m);
 }
@@ -185,7 +171,6 @@ void jh_mr_free(jh_mr *m)
 	if (!m)
 		return;
 	jh_lm_free(m->lm);
-	free(m->succ);
 	free(m->pred);
 	free(m->rev_off);
 	free(m->rev_w1);
@@ -413,40 +398,13 @@ static void add_list(pool *p, const jh_mr *m, const uint32_t *row, const jh_mr_q
 
 #define TRI_KEEP 8 /* words of each length kept from a two-word history */
 
-typedef struct {
-	pool *p;
-	const jh_mr *m;
-	const jh_mr_query *q;
-	uint32_t best[JH_MR_MAX_FILL + 1][TRI_KEEP];
-	double bs[JH_MR_MAX_FILL + 1][TRI_KEEP];
-} tri_arg;
-
-static void on_child(void *arg, uint32_t wid, double lp)
-{
-	tri_arg *a = arg;
-	int len = jh_lm_word_len(a->m->lm, wid);
-	if (len < 1 || len > JH_MR_MAX_FILL || !len_ok(a->q, len))
-		return;
-	for (int k = 0; k < TRI_KEEP; k++)
-		if (!a->best[len][k] || lp > a->bs[len][k]) {
-			for (int j = TRI_KEEP - 1; j > k; j--) {
-				a->best[len][j] = a->best[len][j - 1];
-				a->bs[len][j] = a->bs[len][j - 1];
-			}
-			a->best[len][k] = wid;
-			a->bs[len][k] = lp;
-			return;
-		}
-}
-
-#define TRI_SCAN 4000 /* children of a two-word history read, at most */
 
 /* Words seen both after the left history and before the first word on
  * the right: the successors of the history (trigram children when the
  * model has the last two words together, else bigram), each looked up in
  * the sorted list of the right word's predecessors.  Their two seen
  * probabilities make the first score; the best BOTH_KEEP go to the pool. */
-#define BOTH_SCAN 3000 /* successors read, at most */
+#define BOTH_SCAN 1500 /* successors read, at most */
 #define BOTH_KEEP 24
 
 #define BOTH_RIGHT 3 /* words the right context may begin with */
@@ -461,6 +419,8 @@ typedef struct {
 	uint32_t best[BOTH_KEEP];
 	double bs[BOTH_KEEP];
 	int nb;
+	uint32_t tri[JH_MR_MAX_FILL + 1][TRI_KEEP]; /* the best successors of each length */
+	double ts[JH_MR_MAX_FILL + 1][TRI_KEEP];
 } both_arg;
 
 static void on_succ(void *arg, uint32_t wid, double lp)
@@ -469,6 +429,18 @@ static void on_succ(void *arg, uint32_t wid, double lp)
 	int len = jh_lm_word_len(a->m->lm, wid);
 	if (len < 1 || len > JH_MR_MAX_FILL || !len_ok(a->q, len))
 		return;
+	for (int k = 0; k < TRI_KEEP; k++)
+		if (!a->tri[len][k] || lp > a->ts[len][k]) {
+			if (a->tri[len][k] == wid)
+				break;
+			for (int j = TRI_KEEP - 1; j > k; j--) {
+				a->tri[len][j] = a->tri[len][j - 1];
+				a->ts[len][j] = a->ts[len][j - 1];
+			}
+			a->tri[len][k] = wid;
+			a->ts[len][k] = lp;
+			break;
+		}
 	double right = NEG;
 	for (int r = 0; r < a->nr; r++) {
 		const uint32_t *w1 = a->w1[r];
@@ -514,8 +486,6 @@ static void gather_both(pool *p, const shared *x)
 		a.lp[a.nr] = m->rev_lp + m->rev_off[r];
 		a.n[a.nr++] = m->rev_off[r + 1] - m->rev_off[r];
 	}
-	if (!a.nr)
-		return;
 	if (x->hist >> 24)
 		jh_lm_children(m->lm, x->hist, BOTH_SCAN, on_succ, &a);
 	jh_lm_state one;
@@ -523,24 +493,17 @@ static void gather_both(pool *p, const shared *x)
 		jh_lm_children(m->lm, one, BOTH_SCAN, on_succ, &a);
 	for (int k = 0; k < a.nb; k++)
 		add_id(p, m, a.best[k], JH_MR_SRC_LM);
+	for (int len = 1; len <= JH_MR_MAX_FILL; len++)
+		for (int k = 0; k < TRI_KEEP && a.tri[len][k]; k++)
+			add_id(p, m, a.tri[len][k], JH_MR_SRC_LM);
 }
 
 static void gather(pool *p, const shared *x)
 {
 	gather_both(p, x);
 	const jh_mr *m = x->m;
-	const jh_mr_query *q = x->q;
-	if (x->last1 && x->last1 < m->n_words)
-		add_list(p, m, m->succ + (size_t)x->last1 * K_ALL, q);
 	if (x->first_right && x->first_right < m->n_words)
-		add_list(p, m, m->pred + (size_t)x->first_right * K_ALL, q);
-	if (x->last2 && (x->hist >> 24) >= 2) { /* words seen after the last two */
-		tri_arg a = {.p = p, .m = m, .q = q};
-		jh_lm_children(m->lm, x->hist, TRI_SCAN, on_child, &a);
-		for (int len = 1; len <= JH_MR_MAX_FILL; len++)
-			for (int k = 0; k < TRI_KEEP; k++)
-				add_id(p, m, a.best[len][k], JH_MR_SRC_LM);
-	}
+		add_list(p, m, m->pred + (size_t)x->first_right * K_ALL, x->q);
 }
 
 static int cmp_alt(const void *a, const void *b)
@@ -607,6 +570,15 @@ static double quick(const shared *x, const jh_mr_alt *a)
 
 #define FULL 12 /* candidates scored in full, and normalised over */
 
+static void swap_alt(jh_mr_alt *a, jh_mr_alt *b)
+{
+	if (a == b)
+		return;
+	jh_mr_alt t = *a;
+	*a = *b;
+	*b = t;
+}
+
 int jh_mr_rank(const jh_mr *m, const jh_mr_query *q, const jh_mr_alt *extra, int n_extra,
                jh_mr_alt *out, int max)
 {
@@ -622,13 +594,21 @@ int jh_mr_rank(const jh_mr *m, const jh_mr_query *q, const jh_mr_alt *extra, int
 	/* the other sources' candidates are few and may make words with the
 	 * context that the quick score cannot see: all are scored in full,
 	 * ahead of the best FULL of the model's own */
-	for (int i = 0; i < p->n; i++)
-		p->v[i].score = p->v[i].src & ~(unsigned)JH_MR_SRC_LM ? 1e30 : quick(&x, &p->v[i]);
-	qsort(p->v, (size_t)p->n, sizeof *p->v, cmp_alt);
+	/* the others first, then the best FULL by the quick score, moved to
+	 * the front of the pool (a selection: the pool's entries are large) */
 	int nf = 0;
-	while (nf < p->n && p->v[nf].score >= 1e30)
-		nf++;
-	nf = p->n < nf + FULL ? p->n : nf + FULL;
+	for (int i = 0; i < p->n; i++)
+		if (p->v[i].src & ~(unsigned)JH_MR_SRC_LM)
+			swap_alt(&p->v[i], &p->v[nf++]);
+	for (int i = nf; i < p->n; i++)
+		p->v[i].score = quick(&x, &p->v[i]);
+	for (int k = 0; k < FULL && nf < p->n; k++, nf++) {
+		int b = nf;
+		for (int i = nf + 1; i < p->n; i++)
+			if (cmp_alt(&p->v[i], &p->v[b]) < 0)
+				b = i;
+		swap_alt(&p->v[b], &p->v[nf]);
+	}
 	double top = NEG;
 	for (int i = 0; i < nf; i++) {
 		p->v[i].score = score(&x, p->v[i].cp, p->v[i].n, p->v[i].src);
