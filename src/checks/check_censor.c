@@ -1148,6 +1148,8 @@ static void ms_touching(const ms_cfg *c, const char *lc, size_t lcn, const char 
 	}
 }
 
+#define MS_LISTED 1e6 /* the score of a listed word left to the model */
+
 /* Gather fills: the masked-word list, and every dictionary word that spans
  * the mask (its start in the left context and/or its end in the right
  * context: **不离十 → 八九不离十 gives 八九). */
@@ -1163,11 +1165,17 @@ static int ms_candidates(const ms_cfg *c, const ms_ctx *x, const char *t, const 
 		return -1;
 	if (mark)
 		ms_touching(c, lc, lcn, rc, rcn, mark);
+	int listed = 0;
 	for (size_t i = 0; i < c->masked.n; i++) { /* in list order, as ranked ties expect */
 		const char *w = c->masked.buf + c->masked.off[i];
 		size_t wn = c->masked.len[i];
 		if (!mark[i])
 			continue; /* most listed words fit nowhere */
+		if (c->mr) { /* the model scores them (ms_restore): kept apart, unscored */
+			if (listed < MS_MAX_CAND / 2 && ++listed)
+				ms_add(v, &n, w, wn, MS_LISTED);
+			continue;
+		}
 		double s = ms_score(c, x, w, wn, &joins);
 		if (joins)
 			ms_add(v, &n, w, wn, s);
@@ -1361,8 +1369,11 @@ static void ms_restore(jh_brun *run, const ms_cfg *c, const ms_ctx *x, ms_state 
 	/* the best MS_EXTRA of the list and dictionary, by the unigram model's
 	 * score, and every string of the document */
 	qsort((ms_cand *)v, (size_t)n, sizeof *v, cmp_cand);
-	if (n > MS_EXTRA)
-		n = MS_EXTRA;
+	int nlisted = 0;
+	while (nlisted < n && v[nlisted].score >= MS_LISTED)
+		nlisted++;
+	if (n > nlisted + MS_EXTRA)
+		n = nlisted + MS_EXTRA;
 	for (int k = 0; k < n + nd; k++) {
 		const ms_cand *w = k < n ? &v[k] : &vd[k - n];
 		jh_mr_alt *a = &extra[ne];
@@ -1374,7 +1385,7 @@ static void ms_restore(jh_brun *run, const ms_cfg *c, const ms_ctx *x, ms_state 
 		if (a->n > JH_MR_MAX_FILL || a->n < 1)
 			continue;
 		memcpy(a->cp, cp, (size_t)a->n * sizeof *cp);
-		a->src = k >= n ? JH_MR_SRC_DOC : JH_MR_SRC_DICT;
+		a->src = k >= n ? JH_MR_SRC_DOC : k >= nlisted ? JH_MR_SRC_DICT : 0;
 		if (c->masked.n && ms_freq(c, &c->masked, w->w, w->n))
 			a->src |= JH_MR_SRC_LISTED;
 		if (a->src & JH_MR_SRC_DOC) { /* written so in the document */

@@ -591,14 +591,15 @@ int jh_mr_rank(const jh_mr *m, const jh_mr_query *q, const jh_mr_alt *extra, int
 	for (int i = 0; i < n_extra; i++)
 		pool_add(p, extra[i].cp, extra[i].n, extra[i].src, extra[i].text, extra[i].text_len);
 	gather(p, &x);
-	/* the other sources' candidates are few and may make words with the
-	 * context that the quick score cannot see: all are scored in full,
-	 * ahead of the best FULL of the model's own */
+	/* the document's strings and the dictionary words the mask cuts are
+	 * few and make words with the context that the quick score cannot
+	 * see: all are scored in full, ahead of the best FULL of the rest
+	 * (the model's own and the listed words) */
 	/* the others first, then the best FULL by the quick score, moved to
 	 * the front of the pool (a selection: the pool's entries are large) */
 	int nf = 0;
 	for (int i = 0; i < p->n; i++)
-		if (p->v[i].src & ~(unsigned)JH_MR_SRC_LM)
+		if (p->v[i].src & (JH_MR_SRC_DOC | JH_MR_SRC_DICT))
 			swap_alt(&p->v[i], &p->v[nf++]);
 	for (int i = nf; i < p->n; i++)
 		p->v[i].score = quick(&x, &p->v[i]);
