@@ -222,7 +222,8 @@ typedef struct {
 	jh_edit *edits;               /* owned by the findings list */
 	/* Ranked answers (mask restorations, typo candidates), best first; when
 	 * the finding has a fix, the first is that fix (the edits above).  None
-	 * (0, NULL) when the rule knows one answer or none. */
+	 * (0, NULL) when the rule knows one answer or none.  (No check fills
+	 * them yet: mask-suggest still names its candidates in the message.) */
 	size_t n_alternatives;
 	jh_alternative *alternatives; /* owned by the findings list */
 } jh_finding;

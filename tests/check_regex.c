@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "regex_pre.h"
 #include "tests.h"
 
 #define SEPARATOR_RULE(id, trigger_line) \
@@ -403,6 +404,131 @@ START_TEST(compile_errors)
 }
 END_TEST
 
+/* The check in C before PCRE2 (regex_pre.c): built only for patterns whose
+ * every top-level alternative says, from its start, what it needs of the
+ * characters at t - 1, t or t + 1, and that set no options; it says no
+ * only where PCRE2 could not match. */
+START_TEST(pre_check_forms)
+{
+	static const struct {
+		const char *pattern;
+		unsigned lead;
+		const char *want; /* per alternative: the classes at t-1 t t+1, "-" for none */
+	} cases[] = {
+		{"(?<=\\p{sc=Han})[丨｜](?=\\p{sc=Han})", 0, "\\p{sc=Han} [丨｜] \\p{sc=Han}"},
+		{"(?<=[，。！？])[ \\t]+(?=x)", 0, "[，。！？] [ \\t] -"},
+		{"(?<=[^\\s])\\t+", 0, "[^\\s] \\t -"},
+		{"(?<=\\p{Han})a|(?<=[0-9])b", 0, "\\p{Han} a - | [0-9] b -"},
+		{"(?<!，)(，)，(?!，)|(?<!、)(、)、", 0, "- ， ， | - 、 、"},
+		{"x{3,}|(?:y)z", 0, "- x x | - y z"},
+		{"a?b", 0, ""},                         /* an optional first item: anything may start */
+		{"(?<=\\p{Han})a", 3, ""},              /* a lead: the match starts earlier */
+		{"(?<=\\p{Han})a|(?=b)", 0, "\\p{Han} a - | - b -"},
+		{"(?<=\\p{Han})a|.*", 0, ""},           /* an alternative that needs nothing */
+		{"(?<=不|别)在", 0, "- 在 -"},          /* a lookbehind of alternatives: passed over... */
+		{"(?<=ab)c", 0, "- c -"},               /* ...as one of two characters */
+		{"(?<=\\p{Han})?a", 0, ""},             /* quantified: may be skipped */
+		{"(?<=\\p{Han})(?i)a|(?<=x)b", 0, ""}, /* options reach the next alternative */
+		{"(?<=\\Qa\\E)b", 0, ""},
+		{"(?<=[a-z])(*SKIP)b", 0, ""},
+		{"\\Rx", 0, ""},
+		{"a+b", 0, "- a -"},                    /* how many a: not known, so nothing of b */
+		{"ab{0,2}c", 0, "- a -"},
+		{"(ab)c", 0, ""},                       /* a group of two items: not read */
+	};
+	jh_pre_classes cs = {0};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		jh_pre pre;
+		ck_assert_int_eq(jh_pre_build(&pre, cases[i].pattern, cases[i].lead, &cs), 0);
+		char got[256] = "";
+		for (int a = 0; a < pre.n; a++) {
+			if (a)
+				strcat(got, " | ");
+			for (int k = 0; k < 3; k++) {
+				if (k)
+					strcat(got, " ");
+				strcat(got, pre.alt[a].at[k] ? pre.alt[a].at[k]->src : "-");
+			}
+		}
+		ck_assert_msg(!strcmp(got, cases[i].want), "case %zu (%s): '%s', not '%s'", i,
+		              cases[i].pattern, got, cases[i].want);
+	}
+	/* \p{Han} of several patterns is kept once */
+	size_t han = 0;
+	for (size_t i = 0; i < cs.n; i++)
+		han += !strcmp(cs.v[i]->src, "\\p{Han}");
+	ck_assert_uint_eq(han, 1);
+	jh_pre_classes_free(&cs);
+}
+END_TEST
+
+START_TEST(pre_check_answers)
+{
+	pcre2_match_data *md = pcre2_match_data_create(4, NULL);
+	jh_pre pre;
+	jh_pre_classes cs = {0};
+	ck_assert_int_eq(jh_pre_build(&pre, "(?<=\\p{sc=Han})x|(?<=[，0-9])y|zz", 0, &cs), 0);
+	ck_assert_int_eq(pre.n, 3);
+	/* 子(0) x(3) a(4) x(5) ，(6) y(9) 𠀀(10, astral Han) x(14) z(15) z(16) z(17) */
+	const char *text = "子xax，y\xF0\xA0\x80\x80xzzz";
+	size_t len = strlen(text);
+	for (int round = 0; round < 2; round++) { /* the second from the memo */
+		ck_assert_int_eq(jh_pre_maybe(&pre, text, len, 0, md), 0); /* nothing before */
+		ck_assert_int_eq(jh_pre_maybe(&pre, text, len, 3, md), 1); /* x after 子 */
+		ck_assert_int_eq(jh_pre_maybe(&pre, text, len, 5, md), 0); /* x after a */
+		ck_assert_int_eq(jh_pre_maybe(&pre, text, len, 9, md), 1); /* y after ， */
+		ck_assert_int_eq(jh_pre_maybe(&pre, text, len, 14, md), 1); /* x after 𠀀 */
+		ck_assert_int_eq(jh_pre_maybe(&pre, text, len, 15, md), 1); /* zz */
+		ck_assert_int_eq(jh_pre_maybe(&pre, text, len, 16, md), 1); /* zz */
+		ck_assert_int_eq(jh_pre_maybe(&pre, text, len, 17, md), 0); /* z at the end */
+		ck_assert_int_eq(jh_pre_maybe(&pre, text, len, 4, md), 0);  /* a */
+	}
+	/* A broken sequence where it looks: PCRE2 decides. */
+	ck_assert_int_eq(jh_pre_maybe(&pre, "\xE5\xAD" "x", 3, 2, md), 1);
+	ck_assert_int_eq(jh_pre_maybe(&pre, "a\x80" "x", 3, 2, md), 1);
+	ck_assert_int_eq(jh_pre_maybe(&pre, "z\xE5", 2, 0, md), 1);
+	jh_pre_classes_free(&cs);
+	pcre2_match_data_free(md);
+}
+END_TEST
+
+/* Triggered rules with a check before PCRE2 find what the same rules
+ * without a trigger (one scan of the whole text, no check) find. */
+START_TEST(pre_check_agrees_with_scan)
+{
+	static const char *const pats[] = {
+	    "(?<!，)(，)，(?!，)|(?<!、)(、)、(?!、)",
+	    "(?<=[\\p{sc=Han}，。])\\.{3,}(?![.A-Za-z])|。{3,}|(?<=\\p{sc=Han})…(?!…)",
+	    "(?<=\\p{sc=Han})(?=[A-Za-z])|[A-Za-z](?=\\p{sc=Han})",
+	    "(?<=\\p{sc=Han})[ \\x{A0}](?=\\p{sc=Han})",
+	};
+	static const char *const trig[] = {"，、", ".。…", "A-Za-z", "\\s\\x{A0}"};
+	static const char *const ex[][2] = {
+	    {"好，，走", "好，走"}, {"好。。。", "好。"}, {"中a", "ab"}, {"中 文", "a b"}};
+	const char *text = "他说，，好。。。走吧...x，、、abc中文English混排 的 字…。\xE5\xAD，，\xFF、、末";
+	for (size_t i = 0; i < sizeof pats / sizeof *pats; i++) {
+		char rules[1024];
+		snprintf(rules, sizeof rules,
+		         "[punct.t-scan]\nkind = regex\nmessage = m\npattern = %s\nbad = %s\ngood = %s\n"
+		         "[punct.t-trig]\nkind = regex\nmessage = m\npattern = %s\ntrigger = %s\n"
+		         "bad = %s\ngood = %s\n",
+		         pats[i], ex[i][0], ex[i][1], pats[i], trig[i], ex[i][0], ex[i][1]);
+		jh_ruleset *rs = test_ruleset(rules);
+		jh_findings fs = JH_FINDINGS_INIT;
+		test_check(rs, text, strlen(text), &fs);
+		size_t scan = 0, trig_n = 0;
+		for (size_t k = 0; k < fs.count; k++)
+			*(strcmp(fs.items[k].rule_id, "punct.t-scan") ? &trig_n : &scan) += 1;
+		ck_assert_msg(scan == trig_n && scan > 0, "pattern %zu: %zu by scan, %zu by trigger", i,
+		              scan, trig_n);
+		for (size_t k = 0; k + 1 < fs.count; k += 2) /* sorted by place, then rule */
+			ck_assert_uint_eq(fs.items[k].byte_start, fs.items[k + 1].byte_start);
+		jh_findings_clear(&fs);
+		jh_ruleset_free(rs);
+	}
+}
+END_TEST
+
 Suite *regex_suite(void)
 {
 	Suite *s = suite_create("regex");
@@ -419,6 +545,9 @@ Suite *regex_suite(void)
 	tcase_add_test(tc, template_group_beyond_pattern);
 	tcase_add_test(tc, invalid_utf8_subject);
 	tcase_add_test(tc, compile_errors);
+	tcase_add_test(tc, pre_check_forms);
+	tcase_add_test(tc, pre_check_answers);
+	tcase_add_test(tc, pre_check_agrees_with_scan);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("limits");
 	tcase_add_test(tc, runaway_pattern_is_stopped);

@@ -25,6 +25,8 @@ Suite *typo_suite(void);
 Suite *punct_suite(void);
 Suite *script_suite(void);
 Suite *censor_suite(void);
+Suite *document_suite(void);
+Suite *linear_suite(void);
 
 /* A diagnostic copied out of its callback: jh_diag records are valid only
  * during the call. */

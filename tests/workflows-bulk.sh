@@ -81,10 +81,10 @@ import json, sys
 out = [json.loads(l) for l in open(sys.argv[1])]
 assert len(out) == 6, out                      # the blank line carries no record
 assert out[0]["id"] == 1 and out[0]["findings"][0]["rule"] == "censor.mask" and "text" not in out[0]
-assert out[1]["id"] is None and "error" in out[1]
+assert "id" not in out[1] and "error" in out[1] and out[1]["line"] == 2, out[1]
 assert out[2]["id"] == [2, 3] and out[2]["findings"][0]["rule"] == "punct.comma"
 assert out[3]["id"] is None and out[3]["findings"] == []
-assert out[4]["id"] == 4 and "error" in out[4]
+assert out[4]["id"] == 4 and "error" in out[4] and out[4]["line"] == 5, out[4]
 assert out[5]["findings"][0]["column"] == 3 and out[5]["findings"][0]["byte_start"] == 7, out[5]
 PY
 expect_exit 2 "--jsonl-filter takes no paths" -- $J check --jsonl-filter many

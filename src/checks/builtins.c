@@ -8,14 +8,36 @@
 #include "charclass.h"
 #include "utf8.h"
 
+void jh_brun_emit_fix(jh_brun *run, size_t start, size_t end, const char *msg, const char *fix,
+                      jh_safety safety)
+{
+	if (run->err)
+		return;
+	const jh_rule *r = run->rule;
+	if (!r->has_fix)
+		fix = NULL;
+	if (r->safety == JH_UNSAFE)
+		safety = JH_UNSAFE;
+	int rc = jh_findings_add(run->out, r->id, run->rule_index, r->severity, start, end, msg, fix,
+	                         fix ? strlen(fix) : 0, safety);
+	if (rc)
+		run->err = rc;
+}
+
 void jh_brun_emit(jh_brun *run, size_t start, size_t end, const size_t *groups, uint32_t n_groups,
                   const char *message)
+{
+	jh_brun_emit_safety(run, start, end, groups, n_groups, message, run->rule->safety);
+}
+
+void jh_brun_emit_safety(jh_brun *run, size_t start, size_t end, const size_t *groups,
+                         uint32_t n_groups, const char *message, jh_safety safety)
 {
 	if (run->err)
 		return;
 	const jh_rule *r = run->rule;
 	jh_buf fix = {0};
-	jh_hit h = {r, run->rule_index, start, end, NULL, 0, r->safety, NULL};
+	jh_hit h = {r, run->rule_index, start, end, NULL, 0, safety, NULL};
 	if (r->has_fix) {
 		size_t ov[2 * 10] = {start, end};
 		uint32_t pairs = 1;
@@ -147,7 +169,8 @@ int jh_compile_uint(const jh_rule *r, const char *key, unsigned long dflt, unsig
 
 /* The checks of every family; each family file defines its own table. */
 static const jh_builtin_def *const tables[] = {
-	jh_checks_encoding, jh_checks_censor, jh_checks_script, jh_checks_punct,
+	jh_checks_encoding, jh_checks_censor, jh_checks_censor_suggest, jh_checks_script,
+	jh_checks_script_chars, jh_checks_punct,
 	jh_checks_layout, jh_checks_typo,
 };
 

@@ -63,8 +63,9 @@ typedef struct {
 const jh_builtin_def *jh_builtin_find(const char *name);
 
 /* Each family's checks, ended by an entry with name NULL. */
-extern const jh_builtin_def jh_checks_encoding[], jh_checks_censor[], jh_checks_script[],
-	jh_checks_punct[], jh_checks_layout[], jh_checks_typo[];
+extern const jh_builtin_def jh_checks_encoding[], jh_checks_censor[], jh_checks_censor_suggest[],
+	jh_checks_script[],
+	jh_checks_script_chars[], jh_checks_punct[], jh_checks_layout[], jh_checks_typo[];
 
 /* Helpers for checks: a whole-number parameter (dflt when absent), and a
  * word list (first TSV column) read from the rule's data folder. */
@@ -108,5 +109,14 @@ int jh_builtins_add(jh_builtins *b, jh_rule *r, long rule_index, jh_diag_fn diag
  * ($1.. as offset pairs after $0 = the span). */
 void jh_brun_emit(jh_brun *run, size_t start, size_t end, const size_t *groups, uint32_t n_groups,
                   const char *message);
+/* A finding with a fix the check computed itself (not from the rule's
+ * template).  The rule's `safety = unsafe` makes every fix unsafe; a rule
+ * without `fix` gets findings without fixes. */
+void jh_brun_emit_fix(jh_brun *run, size_t start, size_t end, const char *msg, const char *fix,
+                      jh_safety safety);
+/* The same with a safety of its own: a finding the rule cannot fix as
+ * surely as its others (a less likely case of the same slip). */
+void jh_brun_emit_safety(jh_brun *run, size_t start, size_t end, const size_t *groups,
+                         uint32_t n_groups, const char *message, jh_safety safety);
 
 #endif

@@ -13,21 +13,6 @@
 
 #define IDSP "\xE3\x80\x80" /* U+3000 IDEOGRAPHIC SPACE, the paragraph indent */
 
-static void emit_fix(jh_brun *run, size_t start, size_t end, const char *msg, const char *fix,
-                     jh_safety safety)
-{
-	if (run->err)
-		return;
-	const jh_rule *r = run->rule;
-	if (!r->has_fix)
-		fix = NULL;
-	if (r->safety == JH_UNSAFE)
-		safety = JH_UNSAFE;
-	int rc = jh_findings_add(run->out, r->id, run->rule_index, r->severity, start, end, msg, fix,
-	                         fix ? strlen(fix) : 0, safety);
-	if (rc)
-		run->err = rc;
-}
 
 /* One line of the text: [start, end) without its line break; next is where
  * the following line starts.  crlf: the break is \r\n. */
@@ -94,9 +79,9 @@ static void eol_finish(jh_brun *run)
 		if (l.last || l.crlf == want_crlf)
 			continue;
 		if (want_crlf)
-			emit_fix(run, l.end, l.next, msg, "\r\n", JH_SAFE);
+			jh_brun_emit_fix(run, l.end, l.next, msg, "\r\n", JH_SAFE);
 		else
-			emit_fix(run, l.end, l.next, msg, "\n", JH_SAFE);
+			jh_brun_emit_fix(run, l.end, l.next, msg, "\n", JH_SAFE);
 	}
 }
 
@@ -258,7 +243,7 @@ static void indent_form_finish(jh_brun *run)
 		int habit = in.kind != s.dominant.kind && in.kind != IND_MIXED &&
 		            (in.kind == IND_TAB ? in.n == 1 : in.n <= 4);
 		jh_safety safety = habit ? JH_SAFE : JH_UNSAFE;
-		emit_fix(run, l.start, l.start + in.bytes, msg, s.dom_text, safety);
+		jh_brun_emit_fix(run, l.start, l.start + in.bytes, msg, s.dom_text, safety);
 	}
 }
 
@@ -282,7 +267,7 @@ static void indent_missing_finish(jh_brun *run)
 		                !looks_like_heading(run->text, &prev);
 		if (in.kind == IND_NONE && !continues && has_han(run->text, &l) &&
 		    !looks_like_heading(run->text, &l))
-			emit_fix(run, l.start, l.start, msg, s.dom_text, JH_UNSAFE);
+			jh_brun_emit_fix(run, l.start, l.start, msg, s.dom_text, JH_UNSAFE);
 		prev = l;
 		have_prev = 1;
 	}
@@ -329,7 +314,7 @@ static void blank_finish(jh_brun *run)
 			continue;
 		}
 		if (blanks > max)
-			emit_fix(run, first_extra, l.start, msg, "", JH_SAFE);
+			jh_brun_emit_fix(run, first_extra, l.start, msg, "", JH_SAFE);
 		blanks = 0;
 	}
 }
@@ -400,7 +385,7 @@ static void merged_finish(jh_brun *run)
 		if (n > sizeof fix - 4)
 			n = sizeof fix - 4;
 		snprintf(fix, sizeof fix, "%s%.*s", sep, (int)n, run->text + st->pos[i]);
-		emit_fix(run, st->pos[i], st->pos[i + 1], msg, fix, JH_UNSAFE);
+		jh_brun_emit_fix(run, st->pos[i], st->pos[i + 1], msg, fix, JH_UNSAFE);
 	}
 	free(st->pos);
 	free(st);

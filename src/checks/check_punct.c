@@ -9,24 +9,6 @@
 #include "charclass.h"
 #include "utf8.h"
 
-/* A finding with a fix the check computed itself (not from the rule's
- * template).  The rule's `safety = unsafe` makes every fix unsafe; a rule
- * without `fix` gets findings without fixes. */
-static void emit_fix(jh_brun *run, size_t start, size_t end, const char *msg, const char *fix,
-                     jh_safety safety)
-{
-	if (run->err)
-		return;
-	const jh_rule *r = run->rule;
-	if (!r->has_fix)
-		fix = NULL;
-	if (r->safety == JH_UNSAFE)
-		safety = JH_UNSAFE;
-	int rc = jh_findings_add(run->out, r->id, run->rule_index, r->severity, start, end, msg, fix,
-	                         fix ? strlen(fix) : 0, safety);
-	if (rc)
-		run->err = rc;
-}
 
 static int32_t cp_at(const char *text, size_t len, size_t pos)
 {
@@ -256,7 +238,7 @@ static void report(jh_brun *run, size_t pos, int t, int close, const char *fmt, 
 	char msg[256];
 	snprintf(msg, sizeof msg, fmt, close ? close_s[t] : open_s[t], close ? open_s[t] : close_s[t]);
 	size_t n = strlen(close ? close_s[t] : open_s[t]);
-	emit_fix(run, pos, pos + n, msg, fix, safety);
+	jh_brun_emit_fix(run, pos, pos + n, msg, fix, safety);
 }
 
 /* Two opening quotes of one kind in a row (“A“B): decide which one is
@@ -497,7 +479,7 @@ static void qstyle_finish(jh_brun *run)
 		if (b != o && b != cl)
 			continue;
 		const char *fix = want == QS_CURLY ? (b == o ? "“" : "”") : (b == o ? "「" : "」");
-		emit_fix(run, (size_t)(p - t), (size_t)(p - t) + 3, msg, fix, JH_SAFE);
+		jh_brun_emit_fix(run, (size_t)(p - t), (size_t)(p - t) + 3, msg, fix, JH_SAFE);
 	}
 }
 

@@ -14,17 +14,22 @@ typedef struct {
 	jh_strset chars;   /* characters checked; empty = every Han character */
 	jh_strset skip;    /* characters left to another rule (skip-chars) */
 	jh_strset allow;   /* words in which a doubled character is right */
+	jh_strset words;   /* a lexicon: a second copy that starts one of them is a word's start */
+	jh_strset stutter; /* pronouns: their runs of three are speech (我我我) */
+	int stutter_set;   /* a pronouns parameter was given: triples are checked */
 	int allow_aabb;    /* 高高兴兴, 实实在在 */
+	unsigned long min_clause; /* a pair in a shorter clause gets an unsafe fix */
 	/* The allow list is read at the first doubled pair, not when the rules
 	 * compile: typo.doubled-char's is the 7,800 reduplications of jieba,
 	 * and that rule is off by default. */
 	const jh_rule *rule;
-	const char *allow_file;
-	unsigned allow_line;
+	const char *allow_file, *words_file;
+	unsigned allow_line, words_line;
 	jh_lazy allow_once;
 } doubled_cfg;
 
-static const char *const doubled_params[] = {"chars", "skip-chars", "allow", "allow-aabb", NULL};
+static const char *const doubled_params[] = {"chars", "skip-chars", "allow",    "allow-aabb",
+                                             "words", "pronouns",   "min-clause", NULL};
 
 /* Add each character of a parameter value (spaces ignored) to a set. */
 static int add_chars(jh_strset *set, const char *v)
@@ -48,6 +53,8 @@ static void doubled_free(void *p)
 	jh_strset_free(&c->chars);
 	jh_strset_free(&c->skip);
 	jh_strset_free(&c->allow);
+	jh_strset_free(&c->words);
+	jh_strset_free(&c->stutter);
 	jh_lazy_destroy(&c->allow_once);
 	free(c);
 }
@@ -60,16 +67,24 @@ static int doubled_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, voi
 	int rc = add_chars(&c->chars, jh_rule_param(r, "chars", NULL));
 	if (rc == JH_OK)
 		rc = add_chars(&c->skip, jh_rule_param(r, "skip-chars", NULL));
+	if (rc == JH_OK)
+		rc = add_chars(&c->stutter, jh_rule_param(r, "pronouns", NULL));
+	c->stutter_set = jh_rule_param(r, "pronouns", NULL) != NULL;
 	jh_lazy_init(&c->allow_once);
 	c->rule = r;
-	c->allow_line = r->line;
+	c->allow_line = c->words_line = r->line;
 	c->allow_file = jh_rule_param(r, "allow", &c->allow_line);
+	c->words_file = jh_rule_param(r, "words", &c->words_line);
 	if (rc == JH_OK && c->allow_file)
 		rc = jh_data_readable(r, c->allow_file, c->allow_line, diag_fn, payload);
+	if (rc == JH_OK && c->words_file)
+		rc = jh_data_readable(r, c->words_file, c->words_line, diag_fn, payload);
 	unsigned long aabb = 1;
 	if (rc == JH_OK)
 		rc = jh_param_uint(r, "allow-aabb", 1, 1, &aabb, diag_fn, payload);
 	c->allow_aabb = (int)aabb;
+	if (rc == JH_OK)
+		rc = jh_param_uint(r, "min-clause", 0, 1000, &c->min_clause, diag_fn, payload);
 	if (rc) {
 		doubled_free(c);
 		return rc;
@@ -109,6 +124,56 @@ static int doubled_allowed(const doubled_cfg *cfg, const char *text, size_t len,
 	return 0;
 }
 
+/* Does the second copy, at b, start a word of the `words` list (在 + 在逃,
+ * 把 + 把手, 是 + 是非)?  Then the pair can be a one-character word and a
+ * word, and keeping one copy may delete a word's start.  The list leaves
+ * out the words after which a doubled character is a slip (这 + 这个). */
+static int doubled_word_start(const doubled_cfg *cfg, const char *text, size_t len, size_t b)
+{
+	size_t e = b;
+	for (int k = 0; k < 4 && e < len; k++) {
+		int32_t cp;
+		size_t n = jh_utf8_decode((const unsigned char *)text + e, len - e, &cp);
+		if (cp < 0x80)
+			break; /* words do not cross ASCII */
+		e += n;
+		if (k == 0)
+			continue; /* the character alone */
+		if (e - b <= cfg->words.max_len && jh_strset_has(&cfg->words, text + b, e - b))
+			return 1;
+	}
+	return 0;
+}
+
+/* Is the run starting at a in a clause of fewer than min characters (Han,
+ * letters, digits: up to punctuation, a space or a line break)?  Verse
+ * doubles function characters on purpose (佩玉將將，壽考不亡; 魚在在藻). */
+static int doubled_short_clause(const char *text, size_t len, size_t a, unsigned long min)
+{
+	const uint32_t word = JH_C_HAN | JH_C_LATIN | JH_C_DIGIT | JH_C_FULLWIDTH_ALNUM;
+	unsigned long n = 0;
+	for (size_t p = a; n < min;) { /* the pair and what follows */
+		if (p >= len)
+			break;
+		int32_t cp;
+		size_t k = jh_utf8_decode((const unsigned char *)text + p, len - p, &cp);
+		if (!(jh_class_of(cp) & word))
+			break;
+		n++;
+		p += k;
+	}
+	for (size_t p = a; n < min && p > 0;) { /* and what comes before */
+		size_t q = jh_utf8_prev(text, p);
+		int32_t cp;
+		jh_utf8_decode((const unsigned char *)text + q, p - q, &cp);
+		if (!(jh_class_of(cp) & word))
+			break;
+		n++;
+		p = q;
+	}
+	return n < min;
+}
+
 /* The doubled pair at [a, c): is it part of XXYY or YYXX with X != Y?  The
  * neighbouring pair may have another byte length (高高𠮷𠮷). */
 static int doubled_aabb(const char *text, size_t len, size_t a, size_t c, size_t clen)
@@ -140,23 +205,34 @@ typedef struct {
 static int load_allow(void *arg)
 {
 	allow_arg *a = arg;
-	const jh_rule *r = a->cfg->rule;
-	return jh_load_words(&a->cfg->allow, r->data_dir, a->cfg->allow_file, r, a->cfg->allow_line,
-	                     a->diag_fn, a->payload);
+	doubled_cfg *c = a->cfg;
+	const jh_rule *r = c->rule;
+	int rc = JH_OK;
+	if (c->allow_file)
+		rc = jh_load_words(&c->allow, r->data_dir, c->allow_file, r, c->allow_line, a->diag_fn,
+		                   a->payload);
+	if (rc == JH_OK && c->words_file)
+		rc = jh_load_words(&c->words, r->data_dir, c->words_file, r, c->words_line, a->diag_fn,
+		                   a->payload);
+	return rc;
 }
 
 static void doubled_flush(jh_brun *run)
 {
 	const doubled_cfg *cfg = run->cfg;
-	/* Only a pair: three or more in a row is a stutter or a sound, not a slip. */
-	if (run->run_len != 2)
+	/* A pair, or a run of three of a character that is not a stutter of
+	 * speech (的的的, not 我我我); four or more is a sound or a stutter. */
+	if (run->run_len < 2 || run->run_len > 3)
 		return;
-	size_t a = run->run_start, c = run->run_end, clen = (c - a) / 2, b = a + clen;
+	size_t a = run->run_start, c = run->run_end, clen = (c - a) / run->run_len, b = c - clen;
+	int triple = run->run_len == 3;
+	if (triple && (!cfg->stutter_set || jh_strset_has(&cfg->stutter, run->text + a, clen)))
+		return;
 	if (cfg->chars.count && !jh_strset_has(&cfg->chars, run->text + a, clen))
 		return;
 	if (cfg->skip.count && jh_strset_has(&cfg->skip, run->text + a, clen))
 		return;
-	if (cfg->allow_file) {
+	if (cfg->allow_file || cfg->words_file) {
 		/* the rule set is shared read-only; its lazy list is the one part
 		 * written, once, under jh_lazy's lock.  A list that cannot be read
 		 * was reported (file and line): no finding without it. */
@@ -168,8 +244,14 @@ static void doubled_flush(jh_brun *run)
 		return;
 	if (cfg->allow_aabb && doubled_aabb(run->text, run->len, a, c, clen))
 		return;
-	size_t g[2] = {a, b};
-	jh_brun_emit(run, a, c, g, 1, NULL);
+	if (cfg->words.count && doubled_word_start(cfg, run->text, run->len, b))
+		return;
+	size_t g[2] = {b, c};
+	/* a triple is rarer than a slip of one key, and verse doubles on
+	 * purpose: a person decides */
+	int unsure = triple ||
+	             (cfg->min_clause && doubled_short_clause(run->text, run->len, a, cfg->min_clause));
+	jh_brun_emit_safety(run, a, c, g, 1, NULL, unsure ? JH_UNSAFE : run->rule->safety);
 }
 
 static void doubled_step(jh_brun *run, const jh_char *c)

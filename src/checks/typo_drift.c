@@ -186,6 +186,7 @@ typedef struct {
 	ng_slot *e;
 	uint32_t *idx;       /* entry index + 1; 0 = empty */
 	size_t cap, n, ecap; /* hash slots (a power of two), entries, room in e */
+	unsigned shift;      /* 64 - log2(cap): the product's top bits pick the slot */
 	int full;
 } ng_table;
 
@@ -194,9 +195,14 @@ static inline uint64_t key3(int32_t a, int32_t b, int32_t c)
 	return ((uint64_t)a << 42) | ((uint64_t)b << 21) | (uint64_t)c;
 }
 
+/* Fibonacci hashing: the top bits of the product depend on every bit of
+ * the key.  Bits taken from the middle of it (>> 20, as before) depend only
+ * on the key's low 20 + log2(cap) bits, i.e. the last character and part of
+ * the one before: the masked keys, which differ in the first character
+ * only, fell into one cluster. */
 static inline size_t slot_of(const ng_table *t, uint64_t key)
 {
-	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 20) & (t->cap - 1);
+	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> t->shift);
 }
 
 /* The hash slot holding key, or the empty one where it would go. */
@@ -230,6 +236,7 @@ static int ng_resize(ng_table *t, size_t cap)
 	t->idx = idx;
 	t->e = e;
 	t->cap = cap;
+	t->shift = 64u - (unsigned)__builtin_ctzll((unsigned long long)cap);
 	t->ecap = cap / 2;
 	for (size_t k = 0; k < t->n; k++)
 		t->idx[ng_slot_for(t, t->e[k].key)] = (uint32_t)k + 1;

@@ -1,11 +1,11 @@
 /* cli.h — the jinghua command line: shared types of its parts.  The library
- * does the checking; the CLI turns files, git, configuration and encodings
- * into text for it and its findings into reports:
+ * does the checking, and reads documents and configurations
+ * (jh_document_*, jh_config_* of jinghua.h); the CLI turns arguments, files
+ * and git into calls of it, and its findings into reports:
  *
- *   walk.c      PATH arguments → files          git.c       --staged, --diff-base, hook
- *   fileio.c    reading, atomic writing          encoding.c  detection, decoding, positions
- *   config.c    .jinghua.ini, profiles, globs    markdown.c  prose of a Markdown file
- *   document.c  one file: prepare, check, fix    pool.c      -j N, output in input order
+ *   main.c      arguments, commands             git.c, hook.c  --staged, --diff-base, hook
+ *   walk.c      PATH arguments → files          fileio.c    reading, atomic writing
+ *   document.c  one file: read, check/fix, write  pool.c    -j N, output in input order
  *   report.c    human, json, jsonl, statistics   format_*.c  sarif, github, checkstyle, rdjsonl
  *   jsonl.c     --jsonl-filter                   diff.c      unified diffs
  */
@@ -155,7 +155,7 @@ void report_put(reporter *r, const report_doc *d, const jh_findings *fs, const c
 int report_prints(const reporter *r, const jh_findings *fs);
 void report_end(reporter *r);
 /* JSON string with escapes (invalid UTF-8 shown as U+FFFD). */
-void json_string(FILE *out, const char *s, size_t len);
+void put_json_string(FILE *out, const char *s, size_t len);
 void json_finding(FILE *o, const report_doc *d, const jh_finding *f);
 /* format_sarif.c */
 void sarif_begin(FILE *o);

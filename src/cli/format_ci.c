@@ -109,16 +109,16 @@ void rdjson_finding(FILE *o, const report_doc *d, const jh_finding *f)
 {
 	static const char *const sev[] = {"INFO", "WARNING", "ERROR"};
 	fputs("{\"message\":", o);
-	json_string(o, f->message, strlen(f->message));
+	put_json_string(o, f->message, strlen(f->message));
 	fputs(",\"location\":{\"path\":", o);
-	json_string(o, d->name, strlen(d->name));
+	put_json_string(o, d->name, strlen(d->name));
 	fputs(",\"range\":{\"start\":", o);
 	rd_pos(o, d, f->line, f->byte_start);
 	fputs(",\"end\":", o);
 	rd_pos(o, d, f->end_line, f->byte_end);
 	fprintf(o, "}},\"severity\":\"%s\",\"source\":{\"name\":\"jinghua\"},\"code\":{\"value\":",
 	        sev[f->severity]);
-	json_string(o, f->rule_id, strlen(f->rule_id));
+	put_json_string(o, f->rule_id, strlen(f->rule_id));
 	fputc('}', o);
 	/* reviewdog applies suggestions as they are: safe fixes only */
 	if (f->has_fix && f->safety == JH_SAFE && f->n_edits == 1) {
@@ -128,7 +128,7 @@ void rdjson_finding(FILE *o, const report_doc *d, const jh_finding *f)
 		fputs(",\"end\":", o);
 		rd_pos(o, d, f->end_line, e->byte_end);
 		fputs("},\"text\":", o);
-		json_string(o, e->replacement, strlen(e->replacement));
+		put_json_string(o, e->replacement, strlen(e->replacement));
 		fputs("}]", o);
 	}
 	fputc('}', o);

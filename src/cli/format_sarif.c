@@ -42,9 +42,9 @@ void sarif_result(FILE *o, const report_doc *d, const jh_finding *f)
 {
 	size_t bs = orig_offset(d, f->byte_start), be = orig_offset(d, f->byte_end);
 	fputs("{\"ruleId\":", o);
-	json_string(o, f->rule_id, strlen(f->rule_id));
+	put_json_string(o, f->rule_id, strlen(f->rule_id));
 	fprintf(o, ",\"level\":\"%s\",\"message\":{\"text\":", level(f->severity));
-	json_string(o, f->message, strlen(f->message));
+	put_json_string(o, f->message, strlen(f->message));
 	fputs("},\"locations\":[{\"physicalLocation\":{\"artifactLocation\":{\"uri\":", o);
 	uri(o, d->name);
 	fprintf(o, "},\"region\":{\"startLine\":%zu,\"startColumn\":%zu,\"endLine\":%zu,"
@@ -62,7 +62,7 @@ void sarif_result(FILE *o, const report_doc *d, const jh_finding *f)
 			fprintf(o, "%s{\"deletedRegion\":{\"byteOffset\":%zu,\"byteLength\":%zu},"
 			           "\"insertedContent\":{\"text\":",
 			        i ? "," : "", es, ee - es);
-			json_string(o, e->replacement, strlen(e->replacement));
+			put_json_string(o, e->replacement, strlen(e->replacement));
 			fputs("}}", o);
 		}
 		fputs("]}]}]", o);
@@ -85,20 +85,20 @@ void sarif_end(const reporter *r)
 		else
 			in.message = "bytes that cannot be decoded in the file's encoding";
 		fputs(i ? ",\n{\"id\":" : "\n{\"id\":", o);
-		json_string(o, c->id, strlen(c->id));
+		put_json_string(o, c->id, strlen(c->id));
 		fputs(",\"shortDescription\":{\"text\":", o);
-		json_string(o, in.message, strlen(in.message));
+		put_json_string(o, in.message, strlen(in.message));
 		fputc('}', o);
 		if (in.description) {
 			fputs(",\"fullDescription\":{\"text\":", o);
-			json_string(o, in.description, strlen(in.description));
+			put_json_string(o, in.description, strlen(in.description));
 			fputc('}', o);
 		}
 		fprintf(o, ",\"defaultConfiguration\":{\"level\":\"%s\"}",
 		        level(idx >= 0 ? in.severity : JH_ERROR));
 		if (idx >= 0) {
 			fputs(",\"properties\":{\"family\":", o);
-			json_string(o, in.family, strlen(in.family));
+			put_json_string(o, in.family, strlen(in.family));
 			fprintf(o, ",\"fix\":\"%s\"}",
 			        in.has_fix ? (in.safety == JH_SAFE ? "safe" : "unsafe") : "none");
 		}

@@ -6,258 +6,53 @@
  *   out: {"id": ANY, "findings": […]}                      (check)
  *        {"id": ANY, "text": "…", "fixes": N, "findings": […]}   (fix)
  *
- * A line that cannot be read gives {"id": …, "error": "…"} in its place.
+ * Every input line that is not blank gets exactly one output line of valid
+ * JSON.  A line that is not a JSON object (invalid JSON, invalid UTF-8, a
+ * raw NUL, an array) gives {"error": "…", "line": N}; an object without a
+ * "text" string gives {"id": …, "error": "…", "line": N}.  The id is parsed (jansson)
+ * and written out again, so it is valid JSON whatever its type: numbers may
+ * change form (0.1 is written 0.10000000000000001, 1E5 as 100000.0), an
+ * integer beyond 64 bits is read as a real.
+ *
+ * Memory: a record's findings are written straight to stdout when its turn
+ * comes, not built as one string first (a 20 MB record dense with
+ * findings made 118 MB of JSON, held whole).  What a record holds at its
+ * peak is its line, jansson's copy of the text and the engine's tables of
+ * it; README states the bound that tests/hostile-limits.sh checks.
+ *
  * Findings never change the exit status here: a non-zero exit would make
  * Spark and Hadoop fail the whole task. */
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
 
 typedef struct {
-	const char *p, *end;
-} cur;
-
-static void ws(cur *c)
-{
-	while (c->p < c->end && (*c->p == ' ' || *c->p == '\t' || *c->p == '\r' || *c->p == '\n'))
-		c->p++;
-}
-
-static int hex4(const char *p, unsigned *v)
-{
-	*v = 0;
-	for (int i = 0; i < 4; i++) {
-		char h = p[i];
-		*v <<= 4;
-		if (h >= '0' && h <= '9')
-			*v |= (unsigned)(h - '0');
-		else if (h >= 'a' && h <= 'f')
-			*v |= (unsigned)(h - 'a' + 10);
-		else if (h >= 'A' && h <= 'F')
-			*v |= (unsigned)(h - 'A' + 10);
-		else
-			return -1;
-	}
-	return 0;
-}
-
-static void put_cp(FILE *o, unsigned v)
-{
-	if (v < 0x80)
-		fputc((int)v, o);
-	else if (v < 0x800) {
-		fputc((int)(0xC0 | (v >> 6)), o);
-		fputc((int)(0x80 | (v & 0x3F)), o);
-	} else if (v < 0x10000) {
-		fputc((int)(0xE0 | (v >> 12)), o);
-		fputc((int)(0x80 | ((v >> 6) & 0x3F)), o);
-		fputc((int)(0x80 | (v & 0x3F)), o);
-	} else {
-		fputc((int)(0xF0 | (v >> 18)), o);
-		fputc((int)(0x80 | ((v >> 12) & 0x3F)), o);
-		fputc((int)(0x80 | ((v >> 6) & 0x3F)), o);
-		fputc((int)(0x80 | (v & 0x3F)), o);
-	}
-}
-
-/* A JSON string at c->p; decoded into o if o is not NULL. */
-static int string(cur *c, FILE *o)
-{
-	if (c->p >= c->end || *c->p != '"')
-		return -1;
-	c->p++;
-	while (c->p < c->end && *c->p != '"') {
-		char ch = *c->p++;
-		if ((unsigned char)ch < 0x20)
-			return -1;
-		if (ch != '\\') {
-			if (o)
-				fputc(ch, o);
-			continue;
-		}
-		if (c->p >= c->end)
-			return -1;
-		char e = *c->p++;
-		const char *simple = strchr("\"\\/bfnrt", e);
-		if (simple && e) {
-			static const char rep[] = "\"\\/\b\f\n\r\t";
-			if (o)
-				fputc(rep[simple - "\"\\/bfnrt"], o);
-			continue;
-		}
-		if (e != 'u' || c->end - c->p < 4)
-			return -1;
-		unsigned v;
-		if (hex4(c->p, &v))
-			return -1;
-		c->p += 4;
-		if (v >= 0xD800 && v < 0xDC00) {
-			unsigned lo;
-			if (c->end - c->p >= 6 && c->p[0] == '\\' && c->p[1] == 'u' && !hex4(c->p + 2, &lo) &&
-			    lo >= 0xDC00 && lo < 0xE000) {
-				v = 0x10000 + ((v - 0xD800) << 10) + (lo - 0xDC00);
-				c->p += 6;
-			} else {
-				v = 0xFFFD;
-			}
-		} else if (v >= 0xDC00 && v < 0xE000) {
-			v = 0xFFFD;
-		}
-		if (o)
-			put_cp(o, v);
-	}
-	if (c->p >= c->end)
-		return -1;
-	c->p++;
-	return 0;
-}
-
-static int value(cur *c, int depth)
-{
-	ws(c);
-	if (c->p >= c->end || depth > 64)
-		return -1;
-	char ch = *c->p;
-	if (ch == '"')
-		return string(c, NULL);
-	if (ch == '{' || ch == '[') {
-		char close = ch == '{' ? '}' : ']';
-		c->p++;
-		ws(c);
-		if (c->p < c->end && *c->p == close) {
-			c->p++;
-			return 0;
-		}
-		for (;;) {
-			if (ch == '{') {
-				ws(c);
-				if (string(c, NULL))
-					return -1;
-				ws(c);
-				if (c->p >= c->end || *c->p++ != ':')
-					return -1;
-			}
-			if (value(c, depth + 1))
-				return -1;
-			ws(c);
-			if (c->p >= c->end)
-				return -1;
-			if (*c->p == ',') {
-				c->p++;
-				continue;
-			}
-			if (*c->p++ == close)
-				return 0;
-			return -1;
-		}
-	}
-	const char *s = c->p;
-	while (c->p < c->end && strchr("+-0123456789.eEtruefalsn", *c->p))
-		c->p++;
-	size_t n = (size_t)(c->p - s);
-	if (!n)
-		return -1;
-	if ((n == 4 && !memcmp(s, "true", 4)) || (n == 5 && !memcmp(s, "false", 5)) ||
-	    (n == 4 && !memcmp(s, "null", 4)))
-		return 0;
-	if (*s == '-' || (*s >= '0' && *s <= '9'))
-		return 0;
-	return -1;
-}
-
-typedef struct {
-	const char *id;
-	size_t id_len;
-	char *text;
-	size_t text_len;
-	int has_text, markdown;
-	const char *error;
-} record;
-
-static void parse_record(const char *line, size_t len, record *r)
-{
-	memset(r, 0, sizeof *r);
-	cur c = {line, line + len};
-	ws(&c);
-	if (c.p >= c.end || *c.p != '{') {
-		r->error = "not a JSON object";
-		return;
-	}
-	c.p++;
-	ws(&c);
-	if (c.p < c.end && *c.p == '}') {
-		c.p++;
-	} else {
-		for (;;) {
-			ws(&c);
-			const char *k = c.p;
-			if (string(&c, NULL)) {
-				r->error = "invalid JSON";
-				return;
-			}
-			size_t kl = (size_t)(c.p - k);
-			ws(&c);
-			if (c.p >= c.end || *c.p++ != ':') {
-				r->error = "invalid JSON";
-				return;
-			}
-			ws(&c);
-			const char *v = c.p;
-			if (kl == 6 && !memcmp(k, "\"text\"", 6) && c.p < c.end && *c.p == '"') {
-				free(r->text);
-				r->text = NULL;
-				FILE *o = open_memstream(&r->text, &r->text_len);
-				int bad = string(&c, o);
-				fclose(o);
-				if (bad) {
-					r->error = "invalid JSON";
-					return;
-				}
-				r->has_text = 1;
-			} else if (value(&c, 0)) {
-				r->error = "invalid JSON";
-				return;
-			} else if (kl == 4 && !memcmp(k, "\"id\"", 4)) {
-				r->id = v;
-				r->id_len = (size_t)(c.p - v);
-			} else if (kl == 6 && !memcmp(k, "\"type\"", 6)) {
-				r->markdown = (size_t)(c.p - v) == 10 && !memcmp(v, "\"markdown\"", 10);
-			}
-			ws(&c);
-			if (c.p < c.end && *c.p == ',') {
-				c.p++;
-				continue;
-			}
-			if (c.p < c.end && *c.p == '}') {
-				c.p++;
-				break;
-			}
-			r->error = "invalid JSON";
-			return;
-		}
-	}
-	ws(&c);
-	if (c.p != c.end)
-		r->error = "invalid JSON: more after the object";
-	else if (!r->has_text)
-		r->error = "no \"text\" string";
-}
-
-typedef struct {
 	const file_settings *fs, *fs_md;
 	int fix, unsafe;
 	FILE *in;
-	size_t errors;
+	size_t line;          /* lines read so far */
 } jctx;
 
 typedef struct {
 	char *line;
 	size_t len;
+	size_t line_no;
 } jjob;
+
+/* What one record gives: the head of its answer ({"id":…, up to and
+ * without the findings), then the findings, written by j_emit. */
+typedef struct {
+	char *head;
+	jh_document *jd;      /* the checked record, or NULL: head is the whole answer */
+	report_doc doc;       /* the document's text, which its findings point into */
+	json_t *record;       /* the parsed line, whose "text" the document points into */
+} jresult;
 
 static int j_next(void *ctx, size_t index, void **job)
 {
 	jctx *x = ctx;
+	(void)index;
 	for (;;) {
 		char *line = NULL;
 		size_t cap = 0;
@@ -266,6 +61,7 @@ static int j_next(void *ctx, size_t index, void **job)
 			free(line);
 			return 0;
 		}
+		x->line++;
 		size_t k = strspn(line, " \t\r\n");
 		if (k == (size_t)n) { /* blank lines carry no record */
 			free(line);
@@ -274,79 +70,126 @@ static int j_next(void *ctx, size_t index, void **job)
 		jjob *j = xmalloc(sizeof *j);
 		j->line = line;
 		j->len = (size_t)n;
+		j->line_no = x->line;
 		*job = j;
 		return 1;
 	}
+}
+
+/* The line as a JSON value, or NULL with the reason in err.  JSON_ALLOW_NUL:
+ * a text may hold \u0000 (the engine takes a length).  An integer too big
+ * for 64 bits is read as a real rather than refused. */
+static json_t *parse_line(const char *line, size_t len, json_error_t *err)
+{
+	json_t *v = json_loadb(line, len, JSON_ALLOW_NUL, err);
+	if (!v && json_error_code(err) == json_error_numeric_overflow)
+		v = json_loadb(line, len, JSON_ALLOW_NUL | JSON_DECODE_INT_AS_REAL, err);
+	return v;
+}
+
+/* ,"error":…,"line":N} — after an id, or after '{' (first is set). */
+static void put_error(FILE *o, const char *msg, size_t line_no, int first)
+{
+	fputs(first ? "\"error\":" : ",\"error\":", o);
+	put_json_string(o, msg, strlen(msg)); /* jansson's message may quote raw bytes */
+	fprintf(o, ",\"line\":%zu}\n", line_no);
+}
+
+/* {"id":… — the record's id written again by jansson (null if none). */
+static void put_id(FILE *o, json_t *id)
+{
+	char *s = id ? json_dumps(id, JSON_ENCODE_ANY | JSON_COMPACT) : NULL;
+	fputs("{\"id\":", o);
+	fputs(s ? s : "null", o);
+	free(s);
 }
 
 static void j_work(void *ctx, void *job, void **result)
 {
 	jctx *x = ctx;
 	jjob *j = job;
-	record r;
-	parse_record(j->line, j->len, &r);
-	char *out = NULL;
-	size_t olen = 0;
-	FILE *o = open_memstream(&out, &olen);
-	fputs("{\"id\":", o);
-	if (r.id)
-		fwrite(r.id, 1, r.id_len, o);
-	else
-		fputs("null", o);
-	if (r.error) {
-		fputs(",\"error\":", o);
-		json_string(o, r.error, strlen(r.error));
+	jresult *res = xmalloc(sizeof *res);
+	memset(res, 0, sizeof *res);
+	size_t hlen = 0;
+	FILE *o = open_memstream(&res->head, &hlen);
+	json_error_t jerr;
+	json_t *rec = parse_line(j->line, j->len, &jerr);
+	free(j->line); /* jansson holds its own copy of the text */
+	j->line = NULL;
+	json_t *id = json_is_object(rec) ? json_object_get(rec, "id") : NULL;
+	json_t *text = json_is_object(rec) ? json_object_get(rec, "text") : NULL;
+	if (!rec) {
+		fputc('{', o);
+		char msg[200 + JSON_ERROR_TEXT_LENGTH];
+		snprintf(msg, sizeof msg, "invalid JSON: %s (column %d)", jerr.text, jerr.column);
+		put_error(o, msg, j->line_no, 1);
+	} else if (!json_is_object(rec)) {
+		fputc('{', o);
+		put_error(o, "not a JSON object", j->line_no, 1);
+	} else if (!json_is_string(text)) {
+		put_id(o, id);
+		put_error(o, "no \"text\" string", j->line_no, 0);
 	} else {
-		const file_settings *s = r.markdown ? x->fs_md : x->fs;
+		put_id(o, id);
+		const char *type = json_string_value(json_object_get(rec, "type"));
+		const file_settings *s = type && strcmp(type, "markdown") == 0 ? x->fs_md : x->fs;
 		jh_document_options dopt = JH_DOCUMENT_OPTIONS_INIT;
 		dopt.settings = s;
 		dopt.name = "<jsonl>";
 		dopt.encoding = "UTF-8"; /* the text is what the record holds, as it is */
 		dopt.type = s->type == TYPE_MARKDOWN ? TYPE_MARKDOWN : TYPE_TEXT;
 		dopt.unsafe = x->unsafe;
+		const char *t = json_string_value(text);
+		size_t tlen = json_string_length(text);
 		jh_document *jd = NULL;
-		int rc = x->fix ? jh_document_fix(r.text, r.text_len, &dopt, &jd)
-		                : jh_document_check(r.text, r.text_len, &dopt, &jd);
+		int rc = x->fix ? jh_document_fix(t, tlen, &dopt, &jd) : jh_document_check(t, tlen, &dopt, &jd);
 		const char *problem = rc ? jh_strerror(rc) : jh_document_problem(jd);
 		if (problem) {
-			fputs(",\"error\":", o);
-			json_string(o, problem, strlen(problem));
+			put_error(o, problem, j->line_no, 0);
+			jh_document_free(jd);
 		} else {
-			size_t tlen;
-			const char *text = jh_document_text(jd, &tlen);
+			size_t dlen;
+			const char *dtext = jh_document_text(jd, &dlen);
 			if (x->fix) {
 				jh_fix_report rep;
 				size_t flen;
 				const char *fixed = jh_document_fixed(jd, &flen, &rep);
 				fputs(",\"text\":", o);
-				json_string(o, fixed, flen);
+				put_json_string(o, fixed, flen);
 				fprintf(o, ",\"fixes\":%zu", rep.edits_applied);
 			}
 			fputs(",\"findings\":[", o);
-			report_doc d = {"", text, tlen, NULL, s->ruleset};
-			const jh_findings *fs = jh_document_findings(jd);
-			for (size_t i = 0; i < fs->count; i++) {
-				if (i)
-					fputc(',', o);
-				json_finding(o, &d, &fs->items[i]);
-			}
-			fputc(']', o);
+			/* the document points into the record's text: both stay until j_emit */
+			res->jd = jd;
+			res->record = json_incref(rec);
+			res->doc = (report_doc){"", dtext, dlen, NULL, s->ruleset, NULL};
 		}
-		jh_document_free(jd);
 	}
-	fputs("}\n", o);
 	fclose(o);
-	free(r.text);
-	free(j->line);
+	json_decref(rec);
 	free(j);
-	*result = out;
+	*result = res;
 }
 
 static void j_emit(void *ctx, size_t index, void *result)
 {
-	char *out = result;
-	fputs(out, stdout);
-	free(out);
+	(void)ctx;
+	(void)index;
+	jresult *res = result;
+	fputs(res->head, stdout);
+	if (res->jd) {
+		const jh_findings *fs = jh_document_findings(res->jd);
+		for (size_t i = 0; i < fs->count; i++) {
+			if (i)
+				putchar(',');
+			json_finding(stdout, &res->doc, &fs->items[i]);
+		}
+		fputs("]}\n", stdout);
+	}
+	jh_document_free(res->jd);
+	json_decref(res->record);
+	free(res->head);
+	free(res);
 }
 
 int jsonl_filter(jh_config *cfg, int fix, int unsafe, unsigned threads)

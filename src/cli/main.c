@@ -11,6 +11,9 @@
 #include <unistd.h>
 #include "cli.h"
 
+/* src/lsp/server.c; the rules and cache folders are the command line's */
+int lsp_main(int argc, char **argv, const char *rules_dir, const char *cache_dir);
+
 typedef enum { CMD_CHECK, CMD_FIX, CMD_RULES, CMD_TEST_RULES } command;
 
 typedef struct {
@@ -32,6 +35,7 @@ static void usage(FILE *o)
 	      "       jinghua check|fix --jsonl-filter      JSON lines {\"id\",\"text\"} on stdin\n"
 	      "       jinghua rules [--explain ID]\n"
 	      "       jinghua test-rules [RULEFILE...]\n"
+	      "       jinghua lsp          (a language server on stdio, for editors)\n"
 	      "       jinghua hook install [-- OPTIONS] | hook uninstall\n"
 	      "\n"
 	      "Finds and repairs damage in Chinese prose: censorship masks and separators,\n"
@@ -505,7 +509,7 @@ static int check_encoding_name(const char *e)
 	return 0;
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
 	options o = {.cmd = CMD_CHECK, .format = FMT_HUMAN, .color = -1, .progress = -1,
 	             .cfg = JH_CONFIG_OPTIONS_INIT};
@@ -523,6 +527,13 @@ int main(int argc, char **argv)
 			o.cmd = CMD_TEST_RULES, argi = 2;
 		else if (!strcmp(c, "hook"))
 			return hook_command(argc - 1, argv + 1);
+		else if (!strcmp(c, "lsp")) {
+			char buf[PATH_MAX + 32];
+			char *cache = cli_cache_dir();
+			int rc = lsp_main(argc - 1, argv + 1, default_rules_dir(buf, sizeof buf), cache);
+			free(cache);
+			return rc;
+		}
 	}
 	enum { O_FAIL_ON = 256, O_COLOR, O_UNSAFE, O_STDOUT, O_DIFF, O_EXPLAIN, O_NO_DEFAULT,
 	       O_EXTEND, O_PROFILE, O_VARIANT, O_NO_CONFIG, O_TYPE, O_ENCODING, O_TO_UTF8, O_STAGED,
@@ -560,7 +571,14 @@ int main(int argc, char **argv)
 				return EXIT_USAGE;
 			}
 			break;
-		case 's': o.cfg.select = optarg; break;
+		case 's':
+			/* an empty --select= would run nothing and say nothing */
+			if (optarg[strspn(optarg, ", ")] == '\0') {
+				fprintf(stderr, "jinghua: --select: no rule selected (give rule ids or families)\n");
+				return EXIT_USAGE;
+			}
+			o.cfg.select = optarg;
+			break;
 		case 'i': o.cfg.ignore = optarg; break;
 		case O_EXTEND: o.cfg.extend_select = optarg; break;
 		case 'r': dirs[o.cfg.n_rule_dirs++] = optarg; break;
@@ -693,4 +711,23 @@ int main(int argc, char **argv)
 	jh_config_free(cfg);
 	free((char *)o.cfg.cache_dir);
 	return status;
+}
+
+/* Whatever the command, output that did not reach stdout (a full disk, a
+ * closed pipe, >/dev/full) is an I/O error with a message, not exit 0. */
+static int stdout_status(int status)
+{
+	errno = 0;
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return status;
+	if (errno)
+		fprintf(stderr, "jinghua: cannot write to standard output: %s\n", strerror(errno));
+	else
+		fprintf(stderr, "jinghua: cannot write to standard output\n");
+	return EXIT_IO;
+}
+
+int main(int argc, char **argv)
+{
+	return stdout_status(run(argc, argv));
 }

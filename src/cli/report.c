@@ -18,7 +18,7 @@ static const char *sev_color[] = {"\033[36m", "\033[33m", "\033[31;1m"};
 /* Bytes go out in runs between the characters that need escaping: one
  * fwrite per run, not one locked fputc per byte (with -j, stdio takes its
  * stream lock on every call, and per-byte calls were 8% of a check). */
-void json_string(FILE *out, const char *s, size_t len)
+void put_json_string(FILE *out, const char *s, size_t len)
 {
 	size_t valid = 0, run = 0;
 	fputc('"', out);
@@ -202,11 +202,11 @@ void json_finding(FILE *o, const report_doc *d, const jh_finding *f)
 	fputc('{', o);
 	if (*d->name) { /* jsonl filter records have no file */
 		fputs("\"file\":", o);
-		json_string(o, d->name, strlen(d->name));
+		put_json_string(o, d->name, strlen(d->name));
 		fputc(',', o);
 	}
 	fputs("\"rule\":", o);
-	json_string(o, f->rule_id, strlen(f->rule_id));
+	put_json_string(o, f->rule_id, strlen(f->rule_id));
 	fputs(",\"severity\":\"", o);
 	fputs(jh_severity_name(f->severity), o);
 	fputc('"', o);
@@ -218,7 +218,7 @@ void json_finding(FILE *o, const report_doc *d, const jh_finding *f)
 	json_uint(o, ",\"byte_start\":", orig_offset(d, f->byte_start));
 	json_uint(o, ",\"byte_end\":", orig_offset(d, f->byte_end));
 	fputs(",\"message\":", o);
-	json_string(o, f->message, strlen(f->message));
+	put_json_string(o, f->message, strlen(f->message));
 	fputs(",\"fix\":", o);
 	if (!f->has_fix) {
 		fputs("null}", o);
@@ -230,7 +230,7 @@ void json_finding(FILE *o, const report_doc *d, const jh_finding *f)
 		json_uint(o, i ? ",{\"byte_start\":" : "{\"byte_start\":", orig_offset(d, e->byte_start));
 		json_uint(o, ",\"byte_end\":", orig_offset(d, e->byte_end));
 		fputs(",\"replacement\":", o);
-		json_string(o, e->replacement, strlen(e->replacement));
+		put_json_string(o, e->replacement, strlen(e->replacement));
 		fputc('}', o);
 	}
 	fputs("]}}", o);
@@ -393,7 +393,7 @@ static void print_statistics(reporter *r)
 		for (size_t i = 0; i < r->n_counts; i++) {
 			const rule_count *c = &r->counts[i];
 			fprintf(o, "%s\n{\"rule\":", i ? "," : "");
-			json_string(o, c->id, strlen(c->id));
+			put_json_string(o, c->id, strlen(c->id));
 			fprintf(o, ",\"severity\":\"%s\",\"count\":%zu,\"fixable\":%zu}",
 			        jh_severity_name(c->severity), c->count, c->fixable);
 		}

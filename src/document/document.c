@@ -229,7 +229,11 @@ static void find_switches(const char *text, size_t len, const md_prose *md, cons
 static unsigned touches(const md_prose *m, size_t s, size_t e)
 {
 	unsigned k = 0;
-	if (e == s) { /* a point touches nothing: it sits between characters */
+	if (e == s) { /* a point sits between characters: prose unless strictly
+	               * inside code (a space inserted into `print("你好")`) */
+		for (size_t i = 0; i < m->n_segs && m->segs[i].c < s; i++)
+			if (m->segs[i].kind != SEG_PROSE && s < m->segs[i].c + m->segs[i].len)
+				return 1u << m->segs[i].kind;
 		return 1u << SEG_PROSE;
 	}
 	for (size_t i = 0; i < m->n_segs; i++) {
@@ -238,6 +242,29 @@ static unsigned touches(const md_prose *m, size_t s, size_t e)
 			break;
 		if (g->c + g->len > s)
 			k |= 1u << g->kind;
+	}
+	return k;
+}
+
+/* An edit that keeps the bytes at its ends (`print`即 → the t of the code
+ * replaced by "t "): reduced to what it changes, when that is prose alone
+ * (a space after the code span).  Returns the kinds the reduced edit
+ * touches; the edit is rewritten only when that is prose. */
+static unsigned shrink_edit(const md_prose *m, jh_edit *e)
+{
+	size_t s = e->byte_start, t = e->byte_end;
+	char *r = e->replacement ? e->replacement : NULL;
+	size_t rl = r ? strlen(r) : 0, i = 0, j = 0;
+	while (s + i < t && i < rl && m->text[s + i] == r[i])
+		i++;
+	while (t - j > s + i && rl - j > i && m->text[t - 1 - j] == r[rl - 1 - j])
+		j++;
+	unsigned k = touches(m, s + i, t - j);
+	if (k == (1u << SEG_PROSE)) {
+		e->byte_start = s + i;
+		e->byte_end = t - j;
+		r[rl - j] = '\0'; /* the list owns its replacement strings */
+		e->replacement = r + i;
 	}
 	return k;
 }
@@ -265,6 +292,13 @@ static void map_markdown(const md_prose *m, jh_findings *fs)
 	for (size_t i = 0; i < fs->count; i++) {
 		jh_finding *f = &fs->items[i];
 		unsigned k = touches(m, f->byte_start, f->byte_end);
+		if (k == (1u << SEG_CODE) && f->has_fix && f->n_edits == 1 &&
+		    shrink_edit(m, &f->edits[0]) == (1u << SEG_PROSE)) {
+			/* a space after `code`: the finding is where the edit is */
+			f->byte_start = f->edits[0].byte_start;
+			f->byte_end = f->edits[0].byte_end;
+			k = 1u << SEG_PROSE;
+		}
 		if ((k & (1u << SEG_SYNTH)) || k == (1u << SEG_CODE) || !k) {
 			continue; /* its strings stay in the list's store */
 		}
@@ -272,6 +306,8 @@ static void map_markdown(const md_prose *m, jh_findings *fs)
 		for (size_t j = 0; j < f->n_edits && fix_ok; j++) {
 			jh_edit *e = &f->edits[j];
 			unsigned ek = touches(m, e->byte_start, e->byte_end);
+			if (ek != (1u << SEG_PROSE))
+				ek = shrink_edit(m, e);
 			if (ek != (1u << SEG_PROSE)) {
 				fix_ok = 0;
 				break;

@@ -95,6 +95,7 @@ int cfg_excluded(cfg_ctx *c, const char *path);
 int cfg_base_ruleset(cfg_ctx *c, const jh_ruleset **out);
 /* Glob matching with *, ?, [..] and ** (a pattern without '/' matches the
  * base name). */
+#define GLOB_MAX 1024 /* the longest glob: a longer one matches nothing */
 int glob_match(const char *pattern, const char *path);
 /* Where the configuration's errors go (set by the public calls around
  * the internal ones, for the calling thread). */

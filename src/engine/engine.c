@@ -10,6 +10,8 @@
 #include "rules.h"
 #include "scan.h"
 #include "utf8.h"
+#include "foreign.h"
+#include "verbatim.h"
 
 /* Is the character that ends at / starts at pos one of set's characters? */
 static int char_in(const char *text, size_t len, size_t pos, int before, const char *set)
@@ -312,6 +314,12 @@ int jh_check(const jh_ruleset *rs, const char *text, size_t len, const jh_check_
 					out->items[i].severity = (jh_severity)opts->severity[idx];
 			}
 		jh_findings_sort(out, first);
+		rc = jh_verbatim_drop(out, first, text, len, (const jh_rule *const *)rs->rules, rs->count);
+		if (rc == JH_OK)
+			rc = jh_foreign_drop(out, first, text, len, (const jh_rule *const *)rs->rules,
+			                     rs->count);
+	}
+	if (rc == JH_OK) {
 		locate_from(out, first, text, len);
 	} else if (rc == JH_ERR_CANCELLED) {
 		out->count = first; /* a cancelled check gives nothing half done */

@@ -10,6 +10,10 @@
  * no sane rule reaches them on a paragraph. */
 #define JH_MATCH_LIMIT 2000000u
 #define JH_DEPTH_LIMIT 10000u
+/* Calls after which the check before PCRE2 must have saved 1 in 8. */
+#define JH_PRE_TRIAL 256u
+/* PCRE2's default JIT stack (MACHINE_STACK_SIZE in pcre2_jit_match.c) */
+#define JH_JIT_STACK (32 * 1024)
 /* After this many limit errors in one document, a rule is given up on. */
 #define JH_MAX_LIMIT_ERRORS 8
 
@@ -25,6 +29,7 @@ void jh_regexes_free(jh_regexes *rx)
 	for (int i = 0; i < 256; i++)
 		free(rx->bmp[i]);
 	free(rx->astral);
+	jh_pre_classes_free(&rx->pre_classes);
 	memset(rx, 0, sizeof *rx);
 }
 
@@ -137,7 +142,7 @@ int jh_regexes_add(jh_regexes *rx, jh_rule *r, long rule_index, jh_diag_fn diag_
 {
 	int errcode;
 	PCRE2_SIZE erroff;
-	uint32_t opts = PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF;
+	uint32_t opts = PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF | rx->compile_opts;
 	if (r->trigger)
 		opts |= PCRE2_USE_OFFSET_LIMIT;
 	pcre2_code *code = pcre2_compile((PCRE2_SPTR)r->pattern, PCRE2_ZERO_TERMINATED, opts,
@@ -173,6 +178,7 @@ int jh_regexes_add(jh_regexes *rx, jh_rule *r, long rule_index, jh_diag_fn diag_
 	x->lead = r->lead;
 	x->triggered = r->trigger != NULL;
 	x->pairs = captures + 1;
+	memset(&x->pre, 0, sizeof x->pre);
 	/* Rules beyond 64 share bits: a shared bit only wakes a rule more often. */
 	x->bit = rx->n_bits++ % 64;
 	if (r->trigger) {
@@ -186,6 +192,10 @@ int jh_regexes_add(jh_regexes *rx, jh_rule *r, long rule_index, jh_diag_fn diag_
 			pcre2_code_free(code);
 			return JH_ERR_RULES;
 		}
+	}
+	if (r->trigger && jh_pre_build(&x->pre, r->pattern, r->lead, &rx->pre_classes)) {
+		pcre2_code_free(code);
+		return JH_ERR_NOMEM;
 	}
 	r->regex_slot = (long)rx->n;
 	rx->n++;
@@ -202,6 +212,18 @@ int jh_rx_scratch_init(jh_rx_scratch *s, const jh_regexes *rx)
 	}
 	pcre2_set_match_limit(s->mctx, JH_MATCH_LIMIT);
 	pcre2_set_depth_limit(s->mctx, JH_DEPTH_LIMIT);
+	if (rx->callout)
+		pcre2_set_callout(s->mctx, rx->callout, rx->callout_data);
+	/* Without a stack of its own, every pcre2_jit_match sets up a 32 KB
+	 * one on the machine stack, and a triggered rule is called at most
+	 * trigger positions of a text.  The same 32 KB, fixed, so that a
+	 * pattern runs out of stack where it did. */
+	s->jstack = pcre2_jit_stack_create(JH_JIT_STACK, JH_JIT_STACK, NULL);
+	if (!s->jstack) {
+		jh_rx_scratch_free(s);
+		return JH_ERR_NOMEM;
+	}
+	pcre2_jit_stack_assign(s->mctx, NULL, s->jstack);
 	return JH_OK;
 }
 
@@ -209,8 +231,10 @@ void jh_rx_scratch_free(jh_rx_scratch *s)
 {
 	pcre2_match_data_free(s->md);
 	pcre2_match_context_free(s->mctx);
+	pcre2_jit_stack_free(s->jstack);
 	s->md = NULL;
 	s->mctx = NULL;
+	s->jstack = NULL;
 }
 
 static int add_match(const jh_rx *x, const jh_rule *rule, const char *text, const PCRE2_SIZE *ov,
@@ -362,9 +386,27 @@ int jh_regex_run(const jh_regexes *rx, size_t slot, const jh_rule *rule, const c
 			t = positions[ev++];
 			start = back_chars(text, t, x->lead, pr->resume);
 			pcre2_set_offset_limit(scratch->mctx, t);
+			/* Most triggers lack the character the pattern needs before
+			 * them: checked here for the cost of a table lookup. */
+			if (x->pre.n && !pr->pre_off && start == t) {
+				if (!jh_pre_maybe(&x->pre, text, len, t, scratch->md)) {
+					pr->pre_no++;
+					continue;
+				}
+				/* A check its triggers always pass (a class that holds
+				 * them all) costs and saves nothing: asked 256 times and
+				 * saying no under 1 in 8, it is not asked again here. */
+				if (++pr->pre_asked == JH_PRE_TRIAL && pr->pre_no < JH_PRE_TRIAL / 8)
+					pr->pre_off = 1;
+			}
 		}
 		if (start > len)
 			break;
+		/* An interpreted call pays a UTF check of the text from start to
+		 * its end: a few such calls on a big text outweigh the JIT compile
+		 * (one call on 200 MB cost 1.5 G instructions). */
+		if (!jit && x->triggered)
+			jit = jit_code((jh_rx *)x, (len - start) / JH_UTF_CHECK_UNIT, rule, diag_fn, payload);
 		/* pcre2_jit_match skips pcre2_match's argument checks, which cost
 		 * as much as the match itself when a rule is tried at 700,000
 		 * trigger positions of a text; the arguments are ours and valid. */

@@ -9,18 +9,21 @@
 #include <stdint.h>
 #include "findings.h"
 #include "rules.h"
+#include "regex_pre.h"
 
 typedef struct {
 	long rule_index;
 	pcre2_code *code;
 	int triggered;      /* has a trigger set */
+	jh_pre pre;         /* the character its triggers need before them, or none */
 	unsigned bit;       /* its bit in trigger masks */
 	unsigned lead;      /* match may start this many characters before the trigger */
 	uint32_t pairs;     /* capture groups + 1: the ovector pairs this pattern sets */
 	/* JIT compiling costs ~250,000 instructions a pattern, more than the
 	 * interpreter spends on a few calls: a pattern is JIT-compiled once it
 	 * has been called JH_JIT_AFTER times (or run over that many KB of text
-	 * without a trigger; an atomic count shared by threads).
+	 * without a trigger, or has had JH_UTF_CHECK_UNIT × that many bytes
+	 * UTF-checked; an atomic count shared by threads).
 	 * The JIT code is a copy of the pattern, published by an atomic
 	 * pointer, so that threads matching with the original meanwhile never
 	 * see it change. */
@@ -30,6 +33,12 @@ typedef struct {
 } jh_rx;
 
 #define JH_JIT_AFTER 8
+/* pcre2_match checks the UTF-8 of the subject from the start offset to its
+ * end on every call: with PCRE2_MATCH_INVALID_UTF, PCRE2_NO_UTF_CHECK does
+ * not stop it (10.42).  About 10 instructions a byte of Chinese text
+ * (callgrind), so this many bytes checked cost one unit of JH_JIT_AFTER
+ * (~31,000 instructions).  The JIT matcher checks nothing. */
+#define JH_UTF_CHECK_UNIT 3072
 
 typedef struct {
 	uint32_t lo, hi;
@@ -44,6 +53,13 @@ typedef struct jh_regexes {
 	jh_trigger_range *astral;    /* masks above U+FFFF */
 	size_t n_astral, cap_astral;
 	unsigned n_bits;
+	jh_pre_classes pre_classes;  /* the classes of the rules' character-before checks */
+	/* For the tests that count a pattern's work (tests/check_linear.c):
+	 * extra pcre2_compile options (PCRE2_AUTO_CALLOUT) and the callout
+	 * every match context gets.  Zero in a rule set of the library's. */
+	uint32_t compile_opts;
+	int (*callout)(pcre2_callout_block *, void *);
+	void *callout_data;
 } jh_regexes;
 
 /* Trigger mask of a code point (0 for most). */
@@ -73,6 +89,7 @@ typedef struct {
 typedef struct {
 	pcre2_match_data *md;
 	pcre2_match_context *mctx;
+	pcre2_jit_stack *jstack; /* the JIT matcher's stack, assigned to mctx */
 } jh_rx_scratch;
 
 int jh_rx_scratch_init(jh_rx_scratch *s, const jh_regexes *rx);
@@ -96,6 +113,8 @@ typedef struct {
 	size_t resume;
 	int limit_errors;
 	int given_up;        /* too many limit errors: no more matching in this text */
+	unsigned pre_asked, pre_no; /* the check before PCRE2 in this text: how often */
+	int pre_off;         /* it said no too seldom to be worth asking */
 } jh_rx_progress;
 
 /* Run regex slot over text, adding findings to out.  positions: the rule's

@@ -12,11 +12,11 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <ini.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "config.h"
+#include "inifile.h"
 #include "rules.h"
 #include "utf8.h"
 
@@ -260,18 +260,24 @@ static int push_rule(loader *ld, const char *section)
 		r->broken = 1;
 	}
 	/* A later definition of the same id replaces the earlier one. */
-	for (size_t i = 0; i < ld->rs->count; i++)
-		if (strcmp(ld->rs->rules[i]->id, section) == 0) {
-			jh_rule_free(ld->rs->rules[i]);
-			ld->rs->rules[i] = r;
-			return JH_OK;
-		}
+	long at = jh_ruleset_find(ld->rs, section);
+	if (at >= 0) {
+		jh_rule_free(ld->rs->rules[at]);
+		ld->rs->rules[at] = r;
+		return JH_OK;
+	}
 	if (jh_grow((void **)&ld->rs->rules, &ld->rs->cap, ld->rs->count + 1, sizeof *ld->rs->rules)) {
 		jh_rule_free(r);
 		ld->cur = NULL;
 		return JH_ERR_NOMEM;
 	}
-	ld->rs->rules[ld->rs->count++] = r;
+	ld->rs->rules[ld->rs->count] = r;
+	if (jh_ruleset_index_add(ld->rs, ld->rs->count)) {
+		jh_rule_free(r);
+		ld->cur = NULL;
+		return JH_ERR_NOMEM;
+	}
+	ld->rs->count++;
 	return JH_OK;
 }
 
@@ -590,20 +596,7 @@ static int load_text(jh_ruleset *rs, const char *name, const char *text, const c
 		return JH_ERR_STATE;
 	loader ld = {rs, name, data_dir, diag_fn, payload, text, 0, 0, 0, 1, 0, NULL, "", 0};
 	rs->loads++;
-#if HAVE_DECL_INI_ALLOW_INLINE_COMMENTS
-	/* Debian's inih exposes its build options as variables.  ';' is a
-	 * common character in patterns and examples, so values keep it; long
-	 * regexes and examples need lines longer than 200 bytes. */
-	ini_allow_inline_comments = 0;
-#endif
-#if HAVE_DECL_INI_MAX_LINE
-	ini_use_stack = 0;
-	ini_max_line = 16384;
-#endif
-#if HAVE_DECL_INI_ALLOW_REALLOC
-	ini_allow_realloc = 1;
-#endif
-	int rc = ini_parse_stream(reader, &ld, ini_cb, &ld);
+	int rc = jh_ini_parse_stream(reader, &ld, ini_cb, &ld);
 	if (rc == -2)
 		return JH_ERR_NOMEM;
 	if (rc > 0) {

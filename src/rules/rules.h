@@ -67,9 +67,15 @@ struct jh_ruleset {
 	struct jh_lexicon *lexicon;
 	struct jh_builtins *builtins;
 	char *cache_dir;      /* compiled tables are cached here, or NULL */
+	/* Rule ids by hash (open addressing; slot = rule index + 1, 0 empty):
+	 * a load of 100,000 rules looked each new id up among all before. */
+	size_t *by_id;
+	size_t by_id_cap;
 };
 
 void jh_rule_free(jh_rule *r);
+/* Enter rules[i] into the id index (its id must not be there yet). */
+int jh_ruleset_index_add(jh_ruleset *rs, size_t i);
 /* Value of a parameter, or NULL; *line gets its line if found. */
 const char *jh_rule_param(const jh_rule *r, const char *key, unsigned *line);
 

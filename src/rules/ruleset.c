@@ -98,6 +98,7 @@ void jh_ruleset_free(jh_ruleset *rs)
 		jh_lexicon_free(rs->lexicon);
 	if (rs->builtins)
 		jh_builtins_free(rs->builtins);
+	free(rs->by_id);
 	free(rs->regexes);
 	free(rs->lexicon);
 	free(rs->builtins);
@@ -171,11 +172,42 @@ const jh_rule *jh_ruleset_rule(const jh_ruleset *rs, size_t i)
 	return i < rs->count ? rs->rules[i] : NULL;
 }
 
+static void index_put(size_t *slots, size_t cap, const char *id, size_t i)
+{
+	size_t j = jh_hash(id, strlen(id)) & (cap - 1);
+	while (slots[j])
+		j = (j + 1) & (cap - 1);
+	slots[j] = i + 1;
+}
+
+int jh_ruleset_index_add(jh_ruleset *rs, size_t i)
+{
+	if (2 * (rs->count + 1) > rs->by_id_cap) { /* at most half full */
+		size_t cap = rs->by_id_cap ? 2 * rs->by_id_cap : 64;
+		while (2 * (rs->count + 1) > cap)
+			cap *= 2;
+		size_t *slots = calloc(cap, sizeof *slots);
+		if (!slots)
+			return JH_ERR_NOMEM;
+		for (size_t j = 0; j < rs->by_id_cap; j++)
+			if (rs->by_id[j])
+				index_put(slots, cap, rs->rules[rs->by_id[j] - 1]->id, rs->by_id[j] - 1);
+		free(rs->by_id);
+		rs->by_id = slots;
+		rs->by_id_cap = cap;
+	}
+	index_put(rs->by_id, rs->by_id_cap, rs->rules[i]->id, i);
+	return JH_OK;
+}
+
 long jh_ruleset_find(const jh_ruleset *rs, const char *id)
 {
-	for (size_t i = 0; i < rs->count; i++)
-		if (strcmp(rs->rules[i]->id, id) == 0)
-			return (long)i;
+	if (!rs->by_id_cap)
+		return -1;
+	size_t j = jh_hash(id, strlen(id)) & (rs->by_id_cap - 1);
+	for (; rs->by_id[j]; j = (j + 1) & (rs->by_id_cap - 1))
+		if (strcmp(rs->rules[rs->by_id[j] - 1]->id, id) == 0)
+			return (long)(rs->by_id[j] - 1);
 	return -1;
 }
 

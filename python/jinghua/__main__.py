@@ -1,0 +1,205 @@
+"""python3 -m jinghua [OPTIONS] [PATH...|-]: the CLI's `check`, through the binding.
+
+Files as given, folders recursively in name order, hidden entries and
+symbolic links inside folders skipped and files their configuration
+excludes (as the CLI walks); '-' or no PATH reads standard input.
+Configuration, decoding and Markdown are the library's.  Output formats
+human, json and jsonl as the CLI writes them; exit 0 clean, 1 findings at
+or above the fail-on level, 2 usage, rule or configuration errors, 3 a
+file that could not be read.  Files with a NUL byte in their first 8 KB
+and no UTF-16 byte-order mark are skipped as binary.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from typing import Iterator, Optional, TextIO
+
+from . import JinghuaError, Linter
+from ._lib import lib
+from ._linter import file_findings, text_findings
+from ._types import Finding
+
+_RANK = {"info": 0, "warning": 1, "error": 2}
+_FAIL_ON = {"info": 0, "warning": 1, "error": 2, "never": 3}
+
+
+def _walk(path: str) -> Iterator[str]:
+    """Regular files under a folder, in byte order of their names."""
+    try:
+        names = sorted(os.listdir(os.fsencode(path)))
+    except OSError as e:
+        print(f"jinghua: {path}: {e.strerror}", file=sys.stderr)
+        raise
+    for n in names:
+        if n.startswith(b"."):
+            continue
+        p = os.path.join(path, os.fsdecode(n))
+        if os.path.isdir(p) and not os.path.islink(p):
+            yield from _walk(p)
+        elif os.path.isfile(p) and not os.path.islink(p):
+            yield p
+
+
+def _width(b: bytes) -> int:
+    return lib.jh_display_width(b, len(b))
+
+
+def _source_line(text: bytes, f: Finding) -> tuple[bytes, int, int]:
+    start = text.rfind(b"\n", 0, f.byte_start) + 1
+    end = text.find(b"\n", f.byte_start)
+    end = len(text) if end < 0 else end
+    if end > start and text[end - 1:end] == b"\r":
+        end -= 1
+    return text[start:end], start, end
+
+
+def _human(out: TextIO, name: str, text: bytes, f: Finding) -> None:
+    out.write(f"{name}:{f.line}:{f.column}: {f.severity} [{f.rule}] {f.message}\n")
+    _, start, end = _source_line(text, f)
+    # very long lines (a whole novel without breaks) are cut around the span
+    if f.byte_start - start > 240:
+        start = f.byte_start - 120
+        while start < f.byte_start and text[start] & 0xC0 == 0x80:
+            start += 1
+    if end - start > 480:
+        end = start + 480
+        while end > start and text[end] & 0xC0 == 0x80:
+            end -= 1
+    line = text[start:end]
+    shown = "".join(" " if ord(c) < 0x20 else c for c in line.decode("utf-8", "replace"))
+    pad = _width(text[start:f.byte_start])
+    span = text[f.byte_start:min(f.byte_end, end)]
+    carets = "^" * max(_width(span), 1)
+    tail = ""
+    if f.fix and len(f.fix.edits) == 1:
+        rep = f.fix.edits[0].replacement
+        label = "fix:" if f.fix.safety == "safe" else "suggestion:"
+        tail = f" {label} " + (f"「{rep}」" if rep else "delete")
+    out.write(f"  | {shown}\n  | {' ' * pad}{carets}{tail}\n")
+
+
+def _summary(out: TextIO, findings: list[Finding], files: int) -> None:
+    n = len(findings)
+    by = {s: sum(1 for f in findings if f.severity == s) for s in _RANK}
+
+    def plural(k: int, word: str) -> str:
+        return f"{k} {word}" + ("" if k == 1 else ("es" if word.endswith("x") else "s"))
+
+    out.write(f"\n{plural(n, 'finding')} ({plural(by['error'], 'error')}, "
+              f"{plural(by['warning'], 'warning')}, {by['info']} info) in {plural(files, 'file')}\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python3 -m jinghua",
+                                description="Check Chinese prose (jinghua check, through the binding).")
+    p.add_argument("paths", nargs="*", metavar="PATH")
+    p.add_argument("-f", "--format", choices=("human", "json", "jsonl"), default="human")
+    p.add_argument("--fail-on", choices=tuple(_FAIL_ON))
+    p.add_argument("-s", "--select")
+    p.add_argument("--extend-select")
+    p.add_argument("-i", "--ignore")
+    p.add_argument("--variant", choices=("auto", "hans", "hant"))
+    p.add_argument("-r", "--rules", action="append", default=[])
+    p.add_argument("--no-default-rules", action="store_true")
+    p.add_argument("--profile")
+    p.add_argument("-c", "--config")
+    p.add_argument("--no-config", action="store_true")
+    p.add_argument("--type", choices=("auto", "text", "markdown"))
+    p.add_argument("--encoding")
+    p.add_argument("--stdin-filename")
+    return p
+
+
+def _binary(data: bytes) -> bool:
+    return b"\0" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff"))
+
+
+def _emit(fmt: str, out: TextIO, name: str, text: bytes, shown: list[Finding],
+          findings: list[Finding], first: list[bool]) -> None:
+    """shown: the findings with offsets in the decoded text (human);
+    findings: in the file's bytes (json, jsonl)."""
+    for f, g in zip(shown, findings):
+        if fmt == "human":
+            _human(out, name, text, f)
+            continue
+        d = {"file": name, **g.to_dict()}
+        line = json.dumps(d, ensure_ascii=False, separators=(",", ":"))
+        if fmt == "jsonl":
+            out.write(line + "\n")
+        else:
+            out.write(("\n" if first[0] else ",\n") + line)
+            first[0] = False
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        linter = Linter(config=args.config, no_config=args.no_config, profile=args.profile,
+                        rules=args.rules, no_default_rules=args.no_default_rules,
+                        select=args.select, extend_select=args.extend_select,
+                        ignore=args.ignore, variant=args.variant, encoding=args.encoding,
+                        type=args.type)
+    except (JinghuaError, ValueError) as e:
+        print(f"jinghua: {e}", file=sys.stderr)
+        return 2
+    paths = args.paths or ["-"]
+    out = sys.stdout
+    first = [True]
+    if args.format == "json":
+        out.write("[")
+    failing = False
+    found: list[Finding] = []
+    files = 0
+    status = 0
+    for arg in paths:
+        try:
+            walked = arg != "-" and os.path.isdir(arg)
+            names = list(_walk(arg)) if walked else [arg]
+        except OSError:
+            status = 3
+            continue
+        for name in names:
+            if walked and linter.excluded(name):
+                continue
+            try:
+                if name == "-":
+                    data = sys.stdin.buffer.read()
+                else:
+                    with open(name, "rb") as fh:
+                        data = fh.read()
+            except OSError as e:
+                print(f"jinghua: {name}: {e.strerror}", file=sys.stderr)
+                status = 3
+                continue
+            shown_name = (args.stdin_filename or "<stdin>") if name == "-" else name
+            if _binary(data):
+                print(f"jinghua: {shown_name}: binary file, skipped", file=sys.stderr)
+                continue
+            path = (args.stdin_filename or None) if name == "-" else name
+            try:
+                doc, fail_on = linter.document(data, path=path)
+            except JinghuaError as e:
+                print(f"jinghua: {e}", file=sys.stderr)
+                return 2
+            text = doc.text()
+            in_text, in_file = text_findings(doc), file_findings(doc)
+            files += 1
+            found += in_text
+            limit = _FAIL_ON[args.fail_on] if args.fail_on else fail_on
+            failing |= any(_RANK[f.severity] >= limit for f in in_text)
+            _emit(args.format, out, shown_name, text, in_text, in_file, first)
+    if args.format == "json":
+        out.write("\n]\n" if not first[0] else "]\n")
+    elif args.format == "human" and found:
+        _summary(out, found, files)
+    out.flush()
+    if status:
+        return status
+    return 1 if failing else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

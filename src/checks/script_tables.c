@@ -1,0 +1,521 @@
+/* script_tables.c — the tables of the variant checks (rules/data/script-*.tsv,
+ * made by rules/tools/gen-script-tables.py from OpenCC and jieba): the
+ * characters of each variant, the phrase table of conversion errors (built,
+ * or mapped from the cache folder), the regional forms; and the compiling
+ * of the variant, conversion and regional checks. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <ctype.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <utf8proc.h>
+#include "builtins.h"
+#include "charclass.h"
+#include "tablecache.h"
+#include "utf8.h"
+
+#include "script.h"
+
+
+void variant_free(void *p)
+{
+	variant_cfg *c = p;
+	if (!c)
+		return;
+	chars_release(c->chars);
+	if (c->mode == MODE_PHRASES)
+		jh_lazy_destroy(&c->phrases_once);
+	if (c->ph_map) {
+		munmap(c->ph_map, c->ph_map_len);
+	} else {
+		free((char *)c->ph_text);
+		free((phrase_ent *)c->ph);
+		free((uint32_t *)c->index);
+	}
+	if (c->own_bmp)
+		free(c->bmp);
+	free(c->group);
+	free(c);
+}
+
+static int cmp_ent(const void *a, const void *b)
+{
+	const char_ent *x = a, *y = b;
+	return (x->cp > y->cp) - (x->cp < y->cp);
+}
+
+const char_ent *find_ent(const variant_cfg *c, int32_t cp)
+{
+	char_ent key = {cp, 0, NULL};
+	return bsearch(&key, c->ents, c->n_ents, sizeof key, cmp_ent);
+}
+
+int parse_variant(const char *v)
+{
+	if (!v || !strcmp(v, "auto"))
+		return V_NONE;
+	if (!strcmp(v, "hans"))
+		return V_HANS;
+	if (!strcmp(v, "hant"))
+		return V_HANT;
+	return -1;
+}
+
+/* The character table (script-chars.tsv): the three variant checks read
+ * the same file, so it is parsed once per process and shared (jh_shared,
+ * keyed by its path). */
+typedef struct script_chars {
+	char *text;
+	char_ent *ents;          /* sorted by code point */
+	size_t n_ents;
+	uint8_t *bmp;            /* F_HANS / F_HANT of every BMP code point */
+} script_chars;
+
+static void chars_free(void *obj)
+{
+	script_chars *t = obj;
+	free(t->text);
+	free(t->ents);
+	free(t->bmp);
+	free(t);
+}
+
+void chars_release(struct script_chars *t)
+{
+	jh_shared_release(t);
+}
+
+/* Parse char<TAB>hans|hant<TAB>forms lines; others are skipped. */
+static int chars_parse(script_chars *t, jh_tsv *tsv)
+{
+	size_t cap = 0;
+	if (!(t->bmp = calloc(0x10000, 1)))
+		return JH_ERR_NOMEM;
+	char *f[3];
+	size_t fl[3];
+	while (jh_tsv_next(tsv, f, fl, 3) == 3) {
+		int32_t cp;
+		size_t n = jh_utf8_decode((const unsigned char *)f[0], fl[0], &cp);
+		if (cp < 0 || n != fl[0])
+			continue;
+		uint8_t fla = !strcmp(f[1], "hans") ? F_HANS : !strcmp(f[1], "hant") ? F_HANT : 0;
+		if (!fla)
+			continue;
+		if (jh_grow((void **)&t->ents, &cap, t->n_ents + 1, sizeof *t->ents))
+			return JH_ERR_NOMEM;
+		t->ents[t->n_ents++] = (char_ent){cp, fla, f[2]};
+		if (cp < 0x10000)
+			t->bmp[cp] |= fla;
+	}
+	int sorted = 1; /* the generator writes them in order; a hand-edited file may not be */
+	for (size_t i = 1; i < t->n_ents && sorted; i++)
+		sorted = t->ents[i - 1].cp < t->ents[i].cp;
+	if (!sorted)
+		qsort(t->ents, t->n_ents, sizeof *t->ents, cmp_ent);
+	return JH_OK;
+}
+
+typedef struct {
+	const jh_rule *r;
+	const char *file;
+	unsigned line;
+	jh_diag_fn diag_fn;
+	void *payload;
+} chars_arg;
+
+static int chars_load(void *arg, void **obj)
+{
+	const chars_arg *a = arg;
+	script_chars *t = calloc(1, sizeof *t);
+	if (!t)
+		return JH_ERR_NOMEM;
+	*obj = t;
+	jh_tsv tsv;
+	int rc = jh_data_open(&tsv, NULL, a->file, a->r, a->line, a->diag_fn, a->payload);
+	if (rc == JH_OK)
+		rc = chars_parse(t, &tsv);
+	t->text = jh_tsv_take(&tsv);
+	return rc;
+}
+
+static int chars_get(const jh_rule *r, const char *file, unsigned line, script_chars **out,
+                     jh_diag_fn diag_fn, void *payload)
+{
+	char *path = jh_data_path(r, file);
+	if (!path)
+		return JH_ERR_NOMEM;
+	chars_arg a = {r, file, line, diag_fn, payload};
+	void *obj;
+	int rc = jh_shared_get(path, 0, chars_load, &a, chars_free, &obj);
+	free(path);
+	*out = obj;
+	return rc;
+}
+
+static int load_chars(variant_cfg *c, const jh_rule *r, jh_diag_fn diag_fn, void *payload)
+{
+	unsigned line = r->line;
+	const char *file = jh_rule_param(r, "chars", &line);
+	int rc = chars_get(r, file ? file : "script-chars.tsv", line, &c->chars, diag_fn, payload);
+	if (rc)
+		return rc;
+	c->bmp = c->chars->bmp;
+	c->ents = c->chars->ents;
+	c->n_ents = c->chars->n_ents;
+	return JH_OK;
+}
+
+const phrase_ent *find_phrase(const variant_cfg *c, const char *s, size_t n)
+{
+	if (!c->index || n > c->max_phrase)
+		return NULL;
+	for (size_t h = jh_hash(s, n) & c->index_mask;; h = (h + 1) & c->index_mask) {
+		uint32_t e = c->index[h];
+		if (!e)
+			return NULL;
+		const phrase_ent *p = &c->ph[e - 1];
+		if (p->wrong_len == n && !memcmp(c->ph_text + p->wrong, s, n))
+			return p;
+	}
+}
+
+/* Characters that stand where a conversion put the wrong one (髮 in 髮起):
+ * only they send the phrase check looking around them. */
+static void mark_suspects(variant_cfg *c, const char *w, size_t wl, const char *r, size_t rl)
+{
+	size_t i = 0, j = 0;
+	while (i < wl && j < rl) {
+		int32_t a, b;
+		size_t na = jh_utf8_decode((const unsigned char *)w + i, wl - i, &a);
+		size_t nb = jh_utf8_decode((const unsigned char *)r + j, rl - j, &b);
+		if (a != b && a >= 0 && a < 0x10000)
+			c->bmp[a] |= F_SUSPECT;
+		i += na;
+		j += nb;
+	}
+}
+
+static const char *phrases_file(const jh_rule *r, unsigned *line)
+{
+	*line = r->line;
+	const char *file = jh_rule_param(r, "phrases", line);
+	return file ? file : "script-phrases.tsv";
+}
+
+/* Which characters are suspects: the phrase table read line by line
+ * through one small buffer, keeping nothing but their flags (in this
+ * check's own copy of the character flags).  The table itself, 600 KB
+ * and 4,700 entries, is read only when a traditional paragraph has a
+ * suspect: reading it at every start was a third of a hook's page faults,
+ * and each new page costs this VM 10-15 us. */
+static int scan_suspects(variant_cfg *c, const jh_rule *r, jh_diag_fn diag_fn, void *payload)
+{
+	unsigned line;
+	const char *file = phrases_file(r, &line);
+	char *path = jh_data_path(r, file);
+	if (!path)
+		return JH_ERR_NOMEM;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id, "cannot read %s", path);
+	free(path);
+	if (!f)
+		return JH_ERR_RULES;
+	uint8_t *own = malloc(0x10000);
+	if (!own) {
+		fclose(f);
+		return JH_ERR_NOMEM;
+	}
+	memcpy(own, c->bmp, 0x10000); /* the shared flags, and this check's suspects */
+	c->bmp = own;
+	c->own_bmp = 1;
+	char *ln = NULL;
+	size_t cap = 0;
+	ssize_t got;
+	while ((got = getline(&ln, &cap, f)) > 0) {
+		/* each line split as the table's reader will split it */
+		jh_tsv t = {ln, (size_t)got, 0, 0, NULL};
+		char *fld[4];
+		size_t fl[4];
+		int nf = jh_tsv_next(&t, fld, fl, 4);
+		if (nf >= 2 && fl[0] && fl[1])
+			mark_suspects(c, fld[0], fl[0], fld[1], strcspn(fld[1], "|"));
+	}
+	free(ln);
+	fclose(f);
+	/* 150余騎兵, 20裡: checked by numeral_fix(), not by the table */
+	c->bmp[0x4F59] |= F_SUSPECT; /* 余 */
+	c->bmp[0x88E1] |= F_SUSPECT; /* 裡 */
+	c->bmp[0x88CF] |= F_SUSPECT; /* 裏 */
+	return JH_OK;
+}
+
+
+/* ---- the phrase table, built or mapped ----
+ *
+ * Its compiled form goes to the cache folder (tablecache.c): after the
+ * head, the counts, the index, the entries and the text.  Reading and
+ * indexing the 600 KB table took 4 ms of a hook's start on a traditional
+ * chapter, most of it 200 fresh pages; the mapped form is read only where
+ * a lookup goes. */
+
+#define PHRASES_MAGIC "JHPHRS\0\1"
+#define PHRASES_LAYOUT ((uint32_t)sizeof(phrase_ent))
+
+typedef struct {
+	uint64_t n_ph, index_size, text_len, max_phrase;
+} phrases_counts;
+
+typedef struct {
+	size_t counts, index, ents, text, total;
+} phrases_layout;
+
+static int phrases_layout_of(const phrases_counts *h, phrases_layout *l)
+{
+	if (h->index_size < 16 || (h->index_size & (h->index_size - 1)) || h->index_size > UINT32_MAX ||
+	    h->n_ph >= h->index_size || !h->text_len || h->text_len > UINT32_MAX)
+		return -1;
+	size_t p = jh_cache_align(sizeof(jh_cache_head));
+	l->counts = p, p = jh_cache_align(p + sizeof *h);
+	l->index = p, p = jh_cache_align(p + h->index_size * 4);
+	l->ents = p, p = jh_cache_align(p + h->n_ph * sizeof(phrase_ent));
+	l->text = p, p += h->text_len;
+	l->total = p;
+	return 0;
+}
+
+/* The compiled form of the table at path, checked: every index and offset
+ * in range, the text ending in a NUL.  0 = c's table is the map. */
+static int phrases_map(variant_cfg *c, const char *cache, const char *path)
+{
+	void *map;
+	size_t len;
+	if (jh_cache_map(cache, path, "phrases", PHRASES_MAGIC, PHRASES_LAYOUT, &map, &len) != 0)
+		return -1;
+	const char *base = map;
+	phrases_counts h = {0};
+	phrases_layout l = {0};
+	int ok = len >= jh_cache_align(sizeof(jh_cache_head)) + sizeof h;
+	if (ok) {
+		memcpy(&h, base + jh_cache_align(sizeof(jh_cache_head)), sizeof h);
+		ok = !phrases_layout_of(&h, &l) && l.total == len && !base[l.text + h.text_len - 1];
+	}
+	const uint32_t *index = (const uint32_t *)(base + l.index);
+	const phrase_ent *ph = (const phrase_ent *)(base + l.ents);
+	for (size_t i = 0; ok && i < h.index_size; i++)
+		ok = index[i] <= h.n_ph;
+	for (size_t i = 0; ok && i < h.n_ph; i++)
+		ok = ph[i].wrong < h.text_len && ph[i].right < h.text_len && ph[i].prev_not < h.text_len &&
+		     ph[i].next_not < h.text_len && ph[i].wrong_len < h.text_len - ph[i].wrong;
+	if (!ok) {
+		munmap(map, len);
+		return -1;
+	}
+	c->ph_map = map;
+	c->ph_map_len = len;
+	c->index = index;
+	c->index_mask = h.index_size - 1;
+	c->ph = ph;
+	c->n_ph = h.n_ph;
+	c->ph_text = base + l.text;
+	c->ph_text_len = h.text_len;
+	c->max_phrase = h.max_phrase;
+	return 0;
+}
+
+/* The table read from its file (jh_tsv splits it in place: the fields are
+ * NUL-terminated in the text, a missing column is the empty string at the
+ * end of the first). */
+static int phrases_build(variant_cfg *c, jh_tsv *t)
+{
+	if (t->len >= UINT32_MAX)
+		return JH_ERR_RULES;
+	size_t lines = 1, cap = 0;
+	for (const char *q = t->data; (q = memchr(q, '\n', t->len - (size_t)(q - t->data))); q++)
+		lines++;
+	phrase_ent *ph = NULL;
+	if (jh_grow((void **)&ph, &cap, lines, sizeof *ph))
+		return JH_ERR_NOMEM;
+	const char *base = t->data;
+	char *f[4];
+	size_t fl[4];
+	int nf;
+	size_t n = 0;
+	while ((nf = jh_tsv_next(t, f, fl, 4)) > 0) {
+		if (nf < 2 || !fl[0] || !fl[1])
+			continue;
+		uint32_t empty = (uint32_t)(f[0] + fl[0] - base);
+		ph[n++] = (phrase_ent){(uint32_t)(f[0] - base), (uint32_t)(f[1] - base),
+		                       nf > 2 ? (uint32_t)(f[2] - base) : empty,
+		                       nf > 3 ? (uint32_t)(f[3] - base) : empty, (uint32_t)fl[0]};
+		if (fl[0] > c->max_phrase)
+			c->max_phrase = fl[0];
+	}
+	size_t size = 16;
+	while (size < 2 * n)
+		size *= 2;
+	uint32_t *index = calloc(size, sizeof *index);
+	if (!index) {
+		free(ph);
+		return JH_ERR_NOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		size_t h = jh_hash(base + ph[i].wrong, ph[i].wrong_len) & (size - 1);
+		while (index[h])
+			h = (h + 1) & (size - 1);
+		index[h] = (uint32_t)i + 1;
+	}
+	c->ph_text_len = t->len + 1; /* with jh_tsv's terminating NUL */
+	c->ph_text = jh_tsv_take(t);
+	c->ph = ph;
+	c->n_ph = n;
+	c->index = index;
+	c->index_mask = size - 1;
+	return JH_OK;
+}
+
+static void phrases_store(const variant_cfg *c, const char *cache, const char *path)
+{
+	phrases_counts h = {c->n_ph, c->index_mask + 1, c->ph_text_len, c->max_phrase};
+	phrases_layout l;
+	if (phrases_layout_of(&h, &l))
+		return;
+	const jh_cache_section s[] = {
+		{&h, sizeof h},
+		{c->index, (c->index_mask + 1) * 4},
+		{c->ph, c->n_ph * sizeof *c->ph},
+		{c->ph_text, c->ph_text_len},
+	};
+	jh_cache_store(cache, path, "phrases", PHRASES_MAGIC, PHRASES_LAYOUT, s, sizeof s / sizeof *s);
+}
+
+/* The phrase table and its index (jh_lazy: the rule set may serve several
+ * threads): mapped from the cache folder, else read, indexed and cached. */
+int load_phrases(void *arg)
+{
+	const phrases_arg *a = arg;
+	variant_cfg *c = a->c;
+	const jh_rule *r = c->rule;
+	unsigned line;
+	const char *file = phrases_file(r, &line);
+	char *path = jh_data_path(r, file);
+	if (!path)
+		return JH_ERR_NOMEM;
+	const char *cache = r->cache_dir;
+	if (cache && phrases_map(c, cache, path) == 0) {
+		free(path);
+		return JH_OK;
+	}
+	jh_tsv t;
+	int rc = jh_data_open(&t, NULL, file, r, line, a->diag_fn, a->payload);
+	if (rc == JH_OK) {
+		rc = phrases_build(c, &t);
+		if (rc == JH_ERR_RULES)
+			jh_report(a->diag_fn, a->payload, JH_ERROR, r->file, line, 0, r->id,
+			          "%s: too large (4 GB at most)", path);
+		jh_tsv_close(&t);
+	}
+	if (rc == JH_OK && cache)
+		phrases_store(c, cache, path);
+	free(path);
+	return rc;
+}
+
+/* data/script-regional.tsv: OpenCC standard, Taiwan and Hong Kong forms of
+ * one character, one group a line. */
+static int load_regional(variant_cfg *c, const jh_rule *r, jh_diag_fn diag_fn, void *payload)
+{
+	unsigned line = r->line;
+	const char *file = jh_rule_param(r, "regional", &line);
+	jh_tsv t;
+	int rc = jh_data_open(&t, NULL, file ? file : "script-regional.tsv", r, line, diag_fn, payload);
+	if (rc)
+		return rc;
+	if (!(c->group = calloc(0x10000, 1))) {
+		jh_tsv_close(&t);
+		return JH_ERR_NOMEM;
+	}
+	const char *std = jh_rule_param(r, "standard", &line);
+	c->standard = !std || !strcmp(std, "auto") ? 0 : !strcmp(std, "opencc") ? 1
+	              : !strcmp(std, "tw") ? 2 : !strcmp(std, "hk") ? 3 : -1;
+	if (c->standard < 0) {
+		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id,
+		          "standard must be auto, opencc, tw or hk, not '%s'", std);
+		jh_tsv_close(&t);
+		return JH_ERR_RULES;
+	}
+	int g = 0;
+	char *f[GROUP_FORMS];
+	size_t fl[GROUP_FORMS];
+	int nf;
+	while (g < MAX_GROUPS && (nf = jh_tsv_next(&t, f, fl, GROUP_FORMS)) > 0) {
+		if (nf < GROUP_FORMS)
+			continue;
+		for (int k = 0; k < GROUP_FORMS; k++) {
+			int32_t cp;
+			jh_utf8_decode((const unsigned char *)f[k], fl[k], &cp);
+			c->forms[g][k] = cp;
+			if (cp > 0 && cp < 0x10000)
+				c->group[cp] = (uint8_t)(g + 1);
+		}
+		g++;
+	}
+	jh_tsv_close(&t);
+	return JH_OK;
+}
+
+static int variant_compile_mode(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *payload,
+                                int mode)
+{
+	variant_cfg *c = calloc(1, sizeof *c);
+	if (!c)
+		return JH_ERR_NOMEM;
+	c->mode = mode;
+	c->rule = r;
+	if (mode == MODE_PHRASES)
+		jh_lazy_init(&c->phrases_once);
+	unsigned line = r->line;
+	const char *v = jh_rule_param(r, "variant", &line);
+	int rc = JH_OK;
+	if ((c->variant = parse_variant(v)) < 0) {
+		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id,
+		          "variant must be auto, hans or hant, not '%s'", v);
+		rc = JH_ERR_RULES;
+	}
+	if (rc == JH_OK)
+		rc = jh_param_uint(r, "paragraph-min", 20, 1000000, &c->para_min, diag_fn, payload);
+	if (rc == JH_OK)
+		rc = load_chars(c, r, diag_fn, payload);
+	if (rc == JH_OK && mode == MODE_PHRASES)
+		rc = scan_suspects(c, r, diag_fn, payload);
+	else if (rc == JH_OK && mode == MODE_REGIONAL)
+		rc = load_regional(c, r, diag_fn, payload);
+	else if (rc == JH_OK && jh_rule_param(r, "phrases", &line)) {
+		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id,
+		          "phrases is a parameter of the conversion check only");
+		rc = JH_ERR_RULES;
+	}
+	if (rc) {
+		variant_free(c);
+		return rc;
+	}
+	*out = c;
+	return JH_OK;
+}
+
+int chars_compile(const jh_rule *r, void **out, jh_diag_fn fn, void *pl)
+{
+	return variant_compile_mode(r, out, fn, pl, MODE_CHARS);
+}
+
+int phrases_compile(const jh_rule *r, void **out, jh_diag_fn fn, void *pl)
+{
+	return variant_compile_mode(r, out, fn, pl, MODE_PHRASES);
+}
+
+int regional_compile(const jh_rule *r, void **out, jh_diag_fn fn, void *pl)
+{
+	return variant_compile_mode(r, out, fn, pl, MODE_REGIONAL);
+}
+
+/* Per document: the paragraphs that hold anything worth a second look. */

@@ -1,0 +1,19 @@
+/* verbatim.h — URLs, e-mail addresses, paths and format specifiers: the
+ * parts of a text that prose rules do not edit. */
+#ifndef JH_VERBATIM_H
+#define JH_VERBATIM_H
+
+#include "jinghua.h"
+#include "rules.h"
+
+/* Is a rule of this family kept out of verbatim spans?  punct, layout,
+ * script and typo: yes; censor (censor.url is about URLs) and encoding: no. */
+int jh_verbatim_family(const char *family);
+
+/* Drop the findings from index first on (sorted by position) of those
+ * families whose span or edits lie inside a URL, address or path, or touch
+ * a format specifier (%s, $1, {name}) even at its edge. */
+int jh_verbatim_drop(jh_findings *out, size_t first, const char *text, size_t len,
+                     const jh_rule *const *rules, size_t n_rules);
+
+#endif

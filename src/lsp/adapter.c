@@ -1,0 +1,231 @@
+/* adapter.c — the server's adapter on libjinghua's document API: the
+ * configuration for a document's path (jh_config_*), and a document
+ * checked or fixed from its text as the command line checks a file
+ * (jh_document_*): Markdown, inline switches, accepted words, alternatives
+ * all come from there.  The editor's text is UTF-8 whatever the file's
+ * encoding on disk, so the document is read as UTF-8. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "lsp.h"
+
+struct adapter {
+	jh_config *cfg;
+	char first_error[512]; /* the first configuration error of a call, for its message */
+};
+
+static void log_diag(const jh_diag *d, void *payload)
+{
+	adapter *a = payload;
+	char where[512] = "";
+	if (d->file && d->line)
+		snprintf(where, sizeof where, "%s:%u: ", d->file, d->line);
+	else if (d->file)
+		snprintf(where, sizeof where, "%s: ", d->file);
+	lsp_log(d->severity == JH_ERROR ? 1 : 2, "jinghua lsp: %s%s%s%s%s", where,
+	        d->rule_id ? "[" : "", d->rule_id ? d->rule_id : "", d->rule_id ? "] " : "",
+	        d->message);
+	if (a && d->severity == JH_ERROR && !a->first_error[0])
+		snprintf(a->first_error, sizeof a->first_error, "%s%s", where, d->message);
+}
+
+static char *dup(const char *s)
+{
+	char *p = strdup(s ? s : "");
+	if (!p)
+		abort();
+	return p;
+}
+
+int adapter_new(const adapter_options *o, adapter **out, char **err)
+{
+	adapter *a = calloc(1, sizeof *a);
+	if (!a)
+		return -1;
+	jh_config_options co = JH_CONFIG_OPTIONS_INIT;
+	co.select = o->select;
+	co.ignore = o->ignore;
+	co.profile = o->profile;
+	co.variant = o->variant;
+	co.rules_dir = o->rules_dir;
+	co.cache_dir = o->cache_dir;
+	co.diag_fn = log_diag;
+	co.payload = a;
+	int rc = jh_config_open(&co, &a->cfg);
+	if (rc) {
+		*err = dup(jh_strerror(rc));
+		free(a);
+		return -1;
+	}
+	*out = a;
+	return 0;
+}
+
+void adapter_free(adapter *a)
+{
+	if (!a)
+		return;
+	jh_config_free(a->cfg);
+	free(a);
+}
+
+static int is_markdown_lang(const char *language)
+{
+	return language && !strcmp(language, "markdown");
+}
+
+/* A document without a path (untitled) is configured as stdin would be.
+ * NULL after a configuration error, with its message in *err. */
+static const jh_settings *settings_for(adapter *a, const char *path, const char *language,
+                                       char **err)
+{
+	const jh_settings *s;
+	const char *where = path ? path : is_markdown_lang(language) ? "./-.md" : "./-";
+	a->first_error[0] = '\0';
+	if (!jh_config_settings(a->cfg, where, &s))
+		return s;
+	if (err)
+		*err = dup(a->first_error[0] ? a->first_error : "the configuration has errors");
+	return NULL;
+}
+
+static jh_document_options doc_options(const jh_settings *s, const char *path, const char *language)
+{
+	jh_document_options o = JH_DOCUMENT_OPTIONS_INIT;
+	o.settings = s;
+	o.name = path ? path : "-";
+	o.encoding = "UTF-8";
+	o.type = is_markdown_lang(language) ? JH_DOC_MARKDOWN : JH_DOC_AUTO;
+	o.diag_fn = log_diag;
+	return o;
+}
+
+static void copy_edits(const jh_document *doc, const jh_edit *e, size_t n, adapter_alt *alt)
+{
+	alt->n_edits = n;
+	alt->edits = malloc((n ? n : 1) * sizeof *alt->edits);
+	if (!alt->edits)
+		abort();
+	for (size_t k = 0; k < n; k++)
+		alt->edits[k] = (adapter_edit){jh_document_file_offset(doc, e[k].byte_start),
+		                               jh_document_file_offset(doc, e[k].byte_end),
+		                               dup(e[k].replacement)};
+}
+
+static void copy_finding(const jh_ruleset *rs, const jh_document *doc, const jh_finding *f,
+                         adapter_finding *out)
+{
+	memset(out, 0, sizeof *out);
+	out->rule = dup(f->rule_id ? f->rule_id : "jinghua");
+	if (f->rule_index >= 0 && (size_t)f->rule_index < jh_ruleset_count(rs)) {
+		jh_rule_info in;
+		jh_rule_get_info(jh_ruleset_rule(rs, (size_t)f->rule_index), &in);
+		out->rule_file = in.file ? dup(in.file) : NULL;
+	}
+	out->severity = f->severity;
+	out->start = jh_document_file_offset(doc, f->byte_start);
+	out->end = jh_document_file_offset(doc, f->byte_end);
+	out->message = dup(f->message);
+	size_t n = f->n_alternatives ? f->n_alternatives : f->has_fix && f->n_edits ? 1 : 0;
+	if (!n)
+		return;
+	out->alts = calloc(n, sizeof *out->alts);
+	if (!out->alts)
+		abort();
+	out->n_alts = n;
+	for (size_t k = 0; k < n; k++) {
+		if (f->n_alternatives)
+			copy_edits(doc, f->alternatives[k].edits, f->alternatives[k].n_edits, &out->alts[k]);
+		else
+			copy_edits(doc, f->edits, f->n_edits, &out->alts[k]);
+		/* only the rule's own fix can be safe: the others are guesses */
+		out->alts[k].safe = k == 0 && f->has_fix && f->safety == JH_SAFE;
+	}
+}
+
+int adapter_check(adapter *a, const char *path, const char *language, const char *text,
+                  size_t len, int (*cancel)(void *), void *payload, adapter_result *out,
+                  char **err)
+{
+	memset(out, 0, sizeof *out);
+	const jh_settings *s = settings_for(a, path, language, err);
+	if (!s)
+		return -1;
+	jh_document_options o = doc_options(s, path, language);
+	o.cancel = cancel;
+	o.cancel_payload = payload;
+	jh_document *doc;
+	int rc = jh_document_check(text, len, &o, &doc);
+	if (rc == JH_ERR_CANCELLED)
+		return 1;
+	if (rc) {
+		*err = dup(jh_strerror(rc));
+		return -1;
+	}
+	const jh_findings *fl = jh_document_findings(doc);
+	out->v = malloc((fl->count ? fl->count : 1) * sizeof *out->v);
+	if (!out->v)
+		abort();
+	for (size_t i = 0; i < fl->count; i++)
+		copy_finding(s->ruleset, doc, &fl->items[i], &out->v[out->n++]);
+	jh_document_free(doc);
+	return 0;
+}
+
+void adapter_result_free(adapter_result *r)
+{
+	for (size_t i = 0; i < r->n; i++) {
+		adapter_finding *f = &r->v[i];
+		for (size_t k = 0; k < f->n_alts; k++) {
+			for (size_t e = 0; e < f->alts[k].n_edits; e++)
+				free(f->alts[k].edits[e].text);
+			free(f->alts[k].edits);
+		}
+		free(f->alts);
+		free(f->rule);
+		free(f->rule_file);
+		free(f->message);
+	}
+	free(r->v);
+	memset(r, 0, sizeof *r);
+}
+
+int adapter_fix(adapter *a, const char *path, const char *language, const char *text,
+                size_t len, char **out, size_t *out_len, char **err)
+{
+	const jh_settings *s = settings_for(a, path, language, err);
+	if (!s)
+		return -1;
+	jh_document_options o = doc_options(s, path, language);
+	jh_document *doc;
+	int rc = jh_document_fix(text, len, &o, &doc);
+	if (rc) {
+		*err = dup(jh_strerror(rc));
+		return -1;
+	}
+	size_t n;
+	const char *fixed = jh_document_fixed(doc, &n, NULL);
+	if (!fixed) {
+		const char *why = jh_document_problem(doc);
+		*err = dup(why ? why : "the fixes do not settle");
+		jh_document_free(doc);
+		return -1;
+	}
+	*out = malloc(n + 1);
+	if (!*out)
+		abort();
+	memcpy(*out, fixed, n);
+	(*out)[n] = '\0';
+	*out_len = n;
+	jh_document_free(doc);
+	return 0;
+}
+
+const jh_rule *adapter_rule(adapter *a, const char *path, const char *language, const char *id)
+{
+	const jh_settings *s = settings_for(a, path, language, NULL);
+	if (!s)
+		return NULL;
+	long i = jh_ruleset_find(s->ruleset, id);
+	return i < 0 ? NULL : jh_ruleset_rule(s->ruleset, (size_t)i);
+}

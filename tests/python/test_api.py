@@ -1,0 +1,352 @@
+"""The Python binding against the CLI: same findings, same fixes, and the
+binding's own promises (types, threads, errors, files).  Run by
+tests/python.sh (JINGHUA, SRCDIR and PYTHONPATH from make check)."""
+import concurrent.futures
+import json
+import os
+import stat
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import jinghua
+
+JINGHUA = os.environ["JINGHUA"]
+SRCDIR = os.environ["SRCDIR"]
+SAMPLES = os.path.join(SRCDIR, "corpus-samples")
+
+
+def samples():
+    return sorted(os.path.join(SAMPLES, f) for f in os.listdir(SAMPLES)
+                  if not f.startswith("."))
+
+
+def cli(*args, stdin=None):
+    return subprocess.run([JINGHUA, *args], input=stdin, capture_output=True, check=False)
+
+
+def cli_findings(path):
+    out = json.loads(cli("check", "--no-config", "--format", "json", path).stdout)
+    for f in out:
+        del f["file"]
+    return out
+
+
+class InTempDir(unittest.TestCase):
+    """A test with a temporary folder of its own (self.tmp)."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory()
+        self.addCleanup(self.tmp.cleanup)
+
+
+class AgainstTheCli(unittest.TestCase):
+    """Real text the tests did not write: the corpus samples."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.linter = jinghua.Linter(no_config=True)
+
+    def test_check_equals_cli_json(self):
+        total = 0
+        for p in samples():
+            with open(p, "rb") as f:
+                data = f.read()
+            mine = [x.to_dict() for x in self.linter.check(data)]
+            self.assertEqual(mine, cli_findings(p), p)
+            total += len(mine)
+        self.assertGreater(total, 100)  # the samples are damaged text
+
+    def test_fix_equals_cli_stdout(self):
+        for p in samples():
+            with open(p, "rb") as f:
+                data = f.read()
+            for unsafe in (False, True):
+                want = cli("fix", "--no-config", "--stdout", *(["--unsafe"] if unsafe else []), p).stdout
+                self.assertEqual(self.linter.fix(data, unsafe=unsafe), want, (p, unsafe))
+                self.assertEqual(self.linter.fix(data.decode("utf-8"), unsafe=unsafe),
+                                 want.decode("utf-8"), (p, unsafe))
+
+    def test_module_functions_equal_linter(self):
+        p = samples()[0]
+        with open(p, encoding="utf-8") as f:
+            text = f.read()
+        self.assertEqual(jinghua.check(text), self.linter.check(text))
+        self.assertEqual(jinghua.fix(text), self.linter.fix(text))
+        self.assertEqual(jinghua.check_file(p), self.linter.check(text))
+
+    def test_select_and_ignore_as_cli(self):
+        p = os.path.join(SAMPLES, "punct-defects.txt")
+        for args, kw in ((["-s", "punct"], {"select": "punct"}),
+                         (["-i", "censor,script"], {"ignore": ["censor", "script"]}),
+                         (["-s", "punct.unpaired", "--extend-select", "punct.halfwidth"],
+                          {"select": "punct.unpaired", "extend_select": "punct.halfwidth"})):
+            out = json.loads(cli("check", "--no-config", "--format", "json", *args, p).stdout)
+            want = [f["rule"] for f in out]
+            got = [f.rule for f in jinghua.Linter(no_config=True, **kw).check_file(p)]
+            self.assertEqual(got, want, args)
+            self.assertTrue(want, args)
+
+    def test_python_m_jinghua_is_jinghua_check(self):
+        env = dict(os.environ)
+        for args in ([SAMPLES], ["--format", "json", SAMPLES], ["--format", "jsonl", SAMPLES],
+                     ["--fail-on", "error", "-s", "punct", SAMPLES],
+                     ["-i", "censor", samples()[0]]):
+            want = cli("check", "--no-config", "--color", "never", *args)
+            got = subprocess.run([sys.executable, "-m", "jinghua", "--no-config", *args], env=env,
+                                 capture_output=True, check=False)
+            self.assertEqual(got.stdout.decode(), want.stdout.decode(), args)
+            self.assertEqual(got.returncode, want.returncode, args)
+        got = subprocess.run([sys.executable, "-m", "jinghua", "-"], input="好,的".encode(),
+                             capture_output=True, check=False)
+        self.assertEqual(got.returncode, 1)
+        self.assertIn(b"<stdin>:1:2: warning [punct.halfwidth]", got.stdout)
+
+
+class Types(unittest.TestCase):
+    def test_str_and_bytes(self):
+        self.assertEqual(jinghua.fix("日军顾不得应敌,全力行军."), "日军顾不得应敌，全力行军。")
+        self.assertEqual(jinghua.fix("应敌,全力".encode()), "应敌，全力".encode())
+        self.assertIsInstance(jinghua.fix(b"plain"), bytes)
+        with self.assertRaises(TypeError):
+            jinghua.check(42)
+
+    def test_finding_fields(self):
+        (f,) = jinghua.check("第一行\n应敌,全力", select="punct.halfwidth")
+        self.assertEqual((f.rule, f.severity, f.line, f.column, f.end_line, f.end_column),
+                         ("punct.halfwidth", "warning", 2, 3, 2, 4))
+        self.assertEqual((f.byte_start, f.byte_end), (16, 17))  # UTF-8 offsets
+        self.assertEqual(f.fix.safety, "safe")
+        self.assertEqual([(e.byte_start, e.byte_end, e.replacement) for e in f.fix.edits],
+                         [(16, 17, "，")])
+        self.assertEqual(f.alternatives[0], f.fix)
+        self.assertIn("半角", f.message)
+
+    def test_invalid_utf8_bytes(self):
+        data = "前文".encode() + b"\xff\xfe" + "后文".encode()
+        rules = [f.rule for f in jinghua.check(data)]
+        self.assertIn("encoding.invalid-utf8", rules)
+        self.assertIn(b"\xff", jinghua.fix(data))  # never lost
+
+    def test_unsafe(self):
+        self.assertEqual(jinghua.fix("在次见面"), "在次见面")
+        self.assertEqual(jinghua.fix("在次见面", unsafe=True), "再次见面")
+
+    def test_fix_result(self):
+        r = jinghua.Linter().fix_result("应敌,全力,行军.")
+        self.assertEqual((r.text, r.fixes, r.converged), ("应敌，全力，行军。", 3, True))
+        self.assertEqual(r.findings, [])
+
+
+class Threads(unittest.TestCase):
+    def test_one_linter_many_threads(self):
+        linter = jinghua.Linter()
+        texts = []
+        for p in samples():
+            with open(p, encoding="utf-8") as f:
+                texts.append(f.read())
+        want = [(linter.check(t), linter.fix(t, unsafe=True)) for t in texts]
+        jobs = texts * 6
+        with concurrent.futures.ThreadPoolExecutor(8) as pool:
+            got = list(pool.map(lambda t: (linter.check(t), linter.fix(t, unsafe=True)), jobs))
+        self.assertEqual(got, want * 6)
+
+    def test_linters_built_in_threads(self):
+        with concurrent.futures.ThreadPoolExecutor(4) as pool:
+            linters = list(pool.map(lambda s: jinghua.Linter(select=s), ["punct", "censor"] * 2))
+        self.assertEqual([l.rules for l in linters[:2]], [l.rules for l in linters[2:]])
+
+
+class Errors(InTempDir):
+
+    def test_broken_rule_has_file_and_line(self):
+        path = os.path.join(self.tmp.name, "bad.rules")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("[typo.ok]\nkind = regex\npattern = x\nmessage = m\nbad = x\ngood = y\n\n"
+                    "[typo.x]\nkind = regex\npattern = (unclosed\nmessage = m\nbad = a\ngood = b\n")
+        with self.assertRaises(jinghua.RuleError) as cm:
+            jinghua.Linter(rules=[self.tmp.name])
+        e = cm.exception
+        self.assertEqual((e.file, e.line), (path, 8))
+        self.assertIn("typo.x", str(e))
+        self.assertIn("missing closing parenthesis", str(e))
+        self.assertTrue(e.diagnostics)
+
+    def test_fix_that_never_settles(self):
+        # a rule whose fix is never done (甲 -> 甲甲): no text, the reason
+        with open(os.path.join(self.tmp.name, "grow.rules"), "w", encoding="utf-8") as f:
+            f.write("[typo.grow]\nkind = regex\nmessage = m\npattern = 甲\nfix = 甲甲\n"
+                    "safety = safe\nbad = 甲 -> 甲甲\ngood = 丙\n")
+        linter = jinghua.Linter(no_config=True, no_default_rules=True, rules=[self.tmp.name])
+        self.assertEqual([f.rule for f in linter.check("甲丙")], ["typo.grow"])
+        with self.assertRaises(jinghua.JinghuaError) as cm:
+            linter.fix("甲丙")
+        self.assertIn("typo.grow", str(cm.exception))
+        path = os.path.join(self.tmp.name, "t.txt")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("甲丙\n")
+        with self.assertRaises(jinghua.JinghuaError):
+            linter.fix_file(path)
+        with open(path, encoding="utf-8") as f:
+            self.assertEqual(f.read(), "甲丙\n")  # untouched
+
+    def test_unknown_rule_name(self):
+        with self.assertRaises(jinghua.ConfigError) as cm:
+            jinghua.Linter(select="punct,no.such-rule")
+        self.assertIn("no.such-rule", str(cm.exception))
+
+    def test_missing_rules_folder(self):
+        with self.assertRaises(jinghua.JinghuaError):
+            jinghua.Linter(rules=[os.path.join(self.tmp.name, "nothing-here")])
+
+    def test_config_error_has_file_and_line(self):
+        ini = os.path.join(self.tmp.name, ".jinghua.ini")
+        with open(ini, "w", encoding="utf-8") as f:
+            f.write("select = punct\nbogus-key = 1\n")
+        txt = os.path.join(self.tmp.name, "a.txt")
+        with open(txt, "w", encoding="utf-8") as f:
+            f.write("好。\n")
+        want = cli("check", txt)
+        self.assertEqual(want.returncode, 2)
+        with self.assertRaises(jinghua.ConfigError) as cm:
+            jinghua.Linter(config=ini)
+        e = cm.exception
+        self.assertEqual((e.file, e.line), (ini, 2))
+        self.assertIn("bogus-key", str(e))
+
+    def test_unknown_profile(self):
+        with self.assertRaises(jinghua.JinghuaError) as cm:
+            jinghua.Linter(profile="no-such-profile")
+        self.assertIn("no-such-profile", str(cm.exception))
+
+    def test_bad_variant(self):
+        with self.assertRaises(ValueError):
+            jinghua.Linter(variant="latin")
+
+
+TEXT = "第一行。\n他重新給子彈膛,好。\n"
+
+
+class Documents(InTempDir):
+    """The document API through the binding: encodings, Markdown, inline
+    switches, configuration, all as the CLI does them on the same file."""
+
+    def setUp(self):
+        super().setUp()
+        self.dir = self.tmp.name
+
+    def write(self, name, data):
+        path = os.path.join(self.dir, name)
+        with open(path, "wb") as f:
+            f.write(data)
+        return path
+
+    def same_as_cli(self, path, *args, **kw):
+        linter = jinghua.Linter(**kw)
+        got = [x.to_dict() for x in linter.check_file(path)]
+        out = cli("check", "--format", "json", *args, path).stdout
+        want = json.loads(out)
+        for f in want:
+            del f["file"]
+        self.assertEqual(got, want, path)
+        fixed = cli("fix", "--stdout", *args, path).stdout
+        with open(path, "rb") as f:
+            self.assertEqual(linter.fix(f.read(), path=path), fixed, path)
+        return got
+
+    def test_encodings_as_cli(self):
+        for enc in ("gb18030", "big5", "utf-16"):
+            path = self.write(f"{enc}.txt", TEXT.encode(enc))
+            found = self.same_as_cli(path)
+            self.assertTrue(found, enc)
+            fixed = jinghua.fix(TEXT.encode(enc), path=path)
+            self.assertEqual(fixed.decode(enc), TEXT.replace(",", "，"), enc)
+            self.assertEqual(jinghua.Linter().encoding(TEXT.encode(enc), path=path),
+                             {"gb18030": "GB18030", "big5": "BIG5", "utf-16": "UTF-16LE"}[enc])
+        # offsets are the file's bytes: the GB18030 comma is byte 28
+        (f,) = [x for x in jinghua.check_file(os.path.join(self.dir, "gb18030.txt"))
+                if x.rule == "punct.halfwidth"]
+        self.assertEqual(TEXT.encode("gb18030")[f.byte_start:f.byte_end], b",")
+
+    def test_to_utf8(self):
+        path = self.write("gb.txt", TEXT.encode("gb18030"))
+        fixed = jinghua.fix(TEXT.encode("gb18030"), path=path, to_utf8=True)
+        self.assertEqual(fixed, cli("fix", "--stdout", "--to-utf8", path).stdout)
+        self.assertEqual(fixed.decode("utf-8"), TEXT.replace(",", "，"))
+
+    def test_markdown_and_switches_as_cli(self):
+        md = ("# 标题,要查\n\n正文,要查。`代码,不查`\n\n```\n代码块,不查\n```\n\n"
+              "<!-- jinghua-disable-next-line -->\n这行,不查。\n\n最后,一行。\n").encode()
+        path = self.write("a.md", md)
+        found = self.same_as_cli(path)
+        self.assertEqual([f["line"] for f in found if f["rule"] == "punct.halfwidth"], [1, 3, 12])
+        # the same text without a .md name is plain text: more findings
+        self.assertGreater(len(jinghua.check(md)), len(found))
+        self.assertEqual(len(jinghua.check(md.decode(), path="x.md")), len(found))
+
+    def test_config_as_cli(self):
+        self.write(".jinghua.ini", "ignore = script\nwords = 子丨彈丨膛\n[punct.halfwidth]\n"
+                   "severity = error\n".encode())
+        text = "第一行。\n他重新給子丨彈丨膛,好。\n"
+        path = self.write("c.txt", text.encode())
+        found = self.same_as_cli(path)
+        self.assertEqual([(f["rule"], f["severity"]) for f in found], [("punct.halfwidth", "error")])
+        # without the configuration the separators are found
+        rules = {f.rule for f in jinghua.Linter(no_config=True).check_file(path)}
+        self.assertIn("censor.separator", rules)
+        # path= gives a text the configuration of that place
+        self.assertEqual([f.rule for f in jinghua.check(text, path=path)], ["punct.halfwidth"])
+
+    def test_profile_as_cli(self):
+        path = self.write("p.txt", "共有3个人在2024年来过,他们用Linux系统。\n".encode())
+        novel = self.same_as_cli(path)
+        docs = self.same_as_cli(path, "--profile", "docs", profile="docs")
+        self.assertNotEqual([f["rule"] for f in novel], [f["rule"] for f in docs])
+
+    def test_lines(self):
+        text = "一,二\n三,四\n五,六\n"
+        self.assertEqual([f.line for f in jinghua.Linter().check(text, lines=[(2, 3)])], [2, 3])
+
+    def test_library_version(self):
+        self.assertRegex(jinghua.library_version(), r"^\d+\.\d+\.\d+")
+
+
+class Files(InTempDir):
+
+    def test_fix_file_in_place_keeps_mode(self):
+        path = os.path.join(self.tmp.name, "a.txt")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("应敌,全力\n")
+        os.chmod(path, 0o640)
+        r = jinghua.fix_file(path)
+        self.assertEqual(r.fixes, 1)
+        with open(path, encoding="utf-8") as f:
+            self.assertEqual(f.read(), "应敌，全力\n")
+        self.assertEqual(stat.S_IMODE(os.stat(path).st_mode), 0o640)
+        self.assertEqual(os.listdir(self.tmp.name), ["a.txt"])  # no temporary left
+
+    def test_clean_file_not_rewritten(self):
+        path = os.path.join(self.tmp.name, "clean.txt")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("这是干净的一句话。\n")
+        ino = os.stat(path).st_ino
+        self.assertEqual(jinghua.fix_file(path).fixes, 0)
+        self.assertEqual(os.stat(path).st_ino, ino)
+
+    def test_write_false_leaves_file(self):
+        path = os.path.join(self.tmp.name, "a.txt")
+        with open(path, "wb") as f:
+            f.write("应敌,全力".encode())
+        r = jinghua.fix_file(path, write=False)
+        self.assertEqual(r.text, "应敌，全力".encode())
+        with open(path, "rb") as f:
+            self.assertEqual(f.read(), "应敌,全力".encode())
+
+    def test_missing_file(self):
+        with self.assertRaises(FileNotFoundError):
+            jinghua.check_file(os.path.join(self.tmp.name, "none.txt"))
+
+
+if __name__ == "__main__":
+    unittest.main()
