@@ -249,12 +249,16 @@ START_TEST(mask_suggest_ranked)
 {
 	jh_ruleset *rs = censor_rules();
 	static const struct {
-		const char *text, *before, *best;
+		const char *text, *before, *first, *fill;
 	} cases[] = {
-		{"王五对张三的事早已是**不离十地猜到了。", "早已是", "八九"},
-		{"他从腰间摸出一颗手*弹，拉开了引信。", "手", "榴"},
+		/* the right word first, but one sentence is no evidence enough to write it */
+		{"王五对张三的事早已是**不离十地猜到了。", "早已是", "八九", NULL},
+		{"他从腰间摸出一颗手*弹，拉开了引信。", "手", "榴", NULL},
+		/* the document writes the phrase around the mask elsewhere: filled */
+		{"他从腰间摸出一颗手榴弹，扔了出去。又摸出一颗手*弹，拉开了引信。", "又摸出一颗手", "榴",
+		 "榴"},
 		/* a name that recurs unmasked in the same document */
-		{"巴达诺夫上校举起了望远镜。过了一会儿，**夫上校跑了过来。", "。过了一会儿，", NULL},
+		{"巴达诺夫上校举起了望远镜。过了一会儿，**夫上校跑了过来。", "。过了一会儿，", "巴达诺", NULL},
 	};
 	for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
 		jh_findings fs = JH_FINDINGS_INIT;
@@ -263,18 +267,13 @@ START_TEST(mask_suggest_ranked)
 		size_t pos = (size_t)(at - cases[k].text) + strlen(cases[k].before);
 		const jh_finding *f = suggestion_at(&fs, pos);
 		ck_assert_msg(f != NULL, "%s: no suggestion", cases[k].text);
-		ck_assert_int_eq(f->safety, JH_UNSAFE);
-		if (cases[k].best)
-			ck_assert_str_eq(f->edits[0].replacement, cases[k].best);
-		else
-			ck_assert_msg(strstr(f->message, "巴达诺") != NULL, "%s: %s", cases[k].text,
-			              f->message);
-		/* the ranked words are answers of their own: the first is the fix,
-		 * each replaces the masked span, in the message's order */
+		const char *list = strstr(f->message, "：");
+		ck_assert_msg(list && !strncmp(list + strlen("："), cases[k].first, strlen(cases[k].first)),
+		              "%s: %s", cases[k].text, f->message);
+		/* the ranked words are answers of their own, in the message's order,
+		 * each replacing the masked span; the first is the fill if any */
 		ck_assert_uint_ge(f->n_alternatives, 1);
-		ck_assert_uint_le(f->n_alternatives, 3);
-		ck_assert_str_eq(f->alternatives[0].edits[0].replacement, f->edits[0].replacement);
-		const char *list = f->message;
+		ck_assert_str_eq(f->alternatives[0].edits[0].replacement, cases[k].first);
 		for (size_t i = 0; i < f->n_alternatives; i++) {
 			const jh_alternative *alt = &f->alternatives[i];
 			ck_assert_uint_eq(alt->n_edits, 1);
@@ -283,6 +282,12 @@ START_TEST(mask_suggest_ranked)
 			const char *hit = strstr(list, alt->edits[0].replacement);
 			ck_assert_msg(hit != NULL, "%s not in %s", alt->edits[0].replacement, f->message);
 			list = hit;
+		}
+		if (cases[k].fill) {
+			ck_assert_int_eq(f->safety, JH_UNSAFE);
+			ck_assert_str_eq(f->edits[0].replacement, cases[k].fill);
+		} else { /* below fill-threshold: the alternatives are listed, nothing is written */
+			ck_assert_uint_eq(f->n_edits, 0);
 		}
 		jh_findings_clear(&fs);
 	}

@@ -10,6 +10,7 @@
 #include <string.h>
 #include "builtins.h"
 #include "charclass.h"
+#include "mask_restore.h"
 #include "utf8.h"
 #include "wordmap.h"
 #include "censor.h"
@@ -28,7 +29,10 @@ typedef struct {
 	 * looks up the few characters that make a word with its neighbours
 	 * instead of testing every listed word (ms_touching). */
 	struct ms_key { int32_t cp; uint32_t i; } *by_first, *by_last;
-	unsigned long max_suggestions, min_joins;
+	unsigned long max_suggestions, min_joins, fill_percent;
+	jh_mr *mr;       /* the word trigram model (mask_restore.c); NULL: not installed */
+	const char *lm_file, *lm_words_file, *s2t_file;
+	unsigned s2t_line;
 	/* The three tables above are loaded at the first mask (most texts
 	 * have none; the word list is 900 KB to read and sort). */
 	jh_lazy once;
@@ -38,7 +42,7 @@ typedef struct {
 } ms_cfg;
 
 static const char *const ms_params[] = {"words", "masked", "t2s", "suggestions", "min-joins",
-                                        NULL};
+                                        "lm", "lm-words", "s2t", "fill-threshold", NULL};
 
 /* Read traditional<TAB>simplified pairs into a flat table. */
 static int ms_load_t2s(ms_cfg *c, const jh_rule *r, const char *file, unsigned line,
@@ -87,6 +91,7 @@ static void ms_free(void *p)
 	if (!c)
 		return;
 	jh_wm_release_shared(c->words);
+	jh_mr_free(c->mr);
 	jh_wm_free(&c->masked);
 	free(c->t2s);
 	free(c->by_first);
@@ -122,6 +127,15 @@ static int ms_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *pa
 		rc = jh_param_uint(r, "suggestions", 3, 10, &c->max_suggestions, diag_fn, payload);
 	if (rc == JH_OK)
 		rc = jh_param_uint(r, "min-joins", 1, 2, &c->min_joins, diag_fn, payload);
+	if (rc == JH_OK)
+		rc = jh_param_uint(r, "fill-threshold", 101, 101, &c->fill_percent, diag_fn, payload);
+	unsigned ln = r->line;
+	c->lm_file = jh_rule_param(r, "lm", &ln);
+	c->lm_words_file = jh_rule_param(r, "lm-words", &ln);
+	c->s2t_line = r->line;
+	c->s2t_file = jh_rule_param(r, "s2t", &c->s2t_line);
+	if (rc == JH_OK && c->s2t_file)
+		rc = jh_data_readable(r, c->s2t_file, c->s2t_line, diag_fn, payload);
 	if (rc) {
 		ms_free(c);
 		return rc;
@@ -596,7 +610,10 @@ static int ms_doc_candidates(const ms_cfg *c, const ms_ctx *x, ms_state *st, con
 				p = side ? p + cl : back;
 				ends[++nc] = p;
 			}
-			for (size_t j = 1; j <= nc; j++) {
+			/* the mask begins (ends) the Han run, and so does the string
+			 * here: only the whole string fits (，**夫上校 → 巴达诺, not 诺) */
+			int whole = (side ? nr : nl) == 0 && nc < MS_MAX_FILL;
+			for (size_t j = whole ? nc : 1; j <= nc; j++) {
 				size_t a = side ? ends[0] : ends[j], b = side ? ends[j] : ends[0];
 				int joins;
 				double sc = ms_score(c, x, t + a, b - a, &joins);
@@ -718,6 +735,8 @@ static void ms_touching(const ms_cfg *c, const char *lc, size_t lcn, const char 
 	}
 }
 
+#define MS_LISTED 1e6 /* the score of a listed word left to the model */
+
 /* Gather fills: the masked-word list, and every dictionary word that spans
  * the mask (its start in the left context and/or its end in the right
  * context: **不离十 → 八九不离十 gives 八九). */
@@ -733,11 +752,17 @@ static int ms_candidates(const ms_cfg *c, const ms_ctx *x, const char *t, const 
 		return -1;
 	if (mark)
 		ms_touching(c, lc, lcn, rc, rcn, mark);
+	int listed = 0;
 	for (size_t i = 0; i < c->masked.n; i++) { /* in list order, as ranked ties expect */
 		const char *w = c->masked.buf + c->masked.off[i];
 		size_t wn = c->masked.len[i];
 		if (!mark[i])
 			continue; /* most listed words fit nowhere */
+		if (c->mr) { /* the model scores them (ms_restore): kept apart, unscored */
+			if (listed < MS_MAX_CAND / 2 && ++listed)
+				ms_add(v, &n, w, wn, MS_LISTED);
+			continue;
+		}
 		double s = ms_score(c, x, w, wn, &joins);
 		if (joins)
 			ms_add(v, &n, w, wn, s);
@@ -838,7 +863,180 @@ static int ms_load(void *arg)
 		rc = ms_index_masked(&c->masked, 1, &c->by_last);
 	if (rc == JH_OK && c->t2s_file)
 		rc = ms_load_t2s(c, r, c->t2s_file, c->t2s_line, a->diag_fn, a->payload);
+	if (rc == JH_OK && c->lm_file && c->lm_words_file) {
+		rc = jh_mr_open(&c->mr, r, c->lm_file, c->lm_words_file, c->s2t_file, c->s2t_line,
+		                a->diag_fn, a->payload);
+		if (rc == JH_ERR_IO)
+			rc = JH_OK; /* the model is not installed: rank by the unigram model */
+	}
 	return rc;
+}
+
+/* The Han characters of s (n bytes, simplified) as code points. */
+static int ms_cps(const char *s, size_t n, int32_t *cp, int max)
+{
+	int k = 0;
+	for (size_t p = 0; p < n && k < max;)
+		p += jh_utf8_decode((const unsigned char *)s + p, n - p, &cp[k++]);
+	return k;
+}
+
+/* Up to JH_MR_CTX characters of context for the model, simplified, from
+ * at going back (dir < 0) or on: Han text and CJK punctuation, which the
+ * model has words for (a sentence end after the mask says much).  *edge
+ * says that the left context begins a line or the text. */
+static int ms_lm_side(const ms_cfg *c, const char *t, size_t len, size_t at, int dir,
+                      int32_t *cp, int *edge)
+{
+	int32_t got[JH_MR_CTX];
+	int k = 0;
+	*edge = 0;
+	for (size_t p = at; k < JH_MR_CTX;) {
+		size_t q = 0, n = 0;
+		int32_t x = dir < 0 ? cp_before(t, p, &q) : cp_at(t, len, p, &n);
+		if (x < 0 || x == '\n') {
+			*edge = 1;
+			break;
+		}
+		if (!is_han(x) && !(jh_class_of(x) & JH_C_CJK_PUNCT))
+			break;
+		if (c->t2s && x >= T2S_LO && x <= T2S_HI && c->t2s[x - T2S_LO])
+			x = c->t2s[x - T2S_LO];
+		got[k++] = x;
+		p = dir < 0 ? q : p + n;
+	}
+	for (int i = 0; i < k; i++)
+		cp[i] = dir < 0 ? got[k - 1 - i] : got[i];
+	return k;
+}
+
+#define MS_EXTRA 16
+
+/* Does the document write fill (fn bytes) elsewhere in the window
+ * between the k Han characters before the mask and the k after it? */
+static int ms_near(const ms_state *st, const char *t, size_t lo, size_t hi, const size_t *lb,
+                   int nl, const size_t *ra, int nr, int k, const char *fill, size_t fn)
+{
+	if (nl < k || nr < k)
+		return 0;
+	char key[64];
+	size_t ln = lb[0] - lb[k], rn = ra[k] - ra[0];
+	if (ln + fn + rn > sizeof key)
+		return 0;
+	memcpy(key, t + lb[k], ln);
+	memcpy(key + ln, fill, fn);
+	memcpy(key + ln + fn, t + ra[0], rn);
+	return ms_find(st, t, lo, hi, key, ln + fn + rn) != SIZE_MAX;
+}
+
+static int cmp_alt_p(const void *a, const void *b)
+{
+	const jh_mr_alt *x = a, *y = b;
+	return x->p < y->p ? 1 : x->p > y->p ? -1 : 0;
+}
+
+/* Rank the mask's candidates with the word trigram model (mask_restore.c)
+ * and report them; the fix is the best one only when its probability
+ * reaches fill-threshold (percent), so that an unsafe fill is usually
+ * right; otherwise the finding only lists the alternatives. */
+static void ms_restore(jh_brun *run, const ms_cfg *c, const ms_ctx *x, ms_state *st,
+                       const char *t, const size_t *lb, int nl, const size_t *ra, int nr,
+                       const ms_cand *v, int n, const ms_cand *vd, int nd)
+{
+	jh_mr_query q = {0};
+	int edge;
+	q.nl = ms_lm_side(c, t, run->len, run->open_start, -1, q.left, &q.bos);
+	q.nr = ms_lm_side(c, t, run->len, run->open_end, 1, q.right, &edge);
+	q.run = (int)run->run_len;
+	q.star = run->run_cp == '*' || run->run_cp == 0xFF0A;
+	q.traditional = memcmp(t + lb[nl], x->left, lb[0] - lb[nl]) ||
+	                memcmp(t + ra[0], x->right, ra[nr] - ra[0]);
+	jh_mr_alt extra[2 * MS_MAX_CAND], alt[10];
+	int ne = 0;
+	/* the best MS_EXTRA of the list and dictionary, by the unigram model's
+	 * score, and every string of the document */
+	qsort((ms_cand *)v, (size_t)n, sizeof *v, cmp_cand);
+	int nlisted = 0;
+	while (nlisted < n && v[nlisted].score >= MS_LISTED)
+		nlisted++;
+	if (n > nlisted + MS_EXTRA)
+		n = nlisted + MS_EXTRA;
+	for (int k = 0; k < n + nd; k++) {
+		const ms_cand *w = k < n ? &v[k] : &vd[k - n];
+		jh_mr_alt *a = &extra[ne];
+		memset(a, 0, sizeof *a);
+		char simp[MS_MAX_FILL * 4 + 1];
+		size_t sn = ms_simplify(c, w->w, w->n, simp);
+		int32_t cp[MS_MAX_FILL + 1];
+		a->n = ms_cps(simp, sn, cp, MS_MAX_FILL + 1);
+		if (a->n > JH_MR_MAX_FILL || a->n < 1)
+			continue;
+		memcpy(a->cp, cp, (size_t)a->n * sizeof *cp);
+		a->src = k >= n ? JH_MR_SRC_DOC : k >= nlisted ? JH_MR_SRC_DICT : 0;
+		if (c->masked.n && ms_freq(c, &c->masked, w->w, w->n))
+			a->src |= JH_MR_SRC_LISTED;
+		if (a->src & JH_MR_SRC_DOC) { /* written so in the document */
+			memcpy(a->text, w->w, w->n);
+			a->text_len = w->n;
+		}
+		ne++;
+	}
+	int na = jh_mr_rank(c->mr, &q, extra, ne, alt, (int)c->max_suggestions);
+	if (na < 0) {
+		run->err = JH_ERR_NOMEM;
+		return;
+	}
+	if (na == 0)
+		return;
+	/* calibrated, with the document's evidence, and ranked by that */
+	size_t s = run->open_start, e = run->open_end, len = run->len;
+	size_t lo = s > MS_DOC_WINDOW ? s - MS_DOC_WINDOW : 0;
+	size_t hi = len - e > MS_DOC_WINDOW ? e + MS_DOC_WINDOW : len;
+	int have = nl >= 1 && nr >= 1;
+	if (have && ms_blocks(st, t, len, lo, hi)) {
+		run->err = JH_ERR_NOMEM;
+		return;
+	}
+	for (int i = 0; i < na; i++) {
+		int n1 = have && ms_near(st, t, lo, hi, lb, nl, ra, nr, 1, alt[i].text, alt[i].text_len);
+		int n2 = n1 && ms_near(st, t, lo, hi, lb, nl, ra, nr, 2, alt[i].text, alt[i].text_len);
+#ifdef MS_TRACE /* what bench/restore-fit reads to fit jh_mr_calibrate */
+		fprintf(stderr, "TRACE %zu %d %.6f %d %d %d %s\n", s, i, alt[i].p, n1, n2, alt[i].cross,
+		        alt[i].text);
+#endif
+		alt[i].p = jh_mr_calibrate(alt[i].p, n1, n2, alt[i].cross);
+	}
+	qsort(alt, (size_t)na, sizeof *alt, cmp_alt_p);
+	jh_buf msg = {0};
+	int bad = jh_buf_puts(&msg, "被遮盖的词可能是：");
+	for (int i = 0; i < na && !bad; i++) {
+		char pc[32];
+		snprintf(pc, sizeof pc, "（%d%%）", (int)(alt[i].p * 100 + 0.5));
+		bad = (i && jh_buf_puts(&msg, "、")) || jh_buf_puts(&msg, alt[i].text) ||
+		      jh_buf_puts(&msg, pc);
+	}
+	if (!bad)
+		bad = jh_buf_terminate(&msg);
+	int fill = run->rule->has_fix && alt[0].p * 100 >= (double)c->fill_percent;
+	if (bad) {
+		run->err = JH_ERR_NOMEM;
+	} else {
+		const jh_rule *r = run->rule;
+		int rc = jh_findings_add(run->out, r->id, run->rule_index, r->severity, s, e, msg.data, fill ? alt[0].text : NULL,
+		                         fill ? alt[0].text_len : 0, JH_UNSAFE);
+		/* the ranked words as answers of their own, best first (the fill,
+		 * when there is one) */
+		for (int i = 0; rc == JH_OK && i < na; i++) {
+			char w[sizeof alt[i].text];
+			memcpy(w, alt[i].text, alt[i].text_len);
+			w[alt[i].text_len] = '\0';
+			jh_edit ed = {s, e, w};
+			rc = jh_findings_add_alternative(run->out, run->out->count - 1, &ed, 1);
+		}
+		if (rc)
+			run->err = rc;
+	}
+	jh_buf_free(&msg);
 }
 
 static void ms_flush(jh_brun *run)
@@ -872,9 +1070,16 @@ static void ms_flush(jh_brun *run)
 		return;
 	}
 	ms_state *st = run->state;
+	ms_cand vd[MS_MAX_CAND]; /* the document's own, apart for the model's prior */
+	int nd = 0;
 	if ((!st && !(st = run->state = calloc(1, sizeof *st))) ||
-	    ms_doc_candidates(c, &x, st, t, len, s, e, lb, nl, ra, nr, v, &n)) {
+	    ms_doc_candidates(c, &x, st, t, len, s, e, lb, nl, ra, nr, c->mr ? vd : v,
+	                      c->mr ? &nd : &n)) {
 		run->err = JH_ERR_NOMEM;
+		return;
+	}
+	if (c->mr) {
+		ms_restore(run, c, &x, st, t, lb, nl, ra, nr, v, n, vd, nd);
 		return;
 	}
 	ms_combine(c, &x, t, lb, nl, ra, nr, v, &n);

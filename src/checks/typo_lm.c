@@ -209,6 +209,44 @@ jh_lm_state jh_lm_start(const jh_lm *lm)
 	return lm->start;
 }
 
+size_t jh_lm_children(const jh_lm *lm, jh_lm_state state, size_t max, jh_lm_child_fn fn, void *arg)
+{
+	unsigned lvl = state >> 24;
+	uint32_t i = lvl ? state & 0xFFFFFF : 0;
+	if (lvl >= lm->n || !valid(lm, lvl, i))
+		return 0;
+	uint32_t lo = child_of(lm, lvl, i), hi = child_of(lm, lvl, i + 1);
+	if (lo > hi || hi > lm->level_size[lvl + 1])
+		return 0;
+	if (max && hi - lo > max)
+		hi = lo + (uint32_t)max;
+	for (uint32_t m = lo; m < hi; m++)
+		fn(arg, wid_at(lm, lvl + 1, m), lm->log_pr[get_any(lm, lvl + 1, m).pr]);
+	return hi - lo;
+}
+
+void jh_lm_each_bigram(const jh_lm *lm, jh_lm_bigram_fn fn, void *arg)
+{
+	if (lm->n < 2)
+		return;
+	uint32_t lo = child_of(lm, 0, 0), hi = child_of(lm, 0, 1);
+	if (lo > hi || hi >= lm->level_size[1])
+		return;
+	for (uint32_t i = lo; i < hi; i++) {
+		uint32_t w1 = wid_at(lm, 1, i);
+		uint32_t a = child_of(lm, 1, i), b = child_of(lm, 1, i + 1);
+		if (a > b || b > lm->level_size[2])
+			continue;
+		for (uint32_t m = a; m < b; m++)
+			fn(arg, w1, wid_at(lm, 2, m), lm->log_pr[get_any(lm, 2, m).pr]);
+	}
+}
+
+int jh_lm_word_len(const jh_lm *lm, uint32_t id)
+{
+	return id < lm->n_words ? lm->word_len[id] : 0;
+}
+
 /* ---- lexicon ---- */
 
 

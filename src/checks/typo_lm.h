@@ -46,4 +46,19 @@ jh_lm_state jh_lm_start(const jh_lm *lm);
  * an unseen word. */
 double jh_lm_next(const jh_lm *lm, jh_lm_state state, uint32_t wid, jh_lm_state *next);
 
+/* The words the model has seen after state (a history that has
+ * children: a state jh_lm_next returned): fn gets each word id and the
+ * natural log of P(word | state) as the model stores it, without backing
+ * off.  At most max words are visited (0: all); the return is the number
+ * visited. */
+typedef void (*jh_lm_child_fn)(void *arg, uint32_t wid, double lp);
+size_t jh_lm_children(const jh_lm *lm, jh_lm_state state, size_t max, jh_lm_child_fn fn, void *arg);
+
+/* Every bigram of the model: fn(arg, w1, w2, ln P(w2 | w1)). */
+typedef void (*jh_lm_bigram_fn)(void *arg, uint32_t w1, uint32_t w2, double lp);
+void jh_lm_each_bigram(const jh_lm *lm, jh_lm_bigram_fn fn, void *arg);
+
+/* Characters of word id (0 for none, or longer than JH_LM_MAX_WORD). */
+int jh_lm_word_len(const jh_lm *lm, uint32_t id);
+
 #endif

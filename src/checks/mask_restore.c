@@ -1,0 +1,654 @@
+/* mask_restore.c — ranking restorations of a censor mask with a word
+ * trigram model (see mask_restore.h).
+ *
+ * Candidates come from the context as the model knows it: the words it
+ * has seen after the last word (or two) before the mask, the words it has
+ * seen before the first word after it, and the candidates of other
+ * sources the caller hands in (listed words, the document's own strings,
+ * dictionary words the mask cuts).  Each is scored by the probability of
+ * the whole window, context + fill + context, under the model: the best
+ * segmentation of the window into the model's words (one best path per
+ * position), so a fill that makes a word with its neighbours (精疲力* →
+ * 竭) is scored as that word, and every candidate pays for the same
+ * characters around it, which is the normalisation that keeps a short
+ * fill from winning by having fewer factors.  A prior on the fill's
+ * length given the mask's (P(mask | length)) and on the source are added;
+ * the scores are normalised over the candidates into probabilities.
+ *
+ * Successor and predecessor lists are built once per model from its
+ * bigrams: the best few words of each length after (and before) each
+ * word, so that a mask costs a few list reads instead of a walk over the
+ * thousands of words the model has seen after 的. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "builtins.h"
+#include "mask_restore.h"
+#include "typo_lm.h"
+#include "utf8.h"
+#include "util.h"
+
+/* List slots per fill length 1..4: two-character words are the usual
+ * masked word, so they get the most. */
+static const int k_per_len[JH_MR_MAX_FILL + 1] = {0, 12, 32, 6, 6};
+#define K_ALL 56
+#define S2T_LO 0x3400
+#define S2T_HI 0x9FFF
+
+struct jh_mr {
+	jh_lm *lm;
+	uint32_t n_words;
+	uint32_t *pred; /* K_ALL ids per word, by length then score (0 = empty) */
+	/* every bigram by its second word: the first words before w2 are
+	 * rev_w1[rev_off[w2] .. rev_off[w2 + 1]), in id order, with ln P(w2 | w1) */
+	uint32_t *rev_off, *rev_w1;
+	float *rev_lp;
+	int32_t *s2t;          /* simplified -> usual traditional, per code point (0 = same) */
+};
+
+/* ---- successor and predecessor lists ---- */
+
+typedef struct {
+	jh_mr *m;
+	float *ps; /* scores of the slots being filled */
+} build_arg;
+
+static int slot_base(int len)
+{
+	int b = 0;
+	for (int l = 1; l < len; l++)
+		b += k_per_len[l];
+	return b;
+}
+
+/* Put id (score s) into the sorted slots of its length in list row. */
+static void keep(uint32_t *ids, float *sc, size_t row, int len, uint32_t id, float s)
+{
+	int k = k_per_len[len];
+	uint32_t *v = ids + row * K_ALL + slot_base(len);
+	float *f = sc + row * K_ALL + slot_base(len);
+	if (v[k - 1] && f[k - 1] >= s)
+		return;
+	int i = k - 1;
+	while (i > 0 && (!v[i - 1] || f[i - 1] < s)) {
+		v[i] = v[i - 1];
+		f[i] = f[i - 1];
+		i--;
+	}
+	v[i] = id;
+	f[i] = s;
+}
+
+static void on_bigram(void *arg, uint32_t w1, uint32_t w2, double lp)
+{
+	build_arg *a = arg;
+	jh_mr *m = a->m;
+	if (w1 >= m->n_words || w2 >= m->n_words || !w1 || !w2)
+		return;
+	m->rev_off[w2 + 1]++; /* the reverse index's counts, in the same pass */
+	int l1 = jh_lm_word_len(m->lm, w1);
+	if (l1 >= 1 && l1 <= JH_MR_MAX_FILL) /* before w2, by P(w1) P(w2 | w1) */
+		keep(m->pred, a->ps, w2, l1, w1, (float)(lp + jh_lm_unigram(m->lm, w1)));
+}
+
+typedef struct {
+	jh_mr *m;
+	uint32_t *fill; /* next free entry per w2 */
+} rev_arg;
+
+static void rev_put(void *arg, uint32_t w1, uint32_t w2, double lp)
+{
+	rev_arg *a = arg;
+	if (w2 >= a->m->n_words)
+		return;
+	uint32_t at = a->fill[w2]++;
+	a->m->rev_w1[at] = w1;
+	a->m->rev_lp[at] = (float)lp;
+}
+
+/* The reverse bigram index, from the counts on_bigram made: the model's
+ * first words come in id order, so each w2's list is sorted. */
+static int build_rev(jh_mr *m)
+{
+	rev_arg a = {m, NULL};
+	for (uint32_t w = 0; w < m->n_words; w++)
+		m->rev_off[w + 1] += m->rev_off[w];
+	size_t total = m->rev_off[m->n_words];
+	m->rev_w1 = malloc((total ? total : 1) * sizeof *m->rev_w1);
+	m->rev_lp = malloc((total ? total : 1) * sizeof *m->rev_lp);
+	a.fill = malloc((size_t)m->n_words * sizeof *a.fill);
+	if (!m->rev_w1 || !m->rev_lp || !a.fill) {
+		free(a.fill);
+		return JH_ERR_NOMEM;
+	}
+	memcpy(a.fill, m->rev_off, (size_t)m->n_words * sizeof *a.fill);
+	jh_lm_each_bigram(m->lm, rev_put, &a);
+	free(a.fill);
+	return JH_OK;
+}
+
+static int build_lists(jh_mr *m)
+{
+	size_t cells = (size_t)m->n_words * K_ALL;
+	m->pred = calloc(cells, sizeof *m->pred);
+	m->rev_off = calloc((size_t)m->n_words + 1, sizeof *m->rev_off);
+	build_arg a = {m, malloc(cells * sizeof(float))};
+	int rc = JH_OK;
+	if (!m->pred || !m->rev_off || !a.ps)
+		rc = JH_ERR_NOMEM;
+	else
+		jh_lm_each_bigram(m->lm, on_bigram, &a);
+	free(a.ps);
+	return rc ? rc : build_rev(m);
+}
+
+/* ---- opening ---- */
+
+static int load_s2t(jh_mr *m, const jh_rule *r, const char *file, unsigned line,
+                    jh_diag_fn diag_fn, void *payload)
+{
+	jh_tsv t;
+	int rc = jh_data_open(&t, NULL, file, r, line, diag_fn, payload);
+	if (rc == JH_OK && !(m->s2t = calloc(S2T_HI - S2T_LO + 1, sizeof *m->s2t)))
+		rc = JH_ERR_NOMEM;
+	char *f[3];
+	size_t fl[3];
+	while (rc == JH_OK && jh_tsv_next(&t, f, fl, 3) >= 2) {
+		int32_t a, b = 0;
+		if (jh_utf8_decode((const unsigned char *)f[0], fl[0], &a) != fl[0] || a < S2T_LO ||
+		    a > S2T_HI || !fl[1])
+			continue; /* an empty second field: written the same */
+		jh_utf8_decode((const unsigned char *)f[1], fl[1], &b);
+		if (b > 0)
+			m->s2t[a - S2T_LO] = b;
+	}
+	jh_tsv_close(&t);
+	return rc;
+}
+
+void jh_mr_free(jh_mr *m)
+{
+	if (!m)
+		return;
+	jh_lm_free(m->lm);
+	free(m->pred);
+	free(m->rev_off);
+	free(m->rev_w1);
+	free(m->rev_lp);
+	free(m->s2t);
+	free(m);
+}
+
+int jh_mr_open(jh_mr **out, const jh_rule *r, const char *lm, const char *lexicon,
+               const char *s2t, unsigned s2t_line, jh_diag_fn diag_fn, void *payload)
+{
+	*out = NULL;
+	jh_mr *m = calloc(1, sizeof *m);
+	if (!m)
+		return JH_ERR_NOMEM;
+	char err[300];
+	int rc = jh_lm_open(&m->lm, lm, lexicon, err, sizeof err);
+	if (rc && rc != JH_ERR_IO)
+		jh_report(diag_fn, payload, JH_ERROR, r->file, r->line, 0, r->id, "%s", err);
+	if (rc == JH_OK) {
+		m->n_words = jh_lm_count(m->lm);
+		rc = build_lists(m);
+	}
+	if (rc == JH_OK && s2t)
+		rc = load_s2t(m, r, s2t, s2t_line, diag_fn, payload);
+	if (rc) {
+		jh_mr_free(m);
+		return rc;
+	}
+	*out = m;
+	return JH_OK;
+}
+
+/* ---- scoring ---- */
+
+#define WIN (JH_MR_CTX * 2 + JH_MR_MAX_FILL)
+#define MAX_WORD 6     /* characters of a word looked up in the window */
+#define NEG (-1e30)
+
+/* What all candidates of one mask share: the left context's best
+ * segmentation scores and states, position by position. */
+typedef struct {
+	const jh_mr *m;
+	const jh_mr_query *q;
+	double dp[JH_MR_CTX + 1];
+	jh_lm_state st[JH_MR_CTX + 1];
+	uint32_t last1, last2; /* the last words before the mask (0: none) */
+	jh_lm_state hist;      /* the state after them */
+	uint32_t first_right;  /* the first word after the mask (0: none) */
+} shared;
+
+/* One step of the window's best path: from every start j whose path is
+ * known, the word [j, i) (or one unknown character). */
+static void relax(const jh_mr *m, const int32_t *w, int i, int from, double *dp, jh_lm_state *st)
+{
+	dp[i] = NEG;
+	for (int j = i - 1; j >= from && i - j <= MAX_WORD; j--) {
+		if (dp[j] <= NEG)
+			continue;
+		uint32_t id = jh_lm_word(m->lm, w + j, i - j);
+		if (!id && i - j > 1)
+			continue;
+		jh_lm_state nx;
+		double s = dp[j] + jh_lm_next(m->lm, st[j], id, &nx);
+		if (s > dp[i]) {
+			dp[i] = s;
+			st[i] = nx;
+		}
+	}
+}
+
+static void share(shared *x, const jh_mr *m, const jh_mr_query *q)
+{
+	x->m = m;
+	x->q = q;
+	x->dp[0] = 0;
+	x->st[0] = q->bos ? jh_lm_start(m->lm) : 0;
+	int from[JH_MR_CTX + 1];
+	for (int i = 1; i <= q->nl; i++) {
+		relax(m, q->left, i, 0, x->dp, x->st);
+		/* the start of the last word, for the candidates' history */
+		from[i] = i - 1;
+		for (int j = i - 1; j >= 0 && i - j <= MAX_WORD; j--) {
+			uint32_t id = jh_lm_word(m->lm, q->left + j, i - j);
+			jh_lm_state nx;
+			if ((id || i - j == 1) && x->dp[j] > NEG &&
+			    x->dp[j] + jh_lm_next(m->lm, x->st[j], id, &nx) >= x->dp[i]) {
+				from[i] = j;
+				break;
+			}
+		}
+	}
+	x->last1 = x->last2 = 0;
+	x->hist = x->st[q->nl];
+	if (q->nl) {
+		int j = from[q->nl];
+		x->last1 = jh_lm_word(m->lm, q->left + j, q->nl - j);
+		if (j)
+			x->last2 = jh_lm_word(m->lm, q->left + from[j], j - from[j]);
+	}
+	x->first_right = 0;
+	for (int k = q->nr < MAX_WORD ? q->nr : MAX_WORD; k >= 1 && !x->first_right; k--)
+		x->first_right = jh_lm_word(m->lm, q->right, k);
+}
+
+/* log P(mask | fill length): sites write one mask character per hidden
+ * character most of the time, and `**` for a word of any length; the
+ * figures are those bench/restore measures on its tuning split. */
+static double len_prior(const jh_mr_query *q, int len)
+{
+	double same = q->run == len ? 0.75 : 0, two = q->star && q->run == 2 ? 0.25 : 0;
+	double p = same + two;
+	return p > 0 ? log(p) : log(0.01);
+}
+
+#define PRIOR_LISTED 1.1 /* listed words are masked about three times as often */
+#define PRIOR_DOC 2.0    /* a string the document writes next to the same context */
+/* A string of the document is also scored as one word of a cache model
+ * (the document's own words next to the same context): ln of the share
+ * of masks such a string restores, so that a name the model cannot spell
+ * (巴达诺, three words of its own to it) is not charged as three words. */
+#ifndef LOG_CACHE
+#define LOG_CACHE (-3.0)
+#endif
+
+/* The score of fill f: log P(window) under the model, and the priors. */
+static double score(const shared *x, const int32_t *f, int fn, unsigned src)
+{
+	const jh_mr_query *q = x->q;
+	int32_t w[WIN];
+	memcpy(w, q->left, (size_t)q->nl * sizeof *w);
+	memcpy(w + q->nl, f, (size_t)fn * sizeof *w);
+	memcpy(w + q->nl + fn, q->right, (size_t)q->nr * sizeof *w);
+	int n = q->nl + fn + q->nr;
+	double dp[WIN + 1];
+	jh_lm_state st[WIN + 1];
+	memcpy(dp, x->dp, (size_t)(q->nl + 1) * sizeof *dp);
+	memcpy(st, x->st, (size_t)(q->nl + 1) * sizeof *st);
+	for (int i = q->nl + 1; i <= n; i++)
+		relax(x->m, w, i, 0, dp, st);
+	double best = dp[n];
+	if (src & JH_MR_SRC_DOC) { /* the fill as one word of the cache */
+		int fe = q->nl + fn;
+		for (int i = q->nl + 1; i < fe; i++)
+			dp[i] = NEG;
+		dp[fe] = x->dp[q->nl] + LOG_CACHE;
+		st[fe] = 0;
+		for (int i = fe + 1; i <= n; i++)
+			relax(x->m, w, i, fe, dp, st);
+		if (dp[n] > best)
+			best = dp[n];
+	}
+	double s = best + len_prior(q, fn);
+	if (src & JH_MR_SRC_LISTED)
+		s += PRIOR_LISTED;
+	if (src & JH_MR_SRC_DOC)
+		s += PRIOR_DOC;
+	return s;
+}
+
+/* ---- the candidate pool ---- */
+
+#define POOL 256
+
+typedef struct {
+	jh_mr_alt v[POOL];
+	int n;
+} pool;
+
+static jh_mr_alt *pool_add(pool *p, const int32_t *cp, int n, unsigned src, const char *text,
+                           size_t text_len)
+{
+	if (n < 1 || n > JH_MR_MAX_FILL)
+		return NULL;
+	for (int k = 0; k < n; k++)
+		if (!(cp[k] >= 0x3400 && cp[k] <= 0x9FFF) && !(cp[k] >= 0x20000 && cp[k] <= 0x3FFFF))
+			return NULL; /* the model's punctuation and Latin words fill no mask */
+	for (int i = 0; i < p->n; i++)
+		if (p->v[i].n == n && !memcmp(p->v[i].cp, cp, (size_t)n * sizeof *cp)) {
+			p->v[i].src |= src;
+			if (text_len && !p->v[i].text_len) {
+				memcpy(p->v[i].text, text, text_len);
+				p->v[i].text_len = text_len;
+			}
+			return &p->v[i];
+		}
+	if (p->n == POOL)
+		return NULL;
+	jh_mr_alt *a = &p->v[p->n++];
+	memset(a, 0, sizeof *a);
+	memcpy(a->cp, cp, (size_t)n * sizeof *cp);
+	a->n = n;
+	a->src = src;
+	if (text_len && text_len < sizeof a->text) {
+		memcpy(a->text, text, text_len);
+		a->text_len = text_len;
+	}
+	return a;
+}
+
+static void add_id(pool *p, const jh_mr *m, uint32_t id, unsigned src)
+{
+	int32_t cp[JH_LM_MAX_WORD];
+	int n = id ? jh_lm_word_text(m->lm, id, cp, JH_LM_MAX_WORD) : 0;
+	if (n >= 1 && n <= JH_MR_MAX_FILL)
+		pool_add(p, cp, n, src, NULL, 0);
+}
+
+/* Lengths the mask leaves likely (len_prior above a floor). */
+static int len_ok(const jh_mr_query *q, int len)
+{
+	return q->run == len || (q->star && q->run == 2);
+}
+
+static void add_list(pool *p, const jh_mr *m, const uint32_t *row, const jh_mr_query *q)
+{
+	for (int len = 1; len <= JH_MR_MAX_FILL; len++) {
+		if (!len_ok(q, len))
+			continue;
+		const uint32_t *v = row + slot_base(len);
+		for (int k = 0; k < k_per_len[len] && v[k]; k++)
+			add_id(p, m, v[k], JH_MR_SRC_LM);
+	}
+}
+
+#define TRI_KEEP 8 /* words of each length kept from a two-word history */
+
+
+/* Words seen both after the left history and before the first word on
+ * the right: the successors of the history (trigram children when the
+ * model has the last two words together, else bigram), each looked up in
+ * the sorted list of the right word's predecessors.  Their two seen
+ * probabilities make the first score; the best BOTH_KEEP go to the pool. */
+#define BOTH_SCAN 1500 /* successors read, at most */
+#define BOTH_KEEP 24
+
+#define BOTH_RIGHT 3 /* words the right context may begin with */
+
+typedef struct {
+	const jh_mr *m;
+	const jh_mr_query *q;
+	const uint32_t *w1[BOTH_RIGHT];
+	const float *lp[BOTH_RIGHT];
+	uint32_t n[BOTH_RIGHT];
+	int nr;
+	uint32_t best[BOTH_KEEP];
+	double bs[BOTH_KEEP];
+	int nb;
+	uint32_t tri[JH_MR_MAX_FILL + 1][TRI_KEEP]; /* the best successors of each length */
+	double ts[JH_MR_MAX_FILL + 1][TRI_KEEP];
+} both_arg;
+
+static void on_succ(void *arg, uint32_t wid, double lp)
+{
+	both_arg *a = arg;
+	int len = jh_lm_word_len(a->m->lm, wid);
+	if (len < 1 || len > JH_MR_MAX_FILL || !len_ok(a->q, len))
+		return;
+	for (int k = 0; k < TRI_KEEP; k++)
+		if (!a->tri[len][k] || lp > a->ts[len][k]) {
+			if (a->tri[len][k] == wid)
+				break;
+			for (int j = TRI_KEEP - 1; j > k; j--) {
+				a->tri[len][j] = a->tri[len][j - 1];
+				a->ts[len][j] = a->ts[len][j - 1];
+			}
+			a->tri[len][k] = wid;
+			a->ts[len][k] = lp;
+			break;
+		}
+	double right = NEG;
+	for (int r = 0; r < a->nr; r++) {
+		const uint32_t *w1 = a->w1[r];
+		uint32_t lo = 0, hi = a->n[r];
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (w1[mid] < wid)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < a->n[r] && w1[lo] == wid && a->lp[r][lo] > right)
+			right = a->lp[r][lo];
+	}
+	if (right <= NEG)
+		return;
+	for (int k = 0; k < a->nb; k++)
+		if (a->best[k] == wid) /* seen after the other history */
+			return;
+	double s = lp + right + len_prior(a->q, len);
+	int k = a->nb < BOTH_KEEP ? a->nb++ : BOTH_KEEP - 1;
+	if (k == BOTH_KEEP - 1 && a->nb == BOTH_KEEP && a->best[k] && a->bs[k] >= s)
+		return;
+	while (k > 0 && a->bs[k - 1] < s) {
+		a->best[k] = a->best[k - 1];
+		a->bs[k] = a->bs[k - 1];
+		k--;
+	}
+	a->best[k] = wid;
+	a->bs[k] = s;
+}
+
+static void gather_both(pool *p, const shared *x)
+{
+	const jh_mr *m = x->m;
+	const jh_mr_query *q = x->q;
+	both_arg a = {.m = m, .q = q};
+	for (int k = 1; k <= q->nr && k <= MAX_WORD && a.nr < BOTH_RIGHT; k++) {
+		uint32_t r = jh_lm_word(m->lm, q->right, k);
+		if (!r || r >= m->n_words || m->rev_off[r + 1] == m->rev_off[r])
+			continue;
+		a.w1[a.nr] = m->rev_w1 + m->rev_off[r];
+		a.lp[a.nr] = m->rev_lp + m->rev_off[r];
+		a.n[a.nr++] = m->rev_off[r + 1] - m->rev_off[r];
+	}
+	if (x->hist >> 24)
+		jh_lm_children(m->lm, x->hist, BOTH_SCAN, on_succ, &a);
+	jh_lm_state one;
+	if (x->last1 && (jh_lm_next(m->lm, 0, x->last1, &one), one >> 24) && one != x->hist)
+		jh_lm_children(m->lm, one, BOTH_SCAN, on_succ, &a);
+	for (int k = 0; k < a.nb; k++)
+		add_id(p, m, a.best[k], JH_MR_SRC_LM);
+	for (int len = 1; len <= JH_MR_MAX_FILL; len++)
+		for (int k = 0; k < TRI_KEEP && a.tri[len][k]; k++)
+			add_id(p, m, a.tri[len][k], JH_MR_SRC_LM);
+}
+
+static void gather(pool *p, const shared *x)
+{
+	gather_both(p, x);
+	const jh_mr *m = x->m;
+	if (x->first_right && x->first_right < m->n_words)
+		add_list(p, m, m->pred + (size_t)x->first_right * K_ALL, x->q);
+}
+
+static int cmp_alt(const void *a, const void *b)
+{
+	const jh_mr_alt *x = a, *y = b;
+	if (x->score != y->score)
+		return x->score < y->score ? 1 : -1;
+	if (x->n != y->n)
+		return x->n - y->n;
+	return memcmp(x->cp, y->cp, (size_t)x->n * sizeof *x->cp);
+}
+
+/* Does fill a make one word of the model with a character or more of the
+ * context (精疲力* + 竭, 手*弹 + 榴, **不离十 + 八九)? */
+static int crosses(const jh_mr *m, const jh_mr_query *q, const jh_mr_alt *a)
+{
+	int32_t w[WIN];
+	memcpy(w, q->left, (size_t)q->nl * sizeof *w);
+	memcpy(w + q->nl, a->cp, (size_t)a->n * sizeof *w);
+	memcpy(w + q->nl + a->n, q->right, (size_t)q->nr * sizeof *w);
+	int fe = q->nl + a->n, n = fe + q->nr;
+	for (int j = q->nl; j >= 0 && fe - j <= MAX_WORD; j--)
+		for (int i = fe + (j == q->nl); i <= n && i - j <= MAX_WORD; i++)
+			if (jh_lm_word(m->lm, w + j, i - j))
+				return 1;
+	return 0;
+}
+
+/* The text of a model's candidate, in the document's script. */
+static void write_text(const jh_mr *m, const jh_mr_query *q, jh_mr_alt *a)
+{
+	size_t o = 0;
+	for (int k = 0; k < a->n; k++) {
+		int32_t cp = a->cp[k];
+		if (q->traditional && m->s2t && cp >= S2T_LO && cp <= S2T_HI && m->s2t[cp - S2T_LO])
+			cp = m->s2t[cp - S2T_LO];
+		o += jh_utf8_encode(cp, a->text + o);
+	}
+	a->text[o] = '\0';
+	a->text_len = o;
+}
+
+/* A first, cheap score: the fill as one word of the model between the
+ * last words before it and the first after it (two model lookups), with
+ * the priors; a fill the model does not hold as one word goes straight
+ * to the full score. */
+static double quick(const shared *x, const jh_mr_alt *a)
+{
+	const jh_mr *m = x->m;
+	uint32_t id = jh_lm_word(m->lm, a->cp, a->n);
+	if (!id)
+		return score(x, a->cp, a->n, a->src);
+	jh_lm_state st;
+	double s = jh_lm_next(m->lm, x->hist, id, &st);
+	if (x->first_right)
+		s += jh_lm_next(m->lm, st, x->first_right, &st);
+	s += x->dp[x->q->nl] + len_prior(x->q, a->n);
+	if (a->src & JH_MR_SRC_LISTED)
+		s += PRIOR_LISTED;
+	if (a->src & JH_MR_SRC_DOC)
+		s += PRIOR_DOC;
+	return s;
+}
+
+#define FULL 12 /* candidates scored in full, and normalised over */
+
+static void swap_alt(jh_mr_alt *a, jh_mr_alt *b)
+{
+	if (a == b)
+		return;
+	jh_mr_alt t = *a;
+	*a = *b;
+	*b = t;
+}
+
+int jh_mr_rank(const jh_mr *m, const jh_mr_query *q, const jh_mr_alt *extra, int n_extra,
+               jh_mr_alt *out, int max)
+{
+	pool *p = malloc(sizeof *p);
+	if (!p)
+		return -1;
+	p->n = 0;
+	shared x;
+	share(&x, m, q);
+	for (int i = 0; i < n_extra; i++)
+		pool_add(p, extra[i].cp, extra[i].n, extra[i].src, extra[i].text, extra[i].text_len);
+	gather(p, &x);
+	/* the document's strings and the dictionary words the mask cuts are
+	 * few and make words with the context that the quick score cannot
+	 * see: all are scored in full, ahead of the best FULL of the rest
+	 * (the model's own and the listed words) */
+	/* the others first, then the best FULL by the quick score, moved to
+	 * the front of the pool (a selection: the pool's entries are large) */
+	int nf = 0;
+	for (int i = 0; i < p->n; i++)
+		if (p->v[i].src & (JH_MR_SRC_DOC | JH_MR_SRC_DICT))
+			swap_alt(&p->v[i], &p->v[nf++]);
+	for (int i = nf; i < p->n; i++)
+		p->v[i].score = quick(&x, &p->v[i]);
+	for (int k = 0; k < FULL && nf < p->n; k++, nf++) {
+		int b = nf;
+		for (int i = nf + 1; i < p->n; i++)
+			if (cmp_alt(&p->v[i], &p->v[b]) < 0)
+				b = i;
+		swap_alt(&p->v[b], &p->v[nf]);
+	}
+	double top = NEG;
+	for (int i = 0; i < nf; i++) {
+		p->v[i].score = score(&x, p->v[i].cp, p->v[i].n, p->v[i].src);
+		if (p->v[i].score > top)
+			top = p->v[i].score;
+	}
+	double z = 0;
+	for (int i = 0; i < nf; i++)
+		z += exp(p->v[i].score - top);
+	for (int i = 0; i < nf; i++)
+		p->v[i].p = exp(p->v[i].score - top) / z;
+	qsort(p->v, (size_t)nf, sizeof *p->v, cmp_alt);
+	int n = nf < max ? nf : max;
+	for (int i = 0; i < n; i++) {
+		out[i] = p->v[i];
+		out[i].cross = (out[i].src & JH_MR_SRC_DICT) || crosses(m, q, &out[i]);
+		if (!out[i].text_len)
+			write_text(m, q, &out[i]);
+	}
+	free(p);
+	return n;
+}
+
+/* Weights of the logistic model (bench/restore --split tune, the fit in
+ * bench/README.md): the model's share alone is overconfident; a phrase
+ * the document repeats around the fill is the strong evidence. */
+#define CAL_BIAS (-1.63)
+#define CAL_SHARE 0.693
+#define CAL_NEAR1 2.546
+#define CAL_NEAR2 2.259
+#define CAL_CROSS (-0.891)
+
+double jh_mr_calibrate(double p, int near1, int near2, int cross)
+{
+	if (p < 0.005)
+		p = 0.005;
+	if (p > 0.995)
+		p = 0.995;
+	double z = CAL_BIAS + CAL_SHARE * log(p / (1 - p)) + CAL_NEAR1 * !!near1 + CAL_NEAR2 * !!near2 +
+	           CAL_CROSS * !!cross;
+	return 1 / (1 + exp(-z));
+}
