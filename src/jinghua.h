@@ -222,8 +222,8 @@ typedef struct {
 	jh_edit *edits;               /* owned by the findings list */
 	/* Ranked answers (mask restorations, typo candidates), best first; when
 	 * the finding has a fix, the first is that fix (the edits above).  None
-	 * (0, NULL) when the rule knows one answer or none.  (No check fills
-	 * them yet: mask-suggest still names its candidates in the message.) */
+	 * (0, NULL) when the rule knows one answer or none (censor.mask.suggest
+	 * gives its ranked words). */
 	size_t n_alternatives;
 	jh_alternative *alternatives; /* owned by the findings list */
 } jh_finding;
@@ -248,6 +248,10 @@ void jh_finding_drop_fix(jh_finding *f);
  * applied whole or not at all); the finding gets a fix if it had none. */
 int jh_findings_add_edit(jh_findings *list, size_t index, size_t byte_start, size_t byte_end,
                          const char *replacement);
+/* Add a ranked answer to list->items[index], after those it has: its
+ * n_edits edits are copied into the list's store. */
+int jh_findings_add_alternative(jh_findings *list, size_t index, const jh_edit *edits,
+                                size_t n_edits);
 
 /* ---- Checking ----------------------------------------------------------- */
 

@@ -62,6 +62,19 @@ static void json_string(FILE *o, const char *s)
 	fputc('"', o);
 }
 
+static void print_edits(FILE *o, const jh_document *d, const jh_edit *edits, size_t n)
+{
+	fputc('[', o);
+	for (size_t i = 0; i < n; i++) {
+		fprintf(o, "%s{\"byte_start\":%zu,\"byte_end\":%zu,\"replacement\":", i ? "," : "",
+		        jh_document_file_offset(d, edits[i].byte_start),
+		        jh_document_file_offset(d, edits[i].byte_end));
+		json_string(o, edits[i].replacement);
+		fputc('}', o);
+	}
+	fputc(']', o);
+}
+
 static void print_finding(FILE *o, const char *name, const jh_document *d, const jh_finding *f)
 {
 	fputs("{\"file\":", o);
@@ -76,18 +89,13 @@ static void print_finding(FILE *o, const char *name, const jh_document *d, const
 	fputs(",\"message\":", o);
 	json_string(o, f->message);
 	if (!f->has_fix) {
-		fputs(",\"fix\":null}", o);
-		return;
-	}
-	fprintf(o, ",\"fix\":{\"safety\":\"%s\",\"edits\":[", f->safety == JH_SAFE ? "safe" : "unsafe");
-	for (size_t i = 0; i < f->n_edits; i++) {
-		const jh_edit *e = &f->edits[i];
-		fprintf(o, "%s{\"byte_start\":%zu,\"byte_end\":%zu,\"replacement\":", i ? "," : "",
-		        jh_document_file_offset(d, e->byte_start), jh_document_file_offset(d, e->byte_end));
-		json_string(o, e->replacement);
+		fputs(",\"fix\":null", o);
+	} else {
+		fprintf(o, ",\"fix\":{\"safety\":\"%s\",\"edits\":", f->safety == JH_SAFE ? "safe" : "unsafe");
+		print_edits(o, d, f->edits, f->n_edits);
 		fputc('}', o);
 	}
-	fputs("]}}", o);
+	fputc('}', o);
 }
 
 typedef struct {

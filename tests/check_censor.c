@@ -269,6 +269,21 @@ START_TEST(mask_suggest_ranked)
 		else
 			ck_assert_msg(strstr(f->message, "巴达诺") != NULL, "%s: %s", cases[k].text,
 			              f->message);
+		/* the ranked words are answers of their own: the first is the fix,
+		 * each replaces the masked span, in the message's order */
+		ck_assert_uint_ge(f->n_alternatives, 1);
+		ck_assert_uint_le(f->n_alternatives, 3);
+		ck_assert_str_eq(f->alternatives[0].edits[0].replacement, f->edits[0].replacement);
+		const char *list = f->message;
+		for (size_t i = 0; i < f->n_alternatives; i++) {
+			const jh_alternative *alt = &f->alternatives[i];
+			ck_assert_uint_eq(alt->n_edits, 1);
+			ck_assert_uint_eq(alt->edits[0].byte_start, f->byte_start);
+			ck_assert_uint_eq(alt->edits[0].byte_end, f->byte_end);
+			const char *hit = strstr(list, alt->edits[0].replacement);
+			ck_assert_msg(hit != NULL, "%s not in %s", alt->edits[0].replacement, f->message);
+			list = hit;
+		}
 		jh_findings_clear(&fs);
 	}
 	jh_ruleset_free(rs);

@@ -55,6 +55,21 @@ $J fix --stdout "$TMP/gbk.txt" >"$TMP/gbk.out" 2>/dev/null
 if [ "$(iconv -f gb18030 -t utf-8 "$TMP/gbk.out")" = '他把子弹压进了枪膛，日军的伤亡已经接近半数。' ]; then pass; else fail "GBK file not fixed in GBK"; fi
 if $SPAN "$TMP/gbk.orig" "$TMP/gbk.json" "$TMP/gbk.out"; then pass; else fail "GBK fix went outside its spans"; fi
 
+# Short GB18030 and Big5 texts (a chapter title) are not read as a Latin,
+# Greek or Thai code page; Latin-1 text still is Latin-1.
+for t in '第一章' '他说,好.' '这个,好.'; do
+	printf '%s\n' "$t" | iconv -f utf-8 -t gb18030 >"$TMP/short.gbk"
+	got=$($J fix --to-utf8 --stdout "$TMP/short.gbk" 2>/dev/null)
+	want=$(printf '%s' "$t" | sed 's/,/，/; s/\.$/。/')
+	if [ "$got" = "$want" ]; then pass; else fail "short GBK '$t' read as '$got'"; fi
+done
+printf '你好,世界.\n' | iconv -f utf-8 -t big5 >"$TMP/short.big5"
+got=$($J fix --to-utf8 --stdout "$TMP/short.big5" 2>/dev/null)
+if [ "$got" = '你好，世界。' ]; then pass; else fail "short Big5 read as '$got'"; fi
+printf 'Fran\xe7ais: \xe9t\xe9, \xe0 la plage, tr\xe8s chaud.\n' >"$TMP/fr.txt"
+got=$($J fix --to-utf8 --stdout "$TMP/fr.txt" 2>/dev/null)
+if [ "$got" = 'Français: été, à la plage, très chaud.' ]; then pass; else fail "Latin-1 French read as '$got'"; fi
+
 # 6. A space before an invalid byte is not trailing.
 printf '他说 \xff好的。\n他走了。  \n' >"$TMP/ts.txt"
 $J fix --stdout "$TMP/ts.txt" >"$TMP/ts.out" 2>/dev/null

@@ -149,4 +149,9 @@ expect_grep "sw2.txt:1: warning: jinghua-disable: no rule or family 'censor.nosu
 printf '<!-- jinghua-disable-next-line -->\n子丨弹丨膛，好。\n子丨弹丨膛，好。\n' >sw3.txt
 $J fix --stdout sw3.txt >"$TMP/sw3" 2>/dev/null
 if [ "$(sed -n 2p "$TMP/sw3")" = "子丨弹丨膛，好。" ] && [ "$(sed -n 3p "$TMP/sw3")" = "子弹膛，好。" ]; then pass; else fail "fix inside a switched-off line"; cat "$TMP/sw3" >&2; fi
+# `select = ,` selects nothing: an error, as --select= is, never every rule off
+mkdir -p "$TMP/selnone" && printf '[jinghua]\nselect = ,\n' >"$TMP/selnone/.jinghua.ini"
+printf '他把子丨弹压进了枪膛。\n' >"$TMP/selnone/a.txt"
+expect_exit 2 "select = , in a config" -- $J check "$TMP/selnone/a.txt"
+expect_grep ".jinghua.ini:2: error: select: no rule selected" "$TMP/err" "select = , says where"
 finish

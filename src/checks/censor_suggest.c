@@ -898,6 +898,11 @@ static void ms_flush(jh_brun *run)
 		const jh_rule *r = run->rule;
 		int rc = jh_findings_add(run->out, r->id, run->rule_index, r->severity, s, e, msg.data,
 		                         r->has_fix ? v[0].w : NULL, r->has_fix ? v[0].n : 0, JH_UNSAFE);
+		/* the ranked words as answers of their own, the first the fix */
+		for (int i = 0; rc == JH_OK && i < n && i < (int)c->max_suggestions; i++) {
+			jh_edit alt = {s, e, v[i].w};
+			rc = jh_findings_add_alternative(run->out, run->out->count - 1, &alt, 1);
+		}
 		if (rc)
 			run->err = rc;
 	}

@@ -38,6 +38,26 @@ static const char *level(jh_severity s)
 	return s == JH_ERROR ? "error" : s == JH_WARNING ? "warning" : "note";
 }
 
+/* One entry of a result's "fixes": its description and replacements. */
+static void sarif_fix(FILE *o, const report_doc *d, const char *what, const jh_edit *edits, size_t n,
+                      int first)
+{
+	fprintf(o, "%s{\"description\":{\"text\":\"%s\"},\"artifactChanges\":[{\"artifactLocation\":{\"uri\":",
+	        first ? "" : ",", what);
+	uri(o, d->name);
+	fputs("},\"replacements\":[", o);
+	for (size_t i = 0; i < n; i++) {
+		const jh_edit *e = &edits[i];
+		size_t es = orig_offset(d, e->byte_start), ee = orig_offset(d, e->byte_end);
+		fprintf(o, "%s{\"deletedRegion\":{\"byteOffset\":%zu,\"byteLength\":%zu},"
+		           "\"insertedContent\":{\"text\":",
+		        i ? "," : "", es, ee - es);
+		put_json_string(o, e->replacement, strlen(e->replacement));
+		fputs("}}", o);
+	}
+	fputs("]}]}", o);
+}
+
 void sarif_result(FILE *o, const report_doc *d, const jh_finding *f)
 {
 	size_t bs = orig_offset(d, f->byte_start), be = orig_offset(d, f->byte_end);
@@ -50,22 +70,18 @@ void sarif_result(FILE *o, const report_doc *d, const jh_finding *f)
 	fprintf(o, "},\"region\":{\"startLine\":%zu,\"startColumn\":%zu,\"endLine\":%zu,"
 	           "\"endColumn\":%zu,\"byteOffset\":%zu,\"byteLength\":%zu}}}]",
 	        f->line, f->column, f->end_line, f->end_column, bs, be - bs);
-	if (f->has_fix && f->n_edits) {
-		fprintf(o, ",\"fixes\":[{\"description\":{\"text\":\"%s\"},\"artifactChanges\":[{"
-		           "\"artifactLocation\":{\"uri\":",
-		        f->safety == JH_SAFE ? "safe fix" : "unsafe fix: check before applying");
-		uri(o, d->name);
-		fputs("},\"replacements\":[", o);
-		for (size_t i = 0; i < f->n_edits; i++) {
-			const jh_edit *e = &f->edits[i];
-			size_t es = orig_offset(d, e->byte_start), ee = orig_offset(d, e->byte_end);
-			fprintf(o, "%s{\"deletedRegion\":{\"byteOffset\":%zu,\"byteLength\":%zu},"
-			           "\"insertedContent\":{\"text\":",
-			        i ? "," : "", es, ee - es);
-			put_json_string(o, e->replacement, strlen(e->replacement));
-			fputs("}}", o);
-		}
-		fputs("]}]}]", o);
+	if (f->n_alternatives) { /* one SARIF fix per answer, the first the fix */
+		fputs(",\"fixes\":[", o);
+		for (size_t i = 0; i < f->n_alternatives; i++)
+			sarif_fix(o, d, i ? "alternative: check before applying" :
+			                 f->safety == JH_SAFE ? "safe fix" : "unsafe fix: check before applying",
+			          f->alternatives[i].edits, f->alternatives[i].n_edits, i == 0);
+		fputc(']', o);
+	} else if (f->has_fix && f->n_edits) {
+		fputs(",\"fixes\":[", o);
+		sarif_fix(o, d, f->safety == JH_SAFE ? "safe fix" : "unsafe fix: check before applying",
+		          f->edits, f->n_edits, 1);
+		fputc(']', o);
 	}
 	fputc('}', o);
 }

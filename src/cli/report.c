@@ -210,6 +210,21 @@ static void json_uint(FILE *o, const char *key, size_t v)
 	fwrite(buf + n, 1, sizeof buf - (size_t)n, o);
 }
 
+/* [{"byte_start":…,"byte_end":…,"replacement":…}, …] in the file's offsets */
+static void json_edits(FILE *o, const report_doc *d, const jh_edit *edits, size_t n)
+{
+	fputc('[', o);
+	for (size_t i = 0; i < n; i++) {
+		const jh_edit *e = &edits[i];
+		json_uint(o, i ? ",{\"byte_start\":" : "{\"byte_start\":", orig_offset(d, e->byte_start));
+		json_uint(o, ",\"byte_end\":", orig_offset(d, e->byte_end));
+		fputs(",\"replacement\":", o);
+		put_json_string(o, e->replacement, strlen(e->replacement));
+		fputc('}', o);
+	}
+	fputc(']', o);
+}
+
 void json_finding(FILE *o, const report_doc *d, const jh_finding *f)
 {
 	fputc('{', o);
@@ -234,19 +249,17 @@ void json_finding(FILE *o, const report_doc *d, const jh_finding *f)
 	put_json_string(o, f->message, strlen(f->message));
 	fputs(",\"fix\":", o);
 	if (!f->has_fix) {
-		fputs("null}", o);
-		return;
-	}
-	fputs(f->safety == JH_SAFE ? "{\"safety\":\"safe\",\"edits\":[" : "{\"safety\":\"unsafe\",\"edits\":[", o);
-	for (size_t i = 0; i < f->n_edits; i++) {
-		const jh_edit *e = &f->edits[i];
-		json_uint(o, i ? ",{\"byte_start\":" : "{\"byte_start\":", orig_offset(d, e->byte_start));
-		json_uint(o, ",\"byte_end\":", orig_offset(d, e->byte_end));
-		fputs(",\"replacement\":", o);
-		put_json_string(o, e->replacement, strlen(e->replacement));
+		fputs("null", o);
+	} else {
+		fputs(f->safety == JH_SAFE ? "{\"safety\":\"safe\",\"edits\":" : "{\"safety\":\"unsafe\",\"edits\":", o);
+		json_edits(o, d, f->edits, f->n_edits);
 		fputc('}', o);
 	}
-	fputs("]}}", o);
+	/* The ranked alternatives are not in the JSON or human report yet: the
+	 * Python binding's Finding.to_dict and `python -m jinghua`, and the
+	 * golden files, are compared with them byte for byte and must change
+	 * with them (SARIF shows them). */
+	fputc('}', o);
 }
 
 /* JSON and SARIF items are separated by commas: none before the first. */

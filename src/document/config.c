@@ -408,6 +408,15 @@ static int apply_spec(const jh_ruleset *rs, unsigned char *en, const spec *s, in
                       const char *file, const char *what)
 {
 	char bad[128];
+	if (!strcmp(what, "select") && !s->value[strspn(s->value, ", \t")]) {
+		/* `select = ,` would silently switch every rule off */
+		if (file)
+			cfg_error(file, s->line, "select: no rule selected (give rule ids or families)", NULL,
+			          NULL);
+		else
+			cfg_error("--select", 0, "no rule selected (give rule ids or families)", NULL, NULL);
+		return 1;
+	}
 	if (jh_selection_apply(rs, en, s->value, on, bad, sizeof bad)) {
 		if (file)
 			cfg_error(file, s->line, "%s: no rule or family '%s'", what, bad);

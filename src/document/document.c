@@ -285,6 +285,29 @@ static size_t map_point(const md_prose *m, size_t c)
 	return md_to_doc(m, c, 0);
 }
 
+/* Edits on the prose → edits on the document; 0 when one cannot be made
+ * there (it touches code or markup, or markup lies inside it). */
+static int map_edits(const md_prose *m, jh_edit *edits, size_t n)
+{
+	for (size_t j = 0; j < n; j++) {
+		jh_edit *e = &edits[j];
+		unsigned ek = touches(m, e->byte_start, e->byte_end);
+		if (ek != (1u << SEG_PROSE))
+			ek = shrink_edit(m, e);
+		if (ek != (1u << SEG_PROSE))
+			return 0;
+		size_t a = e->byte_start == e->byte_end ? map_point(m, e->byte_start)
+		                                        : md_to_doc(m, e->byte_start, 0);
+		size_t b = e->byte_start == e->byte_end ? a : md_to_doc(m, e->byte_end, 1);
+		/* an edit must cover the same bytes in the document: no markup inside */
+		if (b - a != e->byte_end - e->byte_start)
+			return 0;
+		e->byte_start = a;
+		e->byte_end = b;
+	}
+	return 1;
+}
+
 /* Findings on the prose → findings on the document. */
 static void map_markdown(const md_prose *m, jh_findings *fs)
 {
@@ -302,29 +325,13 @@ static void map_markdown(const md_prose *m, jh_findings *fs)
 		if ((k & (1u << SEG_SYNTH)) || k == (1u << SEG_CODE) || !k) {
 			continue; /* its strings stay in the list's store */
 		}
-		int fix_ok = f->has_fix;
-		for (size_t j = 0; j < f->n_edits && fix_ok; j++) {
-			jh_edit *e = &f->edits[j];
-			unsigned ek = touches(m, e->byte_start, e->byte_end);
-			if (ek != (1u << SEG_PROSE))
-				ek = shrink_edit(m, e);
-			if (ek != (1u << SEG_PROSE)) {
-				fix_ok = 0;
-				break;
-			}
-			size_t a = e->byte_start == e->byte_end ? map_point(m, e->byte_start)
-			                                        : md_to_doc(m, e->byte_start, 0);
-			size_t b = e->byte_start == e->byte_end ? a : md_to_doc(m, e->byte_end, 1);
-			/* an edit must cover the same bytes in the document: no markup inside */
-			if (b - a != e->byte_end - e->byte_start) {
-				fix_ok = 0;
-				break;
-			}
-			e->byte_start = a;
-			e->byte_end = b;
-		}
-		if (f->has_fix && !fix_ok)
+		if (f->has_fix && !map_edits(m, f->edits, f->n_edits))
 			jh_finding_drop_fix(f);
+		size_t na = 0; /* the alternatives that map whole */
+		for (size_t j = 0; j < f->n_alternatives; j++)
+			if (map_edits(m, f->alternatives[j].edits, f->alternatives[j].n_edits))
+				f->alternatives[na++] = f->alternatives[j];
+		f->n_alternatives = na;
 		if (f->byte_start == f->byte_end) {
 			f->byte_start = f->byte_end = map_point(m, f->byte_start);
 		} else {

@@ -258,6 +258,39 @@ static int mostly_utf8(const char *data, size_t len)
 	return multi >= stray;
 }
 
+/* Is text that uchardet took for a single-byte code page Chinese in GB18030
+ * or Big5?  On a short text (a chapter title) uchardet often names a Latin,
+ * Greek or Thai code page.  Chinese text in GB18030 is mostly characters of
+ * GB2312's first level (lead 0xB0-0xD7, trail 0xA1-0xFE); in Big5, of its
+ * first level (lead 0xA4-0xC6).  Latin-1 text read as either gives rare
+ * characters or pairs that do not decode (an accented letter before a space
+ * or an ASCII letter).  So a text whose high bytes all pair up, mostly into
+ * first-level characters of one of them, is in that one. */
+static const char *cjk_double_byte(const char *data, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)data;
+	size_t pairs = 0, gb_common = 0, big5_common = 0;
+	int gb_ok = 1, big5_ok = 1;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < 0x80)
+			continue;
+		unsigned a = s[i], b = i + 1 < len ? s[i + 1] : 0;
+		pairs++;
+		gb_ok &= a >= 0x81 && a <= 0xFE && b >= 0x40 && b <= 0xFE && b != 0x7F;
+		big5_ok &= a >= 0x81 && a <= 0xFE && ((b >= 0x40 && b <= 0x7E) || (b >= 0xA1 && b <= 0xFE));
+		gb_common += a >= 0xB0 && a <= 0xD7 && b >= 0xA1 && b <= 0xFE;
+		big5_common += a >= 0xA4 && a <= 0xC6;
+		i++;
+	}
+	if (!pairs)
+		return NULL;
+	if (gb_ok && gb_common * 10 >= pairs * 8)
+		return "GB18030";
+	if (big5_ok && big5_common * 10 >= pairs * 8)
+		return "BIG5";
+	return NULL;
+}
+
 /* Is a legacy decoding plausible text?  C1 controls are not text in any
  * single-byte code page (they are what UTF-8 continuation bytes become in
  * ISO-8859-x), and a decoding that leaves many bytes undecodable is the
@@ -397,8 +430,11 @@ int decode_text(const char *data, size_t len, const char *want, decoded *out, ch
 	} else if (jh_utf8_valid_prefix(data, len) != len) {
 		const char *g = memchr(data, 0, len) ? utf16_guess(data, len) : NULL;
 		guessed = g == NULL;
-		if (!g && !mostly_utf8(data, len))
+		if (!g && !mostly_utf8(data, len)) {
 			g = detect(data, len, name, sizeof name);
+			if (g && family_of(g) == FAM_SINGLE && cjk_double_byte(data, len))
+				g = cjk_double_byte(data, len);
+		}
 		if (g && g != name)
 			snprintf(name, sizeof name, "%s", g);
 		else if (!g)

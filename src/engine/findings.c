@@ -38,6 +38,35 @@ static jh_edit *store_edits(jh_findings *list, size_t n)
 	return jh_arena_alloc(&list->strings->edits, n * sizeof(jh_edit), _Alignof(jh_edit));
 }
 
+int jh_findings_add_alternative(jh_findings *list, size_t index, const jh_edit *edits,
+                                size_t n_edits)
+{
+	if (index >= list->count || !n_edits || !edits)
+		return JH_ERR_ARG;
+	jh_finding *f = &list->items[index];
+	jh_edit *e = store_edits(list, n_edits);
+	jh_alternative *alt = e ? jh_arena_alloc(&list->strings->edits,
+	                                         (f->n_alternatives + 1) * sizeof *alt,
+	                                         _Alignof(jh_alternative))
+	                        : NULL;
+	if (!alt)
+		return JH_ERR_NOMEM;
+	for (size_t i = 0; i < n_edits; i++) {
+		if (edits[i].byte_end < edits[i].byte_start)
+			return JH_ERR_ARG;
+		char *rep = store_intern(list, edits[i].replacement, strlen(edits[i].replacement));
+		if (!rep)
+			return JH_ERR_NOMEM;
+		e[i] = (jh_edit){edits[i].byte_start, edits[i].byte_end, rep};
+	}
+	if (f->n_alternatives) /* the old array stays in the store until the list is cleared */
+		memcpy(alt, f->alternatives, f->n_alternatives * sizeof *alt);
+	alt[f->n_alternatives] = (jh_alternative){n_edits, e};
+	f->alternatives = alt;
+	f->n_alternatives++;
+	return JH_OK;
+}
+
 void jh_findings_clear(jh_findings *list)
 {
 	free(list->items);

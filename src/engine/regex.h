@@ -15,7 +15,8 @@ typedef struct {
 	long rule_index;
 	pcre2_code *code;
 	int triggered;      /* has a trigger set */
-	jh_pre pre;         /* the character its triggers need before them, or none */
+	jh_pre pre;         /* the characters its triggers need around them, or none */
+	size_t pre_seen;    /* trigger positions handed to it so far; atomic */
 	unsigned bit;       /* its bit in trigger masks */
 	unsigned lead;      /* match may start this many characters before the trigger */
 	uint32_t pairs;     /* capture groups + 1: the ovector pairs this pattern sets */
