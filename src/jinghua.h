@@ -217,7 +217,7 @@ typedef struct {
 	size_t display_column;        /* 1-based, East Asian Width */
 	char *message;                /* owned by the findings list */
 	int has_fix;
-	jh_safety safety;
+	jh_safety safety;             /* of the fix and of the alternatives */
 	size_t n_edits;
 	jh_edit *edits;               /* owned by the findings list */
 	/* Ranked answers (mask restorations, typo candidates), best first; when

@@ -130,6 +130,7 @@ int jh_findings_add(jh_findings *list, const char *rule_id, long rule_index, jh_
 	f->byte_end = end;
 	if (!(f->message = store_intern(list, message, strlen(message))))
 		return JH_ERR_NOMEM;
+	f->safety = safety; /* of its fix, and of the alternatives it may get */
 	if (fix) {
 		char *rep = store_intern(list, fix, fix_len);
 		if (!rep || !(f->edits = store_edits(list, 1)))
@@ -137,7 +138,6 @@ int jh_findings_add(jh_findings *list, const char *rule_id, long rule_index, jh_
 		f->edits[0] = (jh_edit){start, end, rep};
 		f->n_edits = 1;
 		f->has_fix = 1;
-		f->safety = safety;
 	}
 	list->count++;
 	return JH_OK;

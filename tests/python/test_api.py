@@ -131,7 +131,10 @@ class Types(unittest.TestCase):
                   if len(f.alternatives) > 1]
         self.assertTrue(ranked)
         for f in ranked:
-            self.assertEqual(f.alternatives[0], f.fix)
+            # below the fill threshold there is no fix, only the answers
+            if f.fix is not None:
+                self.assertEqual(f.alternatives[0], f.fix)
+            self.assertTrue(all(a.safety == "unsafe" for a in f.alternatives))
             words = [a.edits[0].replacement for a in f.alternatives]
             self.assertEqual(len(set(words)), len(words))
             for w in words:
