@@ -56,7 +56,10 @@ static void compile_patterns(void)
 {
 	int err;
 	PCRE2_SIZE off;
-	uint32_t o = PCRE2_UTF | PCRE2_UCP | PCRE2_NO_UTF_CHECK;
+	/* the text may hold invalid UTF-8 (it is reported, never mended):
+	 * matched without this, such bytes made the JIT code read out of
+	 * bounds (a libFuzzer crash) */
+	uint32_t o = PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF;
 	soft_re = pcre2_compile((PCRE2_SPTR)soft_pattern, PCRE2_ZERO_TERMINATED, o, &err, &off, NULL);
 	hard_re = pcre2_compile((PCRE2_SPTR)hard_pattern, PCRE2_ZERO_TERMINATED, o, &err, &off, NULL);
 	if (soft_re)
