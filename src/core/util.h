@@ -75,6 +75,19 @@ char *jh_read_file(const char *path, size_t *len);
 /* Hash of a sequence of code points (never 0, so 0 can mark an empty slot). */
 /* A hash of n code points, never 0; inline, as the context model looks
  * its dictionary up several times for every character of a text. */
+/* The line around pos: [*start, *end), end at its '\n' or the text's end. */
+static inline void jh_line_bounds(const char *text, size_t len, size_t pos, size_t *start,
+                                  size_t *end)
+{
+	size_t a = pos > len ? len : pos, b = a;
+	while (a > 0 && text[a - 1] != '\n')
+		a--;
+	while (b < len && text[b] != '\n')
+		b++;
+	*start = a;
+	*end = b;
+}
+
 static inline uint64_t jh_hash_cps(const int32_t *cp, int n)
 {
 	uint64_t h = 1469598103934665603ull;

@@ -272,14 +272,7 @@ static unsigned shrink_edit(const md_prose *m, jh_edit *e)
 /* A point between segments goes to the prose side. */
 static size_t map_point(const md_prose *m, size_t c)
 {
-	size_t lo = 0, hi = m->n_segs;
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
-		if (m->segs[mid].c <= c)
-			lo = mid;
-		else
-			hi = mid;
-	}
+	size_t lo = md_seg_at(m, c);
 	if (m->n_segs && m->segs[lo].c == c && lo > 0 && m->segs[lo - 1].kind == SEG_PROSE)
 		return md_to_doc(m, c, 1);
 	return md_to_doc(m, c, 0);

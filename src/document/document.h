@@ -124,6 +124,8 @@ void md_prose_free(md_prose *m);
 /* Map a prose offset to the document; end = 1 prefers the end of the
  * segment before a boundary. */
 size_t md_to_doc(const md_prose *m, size_t c, int end);
+/* Index of the segment that holds prose offset c (the last starting at or before it). */
+size_t md_seg_at(const md_prose *m, size_t c);
 /* Map a document offset to the prose (the next prose position). */
 size_t md_to_prose(const md_prose *m, size_t t);
 /* Is a file name Markdown by its extension? */

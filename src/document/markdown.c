@@ -372,7 +372,7 @@ int markdown_prose(const char *doc, size_t len, md_prose *out)
 	return 0;
 }
 
-static size_t seg_at(const md_prose *m, size_t c)
+size_t md_seg_at(const md_prose *m, size_t c)
 {
 	size_t lo = 0, hi = m->n_segs;
 	while (hi - lo > 1) {
@@ -389,7 +389,7 @@ size_t md_to_doc(const md_prose *m, size_t c, int end)
 {
 	if (!m->n_segs)
 		return 0;
-	size_t i = seg_at(m, c);
+	size_t i = md_seg_at(m, c);
 	const md_seg *s = &m->segs[i];
 	if (c == s->c && i > 0 && end) {
 		const md_seg *p = &m->segs[i - 1];

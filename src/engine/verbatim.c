@@ -121,11 +121,8 @@ static int line_spans(spans *s, const char *text, size_t len, size_t pos, pcre2_
 {
 	if (s->line_end > s->line_start && pos >= s->line_start && pos < s->line_end)
 		return JH_OK;
-	size_t a = pos > len ? len : pos, b = a;
-	while (a > 0 && text[a - 1] != '\n')
-		a--;
-	while (b < len && text[b] != '\n')
-		b++;
+	size_t a, b;
+	jh_line_bounds(text, len, pos, &a, &b);
 	s->n = 0;
 	s->line_start = a;
 	s->line_end = b + 1; /* a point at the line's end belongs to it */
