@@ -7,8 +7,9 @@
  * Work is counted, not timed: the patterns are compiled with
  * PCRE2_AUTO_CALLOUT, and each callout adds one, plus how far the match
  * moved since the callout before (a repeat such as [^\n]* crosses many
- * characters between two callouts).  A text of 100,000 characters may cost
- * at most RATIO times one of 10,000 (linear work gives 10, quadratic 100).
+ * characters between two callouts).  A text of LONG characters (20,000) may
+ * cost at most RATIO times one of SHORT (2,000): linear work gives about
+ * 10, quadratic 100.
  * Past that bound the callout stops the match, so a quadratic rule fails
  * the test in a moment instead of running for minutes. */
 #include <stdio.h>
