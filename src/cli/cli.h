@@ -242,9 +242,14 @@ unsigned default_threads(void);
 /* ---- jsonl.c ---- */
 /* stdin to stdout, as `--jsonl-filter` runs. */
 int jsonl_filter(jh_config *cfg, int fix, int unsafe, unsigned threads);
+/* The longest record line taken by default, in bytes before its \n; the
+ * CLI's JINGHUA_JSONL_MAX_LINE changes it.  A longer line is answered with
+ * an error line and dropped as it is read. */
+#define JSONL_MAX_LINE ((size_t)256 << 20)
 typedef struct {
 	int fix, unsafe;
 	unsigned threads;     /* 0: 1 */
+	size_t max_line;      /* 0: JSONL_MAX_LINE */
 } jsonl_options;
 /* The filter on any two streams (fuzz/fuzz_jsonl.c feeds it a buffer). */
 int jsonl_stream(jh_config *cfg, const jsonl_options *o, FILE *in, FILE *out);
