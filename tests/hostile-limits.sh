@@ -267,5 +267,46 @@ for fmt in human github; do
 	[ $fmt = human ] && expect_grep 'a\\x1B\[31mb\\x0Dc.txt:1:2' "$TMP/out" "human output: the name escaped"
 	[ $fmt = github ] && expect_grep 'file=a%1B\[31mb%0Dc.txt,' "$TMP/out" "github output: the name escaped"
 done
+# ... and in every stderr line naming a file: the fix count, a refusal, a
+# binary file, an error (they printed the name raw), with invalid UTF-8
+# and a C1 control (CSI) escaped as well
+nl_name=$(printf 'e\033]0;x\a\nf\xff\xc2\x9b.txt')
+printf '子丨弹，说了。\n' >"$TMP/msg/$nl_name"
+printf 'a\0b' >"$TMP/msg/$nl_name.bin"
+cp "$TMP/msg/$nl_name" "$TMP/msg/$nl_name.ro" && chmod 444 "$TMP/msg/$nl_name.ro"
+(cd "$TMP/msg" && $J fix "$nl_name" "$nl_name.bin" "$nl_name.ro" "$nl_name.missing") >"$TMP/out" 2>"$TMP/err"
+python3 - "$TMP/err" <<'PY' && pass || { fail "stderr lines about files: raw bytes of the names"; cat -A "$TMP/err" >&2; }
+import sys
+err = open(sys.argv[1], 'rb').read()
+lines = err.split(b'\n')[:-1]
+assert not any(c in err for c in (b'\x1b', b'\x07', b'\xff', b'\xc2\x9b')), err
+name = rb'e\x1B]0;x\x07\x0Af\xFF\xC2\x9B.txt'
+for what in (b': 1 fix applied', b'.bin: binary file, skipped', b'.ro: read-only file; not fixed',
+             b'.missing: No such file or directory'):
+    assert b'jinghua: ' + name + what in lines, (what, lines)
+PY
+
+# --statistics: "fixable" counts safe fixes only, fixes that need --unsafe
+# apart; a summary says how many binary files were skipped, not counted
+# as checked
+printf '这事zf根本不管，子丨弹。\n' >"$TMP/msg/st.txt"
+printf 'a\0b' >"$TMP/msg/st.bin"
+$J check --statistics "$TMP/msg/st.txt" "$TMP/msg/st.bin" >"$TMP/out" 2>"$TMP/err"
+$J check --statistics -f json "$TMP/msg/st.txt" >"$TMP/st.json" 2>/dev/null
+$J check -f json "$TMP/msg/st.txt" >"$TMP/all.json" 2>/dev/null
+python3 - "$TMP/st.json" "$TMP/all.json" "$TMP/out" <<'PY' && pass || { fail "--statistics: safe and unsafe fixes apart"; cat "$TMP/out" "$TMP/st.json" >&2; }
+import json, sys
+st = {r["rule"]: r for r in json.load(open(sys.argv[1]))}
+for f in json.load(open(sys.argv[2])):
+    r = st[f["rule"]]
+    fix = f.get("fix")
+    want = (1, 0) if fix and fix["safety"] == "safe" else (0, 1) if fix else (0, 0)
+    assert (r["fixable"], r["unsafe_fixable"]) == want, (r, f)
+assert any(r["unsafe_fixable"] for r in st.values()) and any(r["fixable"] for r in st.values()), st
+human = open(sys.argv[3], encoding="utf-8").read()
+assert "with --unsafe" in human and "total in 1 file checked, 1 binary file skipped" in human, human
+PY
+$J check "$TMP/msg/st.txt" "$TMP/msg/st.bin" >"$TMP/out" 2>"$TMP/err"
+expect_grep 'in 1 file checked, 1 binary file skipped$' "$TMP/out" "summary: binary files skipped apart"
 
 finish
