@@ -2,7 +2,8 @@
 # hostile-limits.sh — work and memory that must stay bounded, exit codes
 # when output fails, and messages that must say what happened (issue 16):
 # 100,000 rules load in linear time, the jsonl filter answers every line
-# with one line of valid JSON, devices and FIFOs are not read forever.
+# with one line of valid JSON (a line too long too, without holding it) and
+# echoes numeric ids as written, devices and FIFOs are not read forever.
 # Every case checks what must hold, so each can fail.
 . "$(dirname "$0")/lib.sh"
 J=$JINGHUA
@@ -61,10 +62,82 @@ for o, (n, l) in zip(out, want):
         assert 'error' in o and o['line'] == n and 'id' not in o, (n, o)
     elif not isinstance(rec.get('text'), str):
         assert 'error' in o and o['line'] == n and o['id'] == rec.get('id'), (n, o)
-    else:                                 # beyond 64 bits an integer is read as a real
-        same = o['id'] == rec.get('id') or (isinstance(rec['id'], int) and float(rec['id']) == o['id'])
-        assert 'error' not in o and same, (n, o)
+    else:                                 # beyond 64 bits too (see below)
+        assert 'error' not in o and o['id'] == rec.get('id'), (n, o)
         assert ('text' in o) == (sys.argv[3] == 'fix'), o
+PY
+done
+
+# ---- jsonl: a line too long is answered, not held ---------------------------
+# The filter's read of a line had no bound (getline).  A line of more than
+# JINGHUA_JSONL_MAX_LINE bytes (default 256 MiB) gets one error line and is
+# read to its end and dropped, never held: 100 MB on one line with the
+# limit at 1 MB peaks like a small input.
+python3 - "$TMP/long.jsonl" >/dev/null <<'PY'
+import json, sys
+with open(sys.argv[1], 'w') as f:
+    f.write(json.dumps({"id": 1, "text": "子丨弹。"}, ensure_ascii=False) + '\n')
+    f.write(json.dumps({"id": 2, "text": "甲" * 2000}, ensure_ascii=False) + '\n')
+    f.write(json.dumps({"id": 3, "text": "子丨弹。"}, ensure_ascii=False) + '\n')
+    four = json.dumps({"id": 4, "text": "甲" * 332}, ensure_ascii=False)
+    f.write(four + '\n')                             # at the limit: taken
+    f.write(json.dumps({"id": 5, "text": "甲" * 333}, ensure_ascii=False))  # 3 bytes over, no \n
+print(len(four.encode()))
+PY
+limit=$(python3 - <<'PY'
+import json
+print(len(json.dumps({"id": 4, "text": "甲" * 332}, ensure_ascii=False).encode()))
+PY
+)
+JINGHUA_JSONL_MAX_LINE=$limit $J check --jsonl-filter <"$TMP/long.jsonl" >"$TMP/long.out" 2>"$TMP/err"
+rc=$?
+python3 - "$TMP/long.out" <<'PY' 2>"$TMP/py" && [ $rc -eq 0 ] && pass || { fail "jsonl: a line over JINGHUA_JSONL_MAX_LINE: exit $rc, not answered by one error line"; cat "$TMP/py" "$TMP/long.out" >&2; }
+import json, sys
+out = [json.loads(l) for l in open(sys.argv[1], 'rb').read().split(b'\n')[:-1]]
+assert len(out) == 5, out
+assert [o.get('id') for o in out] == [1, None, 3, 4, None], out
+for o, n in ((out[1], 2), (out[4], 5)):
+    assert o['line'] == n and 'too long' in o['error'] and 'id' not in o, o
+assert all('findings' in out[i] for i in (0, 2, 3)), out
+PY
+expect_exit 2 "JINGHUA_JSONL_MAX_LINE=abc" -- sh -c "echo '{\"id\":1,\"text\":\"x\"}' | JINGHUA_JSONL_MAX_LINE=abc $J check --jsonl-filter"
+if [ -x /usr/bin/time ]; then
+	python3 -c '
+import sys
+sys.stdout.write("{\"id\":1,\"text\":\"" + "甲乙丙丁" * ((100 << 20) // 12) + "\"}\n{\"id\":2,\"text\":\"子丨弹\"}\n")' >"$TMP/huge.jsonl"
+	JINGHUA_JSONL_MAX_LINE=1048576 /usr/bin/time -f %M -o "$TMP/rss" $J check --jsonl-filter <"$TMP/huge.jsonl" >"$TMP/huge.out" 2>"$TMP/err"
+	rc=$?
+	rss=$(tail -n 1 "$TMP/rss")
+	if [ $rc -eq 0 ] && [ "$(wc -l <"$TMP/huge.out")" -eq 2 ] && grep -q '"line":1}' "$TMP/huge.out" &&
+		grep -q '"id":2,' "$TMP/huge.out" && [ "$rss" -le $((65536 * SLOW)) ]; then pass; else
+		fail "jsonl: a 100 MB line over a 1 MB limit: exit $rc, peak $((rss / 1024)) MB (bound $((64 * SLOW)) MB)"
+		head -c 300 "$TMP/huge.out" >&2
+	fi
+	rm -f "$TMP/huge.jsonl" "$TMP/huge.out"
+fi
+
+# ---- jsonl: a numeric id comes back as written --------------------------------
+# jansson reads a number as a 64-bit integer or a double: 30 digits came
+# back as 1.2345678901234568e+29, 0.1 as 0.10000000000000001.  The answer
+# repeats the id's token from the line, digit for digit.
+printf '%s\n' '{"id":123456789012345678901234567890,"text":"子丨弹"}' '{"text":"a","id":-98765432109876543210987}' \
+	'{"id":0.1,"text":"a"}' '{"id":-0.0e-7,"text":"a"}' '{"id":1E5,"text":"a"}' '{"id":12.50,"text":"a"}' \
+	'{ "id" : 18446744073709551616 , "text" : "a" }' '{"id":1,"text":"a","id":2E+3}' '{"\u0069d":7.0,"text":"a"}' \
+	'{"id":{"id":5},"text":"a","x":[{"id":3}]}' '{"id":99999999999999999999999,"extra":5}' >"$TMP/numid.jsonl"
+for mode in check fix; do
+	$J $mode --jsonl-filter <"$TMP/numid.jsonl" >"$TMP/numid.out" 2>"$TMP/err"
+	rc=$?
+	python3 - "$TMP/numid.out" <<'PY' 2>"$TMP/py" && [ $rc -eq 0 ] && pass || { fail "jsonl $mode: numeric ids not echoed as written (exit $rc)"; cat "$TMP/py" "$TMP/numid.out" >&2; }
+import json, re, sys
+lines = open(sys.argv[1], 'rb').read().split(b'\n')[:-1]
+for l in lines:
+    json.loads(l)                          # each a valid JSON line
+ids = [re.match(rb'\{"id":(.*?),"(findings|text|error)"', l).group(1) for l in lines]
+want = [b'123456789012345678901234567890', b'-98765432109876543210987', b'0.1', b'-0.0e-7', b'1E5',
+        b'12.50', b'18446744073709551616', b'2E+3', b'7.0', b'{"id":5}', b'99999999999999999999999']
+assert len(ids) == len(want), (ids, want)
+for g, w in zip(ids, want):
+    assert g == w, (g, w)
 PY
 done
 
@@ -194,5 +267,46 @@ for fmt in human github; do
 	[ $fmt = human ] && expect_grep 'a\\x1B\[31mb\\x0Dc.txt:1:2' "$TMP/out" "human output: the name escaped"
 	[ $fmt = github ] && expect_grep 'file=a%1B\[31mb%0Dc.txt,' "$TMP/out" "github output: the name escaped"
 done
+# ... and in every stderr line naming a file: the fix count, a refusal, a
+# binary file, an error (they printed the name raw), with invalid UTF-8
+# and a C1 control (CSI) escaped as well
+nl_name=$(printf 'e\033]0;x\a\nf\xff\xc2\x9b.txt')
+printf '子丨弹，说了。\n' >"$TMP/msg/$nl_name"
+printf 'a\0b' >"$TMP/msg/$nl_name.bin"
+cp "$TMP/msg/$nl_name" "$TMP/msg/$nl_name.ro" && chmod 444 "$TMP/msg/$nl_name.ro"
+(cd "$TMP/msg" && $J fix "$nl_name" "$nl_name.bin" "$nl_name.ro" "$nl_name.missing") >"$TMP/out" 2>"$TMP/err"
+python3 - "$TMP/err" <<'PY' && pass || { fail "stderr lines about files: raw bytes of the names"; cat -A "$TMP/err" >&2; }
+import sys
+err = open(sys.argv[1], 'rb').read()
+lines = err.split(b'\n')[:-1]
+assert not any(c in err for c in (b'\x1b', b'\x07', b'\xff', b'\xc2\x9b')), err
+name = rb'e\x1B]0;x\x07\x0Af\xFF\xC2\x9B.txt'
+for what in (b': 1 fix applied', b'.bin: binary file, skipped', b'.ro: read-only file; not fixed',
+             b'.missing: No such file or directory'):
+    assert b'jinghua: ' + name + what in lines, (what, lines)
+PY
+
+# --statistics: "fixable" counts safe fixes only, fixes that need --unsafe
+# apart; a summary says how many binary files were skipped, not counted
+# as checked
+printf '这事zf根本不管，子丨弹。\n' >"$TMP/msg/st.txt"
+printf 'a\0b' >"$TMP/msg/st.bin"
+$J check --statistics "$TMP/msg/st.txt" "$TMP/msg/st.bin" >"$TMP/out" 2>"$TMP/err"
+$J check --statistics -f json "$TMP/msg/st.txt" >"$TMP/st.json" 2>/dev/null
+$J check -f json "$TMP/msg/st.txt" >"$TMP/all.json" 2>/dev/null
+python3 - "$TMP/st.json" "$TMP/all.json" "$TMP/out" <<'PY' && pass || { fail "--statistics: safe and unsafe fixes apart"; cat "$TMP/out" "$TMP/st.json" >&2; }
+import json, sys
+st = {r["rule"]: r for r in json.load(open(sys.argv[1]))}
+for f in json.load(open(sys.argv[2])):
+    r = st[f["rule"]]
+    fix = f.get("fix")
+    want = (1, 0) if fix and fix["safety"] == "safe" else (0, 1) if fix else (0, 0)
+    assert (r["fixable"], r["unsafe_fixable"]) == want, (r, f)
+assert any(r["unsafe_fixable"] for r in st.values()) and any(r["fixable"] for r in st.values()), st
+human = open(sys.argv[3], encoding="utf-8").read()
+assert "with --unsafe" in human and "total in 1 file checked, 1 binary file skipped" in human, human
+PY
+$J check "$TMP/msg/st.txt" "$TMP/msg/st.bin" >"$TMP/out" 2>"$TMP/err"
+expect_grep 'in 1 file checked, 1 binary file skipped$' "$TMP/out" "summary: binary files skipped apart"
 
 finish

@@ -461,6 +461,19 @@ d = s.diagnostics(MDURI, 1)
 check(len(d["diagnostics"]) == 1 and d["diagnostics"][0]["severity"] == 1 and
       "no.such.rule" in d["diagnostics"][0]["message"],
       "a broken .jinghua.ini: one error diagnostic naming the problem: %s" % d["diagnostics"])
+# formatting and fix-all with it: no edits and a message that says why
+# (they were JSON-RPC internal errors, -32603, "fixing failed")
+r = s.request("textDocument/formatting", {"textDocument": {"uri": MDURI}, "options": {}})
+check(r and "error" not in r and r["result"] == [],
+      "formatting under a broken .jinghua.ini: no edits, not an error: %s" % r)
+msg = s.wait_for(lambda m: m.get("method") == "window/showMessage", "showMessage")
+check(msg and msg["params"]["type"] == 1 and "no.such.rule" in msg["params"]["message"],
+      "formatting under a broken .jinghua.ini: a message naming the problem: %s" % msg)
+act = {"title": "Fix all safe jinghua findings", "kind": "source.fixAll.jinghua",
+       "data": {"uri": MDURI}}
+r = s.request("codeAction/resolve", act)
+check(r and "error" not in r and r["result"] == act,
+      "fix-all resolved under a broken .jinghua.ini: the action, without edits: %s" % r)
 with open(ini, "w") as f:
     f.write("ignore = punct.halfwidth\n")
 s.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": file_uri(ini), "type": 2}]})

@@ -48,14 +48,23 @@ class _Diags(threading.local):
     items: Optional[list[Diagnostic]] = None
 
 
+# The library names an option as the CLI spells it ("--select"); here it
+# is a keyword of Linter(), and no file.
+_OPTIONS = {"--select": "select", "--extend-select": "extend_select", "--ignore": "ignore",
+            "--profile": "profile", "--variant": "variant", "--encoding": "encoding",
+            "--type": "type", "--config": "config", "--rules": "rules"}
+
+
 @ffi.callback("jh_diag_fn")
 def _collect_diag(d: Any, payload: Any) -> None:
     # a diagnostic is valid only during the call: copied at once
     sink = ffi.from_handle(payload)
     if sink.items is not None:
+        file = _s(d.file)
+        option = _OPTIONS.get(file or "")
         sink.items.append(Diagnostic(
-            _SEVERITY.get(d.severity, "error"), _s(d.file), d.line, d.column,
-            _s(d.rule_id), _s(d.message) or ""))
+            _SEVERITY.get(d.severity, "error"), None if option else file, d.line, d.column,
+            _s(d.rule_id), _s(d.message) or "", option))
 
 
 class _Call:
@@ -169,7 +178,7 @@ class Linter:
         self._cfg = ffi.gc(out[0], lib.jh_config_free)
         self._opts = opts
         self._utf8 = self._c("UTF-8")
-        self._settings(None)  # the rules compiled now: their errors raised here
+        self._settings(None, "the options")  # the rules compiled now: their errors raised here
 
     def _c(self, value: Optional[Union[str, os.PathLike]]) -> Any:
         """A C string that lives as long as this Linter (or NULL)."""
@@ -179,7 +188,7 @@ class Linter:
         self._keep.append(c)
         return c
 
-    def _settings(self, path: Optional[PathLike]) -> Any:
+    def _settings(self, path: Optional[PathLike], what: Optional[str] = None) -> Any:
         key = _NO_PATH if path is None else os.fspath(path)
         s = self._settings_of.get(key)
         if s is not None:
@@ -188,7 +197,8 @@ class Linter:
         with _Call(self._sink) as call:
             rc = lib.jh_config_settings(self._cfg, os.fsencode(key), out)
             if rc:
-                call.fail(rc, f"the settings for {key}")
+                call.fail(rc, what or ("the settings for a text without a path" if path is None
+                                       else f"the settings for {key}"))
         with self._lock:
             if len(self._settings_of) > 4096:  # a long walk: keep the latest
                 self._settings_of.clear()

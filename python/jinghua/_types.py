@@ -98,9 +98,10 @@ class Diagnostic:
     column: int
     rule: Optional[str]
     message: str
+    option: Optional[str] = None  # the Linter keyword it is about (file is None)
 
     def __str__(self) -> str:
-        where = self.file or "jinghua"
+        where = self.option or self.file or "jinghua"
         if self.line:
             where += f":{self.line}"
             if self.column:
@@ -121,6 +122,9 @@ class JinghuaError(Exception):
         first = next((d for d in diagnostics if d.severity == "error"), None)
         first = first or (diagnostics[0] if diagnostics else None)
         self.file: Optional[str] = first.file if first else None
+        # a keyword of Linter() (select, ignore, profile, ...) when the
+        # problem is in an option rather than a file
+        self.option: Optional[str] = first.option if first else None
         self.line: int = first.line if first else 0
         self.column: int = first.column if first else 0
 

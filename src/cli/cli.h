@@ -115,7 +115,7 @@ typedef struct {
 	const char *id;
 	const jh_ruleset *rs;
 	jh_severity severity;
-	size_t count, fixable;
+	size_t count, fixable, unsafe; /* fixable: by a safe fix; unsafe: only with --unsafe */
 } rule_count;
 
 typedef struct {
@@ -126,6 +126,7 @@ typedef struct {
 	int flush_each;          /* empty out after each file (a stream of its own on stderr) */
 	/* totals, kept by report_count in the main thread */
 	size_t n_files, n_findings, by_sev[3];
+	size_t n_skipped;        /* binary files, not checked (not in n_files) */
 	int first_chunk;
 	rule_count *counts;
 	size_t n_counts, cap_counts;
@@ -156,8 +157,11 @@ int report_prints(const reporter *r, const jh_findings *fs);
 void report_end(reporter *r);
 /* JSON string with escapes (invalid UTF-8 shown as U+FFFD). */
 void put_json_string(FILE *out, const char *s, size_t len);
-/* A file name for people: control bytes written as \\xHH. */
+/* A file name for people: control bytes (C0, DEL, C1) and bytes that are
+ * not UTF-8 written as \\xHH. */
 void put_name(FILE *o, const char *name);
+/* "jinghua: NAME: " and the message: every stderr line about a file. */
+void file_msg(FILE *o, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void json_finding(FILE *o, const report_doc *d, const jh_finding *f);
 /* format_sarif.c */
 void sarif_begin(FILE *o);
@@ -207,6 +211,7 @@ typedef struct {
 	report_doc doc;       /* what they point into (doc.text NULL: nothing to print) */
 	int over;             /* findings at or above fail-on */
 	int io_error;
+	int skipped;          /* a binary file, not checked */
 	size_t bytes;
 	char *report;         /* a small document's report, rendered by its worker, or NULL */
 	size_t report_len;
@@ -242,9 +247,14 @@ unsigned default_threads(void);
 /* ---- jsonl.c ---- */
 /* stdin to stdout, as `--jsonl-filter` runs. */
 int jsonl_filter(jh_config *cfg, int fix, int unsafe, unsigned threads);
+/* The longest record line taken by default, in bytes before its \n; the
+ * CLI's JINGHUA_JSONL_MAX_LINE changes it.  A longer line is answered with
+ * an error line and dropped as it is read. */
+#define JSONL_MAX_LINE ((size_t)256 << 20)
 typedef struct {
 	int fix, unsafe;
 	unsigned threads;     /* 0: 1 */
+	size_t max_line;      /* 0: JSONL_MAX_LINE */
 } jsonl_options;
 /* The filter on any two streams (fuzz/fuzz_jsonl.c feeds it a buffer). */
 int jsonl_stream(jh_config *cfg, const jsonl_options *o, FILE *in, FILE *out);

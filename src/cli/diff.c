@@ -97,7 +97,7 @@ void print_unified_diff(FILE *out, const char *path, const char *at, size_t alen
 	line *a = split(at, alen, &na), *b = split(bt, blen, &nb);
 	edit_op *ops = malloc((na + nb + 1) * sizeof *ops);
 	if (!a || !b || !ops) {
-		fprintf(stderr, "jinghua: %s: out of memory making the diff\n", path);
+		file_msg(stderr, path, "out of memory making the diff\n");
 		goto done;
 	}
 	size_t i = 0, j = 0, k = 0;

@@ -14,7 +14,7 @@ static void put_diag(FILE *err, const jh_diag *d, int column)
 {
 	fprintf(err, "jinghua: ");
 	if (d->file) {
-		fputs(d->file, err);
+		put_name(err, d->file);
 		if (d->line)
 			fprintf(err, ":%u", d->line);
 		if (column && d->column)
@@ -130,11 +130,11 @@ static void say_fixed(const char *name, const run_opts *ro, const jh_fix_report 
                       int convert, const char *enc, FILE *err)
 {
 	if (rep->edits_applied)
-		fprintf(err, "jinghua: %s: %zu fix%s %s%s\n", name, rep->edits_applied,
-		        rep->edits_applied == 1 ? "" : "es", ro->mode == MODE_DIFF ? "proposed" : "applied",
-		        convert ? ", converted to UTF-8" : "");
+		file_msg(err, name, "%zu fix%s %s%s\n", rep->edits_applied,
+		         rep->edits_applied == 1 ? "" : "es", ro->mode == MODE_DIFF ? "proposed" : "applied",
+		         convert ? ", converted to UTF-8" : "");
 	else if (convert)
-		fprintf(err, "jinghua: %s: %s converted to UTF-8\n", name, enc);
+		file_msg(err, name, "%s converted to UTF-8\n", enc);
 }
 
 /* The document is fixed; write, print or diff what it gives. */
@@ -146,7 +146,7 @@ static void use_fixed(const run_opts *ro, const char *name, const char *path, co
 	const char *out = jh_document_fixed(jd, &out_len, &rep);
 	const char *problem = jh_document_problem(jd);
 	if (problem) { /* nothing is written: the file stays as it is */
-		fprintf(err, "jinghua: %s: %s\n", name, problem);
+		file_msg(err, name, "%s\n", problem);
 		res->io_error = 1;
 		out = fd->data;
 		out_len = fd->len;
@@ -166,7 +166,7 @@ static void use_fixed(const run_opts *ro, const char *name, const char *path, co
 	} else if (changed) {
 		const char *why;
 		if (replace_file(path, fd, out, out_len, &why) != 0) {
-			fprintf(err, "jinghua: %s: %s\n", name, why ? why : strerror(errno));
+			file_msg(err, name, "%s\n", why ? why : strerror(errno));
 			res->io_error = 1;
 			changed = 0; /* not written: no "fixes applied" after "not fixed" */
 		}
@@ -194,8 +194,8 @@ static int diff_base_lines(const jh_document_options *o, const run_opts *ro, con
 		int all = 0;
 		if (git_changed_lines(ro->diff_base, path ? path : o->name, ro->staged, lines, n_pairs,
 		                      &all)) {
-			fprintf(err, "jinghua: %s: cannot get the changes since %s\n", o->name,
-			        ro->diff_base);
+			file_msg(err, o->name, "cannot get the changes since %s\n",
+			         ro->diff_base);
 			rc = -1;
 		} else if (all) {
 			free(*lines);
@@ -219,23 +219,24 @@ void process_input(const file_settings *fs, const run_opts *ro, const char *name
 	size_t *lines = NULL;
 	if (!data) {
 		if (read_input(path, &fd)) {
-			fprintf(err, "jinghua: %s: %s\n", name, strerror(errno));
+			file_msg(err, name, "%s\n", strerror(errno));
 			res->io_error = 1;
 			goto done;
 		}
 	}
 	res->bytes = fd.len;
 	if (fd.changed && ro->mode != MODE_FIX) /* fix refuses such a file when it writes */
-		fprintf(err, "jinghua: %s: warning: changed while being read\n", name);
+		file_msg(err, name, "warning: changed while being read\n");
 	if (looks_binary(fd.data, fd.len)) {
 		/* A filter never swallows its input: what it will not fix goes
 		 * through as it came. */
 		if (ro->mode == MODE_STDOUT || (ro->mode == MODE_FIX && !path)) {
-			fprintf(err, "jinghua: %s: binary file, passed through unchanged\n", name);
+			file_msg(err, name, "binary file, passed through unchanged\n");
 			res->text = fd.data;
 			res->text_len = fd.len;
 		} else {
-			fprintf(err, "jinghua: %s: binary file, skipped\n", name);
+			file_msg(err, name, "binary file, skipped\n");
+			res->skipped = 1;
 		}
 		goto done;
 	}
@@ -260,7 +261,7 @@ void process_input(const file_settings *fs, const run_opts *ro, const char *name
 	if (rc == JH_ERR_ENCODING) { /* reported through doc_diag */
 		res->io_error = 1;
 	} else if (rc) {
-		fprintf(err, "jinghua: %s: %s\n", name, jh_strerror(rc));
+		file_msg(err, name, "%s\n", jh_strerror(rc));
 		res->io_error = 1;
 	} else {
 		if (ro->mode != MODE_CHECK)

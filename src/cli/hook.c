@@ -181,7 +181,7 @@ static int install(const char *path, const file_data *old, int exists, const cha
 		 * failure leaves the original where it was */
 		int rc = EXIT_CLEAN;
 		if (link(path, aside) != 0 || write_atomic(path, out, olen, 0755) != 0) {
-			fprintf(stderr, "jinghua: %s: cannot chain the hook: %s\n", path, strerror(errno));
+			file_msg(stderr, path, "cannot chain the hook: %s\n", strerror(errno));
 			unlink(aside);
 			rc = EXIT_IO;
 		} else {
@@ -195,7 +195,7 @@ static int install(const char *path, const file_data *old, int exists, const cha
 	fclose(o);
 	int rc = EXIT_CLEAN;
 	if (write_atomic(path, out, olen, mode)) {
-		fprintf(stderr, "jinghua: %s: cannot write: %s\n", path, strerror(errno));
+		file_msg(stderr, path, "cannot write: %s\n", strerror(errno));
 		rc = EXIT_IO;
 	} else {
 		printf("jinghua: %s the pre-commit hook in %s\n", had ? "updated" : "installed", path);
@@ -216,8 +216,8 @@ static int uninstall(const char *path, const file_data *old)
 		sprintf(aside, "%s%s", path, CHAINED_SUFFIX);
 		int rc = EXIT_CLEAN;
 		if (rename(aside, path) != 0) {
-			fprintf(stderr, "jinghua: %s: cannot put the chained hook back: %s\n", aside,
-			        strerror(errno));
+			file_msg(stderr, aside, "cannot put the chained hook back: %s\n",
+			         strerror(errno));
 			rc = EXIT_IO;
 		} else {
 			printf("jinghua: removed the hook from %s; the chained hook is back in its place\n",
@@ -238,7 +238,7 @@ static int uninstall(const char *path, const file_data *old)
 	body += strspn(body, " \t\n");
 	int rc = EXIT_CLEAN;
 	if (!*body ? unlink(path) != 0 : write_atomic(path, rest, rlen, hook_mode(old->mode)) != 0) {
-		fprintf(stderr, "jinghua: %s: %s\n", path, strerror(errno));
+		file_msg(stderr, path, "%s\n", strerror(errno));
 		rc = EXIT_IO;
 	} else {
 		printf("jinghua: removed the hook from %s\n", path);
@@ -286,7 +286,7 @@ int hook_command(int argc, char **argv)
 		fprintf(stderr, "jinghua: %s is not a regular file; not changed\n", path);
 		status = EXIT_USAGE;
 	} else if (exists && read_input(path, &old)) {
-		fprintf(stderr, "jinghua: %s: %s\n", path, strerror(errno));
+		file_msg(stderr, path, "%s\n", strerror(errno));
 		status = EXIT_IO;
 	} else if (uninst) {
 		status = exists ? uninstall(path, &old) : (printf("jinghua: no jinghua hook in %s\n", path),

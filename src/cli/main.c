@@ -182,7 +182,9 @@ static void r_emit(void *ctx, size_t index, void *result)
 		print_unified_diff(stdout, r->doc.name, r->diff_a, r->diff_a_len, r->text, r->text_len);
 	else if (r->text_len && fwrite(r->text, 1, r->text_len, stdout) != r->text_len)
 		x->io_error = 1;
-	if (r->report)
+	if (r->skipped) /* not checked: counted apart, in no report */
+		x->rep->n_skipped++;
+	else if (r->report)
 		report_put(x->rep, &r->doc, &r->findings, r->report, r->report_len);
 	else
 		report_write(x->rep, &r->doc, &r->findings);

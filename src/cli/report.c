@@ -5,6 +5,7 @@
  * file's findings are written by report_write in input order, straight to
  * the output as its turn comes: a report is never built whole in memory
  * (for a 200 MB novel it is larger than the novel). */
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
@@ -141,13 +142,43 @@ static void print_source(FILE *out, const char *s, size_t n)
 
 void put_name(FILE *o, const char *name)
 {
-	/* a file name is bytes: a control byte in it (ESC, CR, a newline)
-	 * would reach the terminal or forge a line of output */
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		if (*p < 0x20 || *p == 0x7F)
-			fprintf(o, "\\x%02X", *p);
-		else
-			fputc(*p, o);
+	/* a file name is bytes: a control byte in it (ESC, CR, a newline, a C1
+	 * control such as CSI) would reach the terminal or forge a line of
+	 * output, and a byte that is not UTF-8 garbles the line: each is
+	 * written \xHH */
+	const unsigned char *p = (const unsigned char *)name;
+	size_t n = strlen(name), i = 0;
+	int plain = jh_utf8_valid_prefix(name, n) == n; /* the usual case, once per finding */
+	for (size_t k = 0; plain && k < n; k++)
+		plain = p[k] >= 0x20 && p[k] != 0x7F && !(p[k] == 0xC2 && p[k + 1] < 0xA0);
+	if (plain) {
+		fwrite(name, 1, n, o);
+		return;
+	}
+	while (i < n) {
+		size_t k = p[i] < 0x80 ? 1 : p[i] < 0xE0 ? 2 : p[i] < 0xF0 ? 3 : 4;
+		if (k > n - i || jh_utf8_valid_prefix(name + i, k) != k)
+			k = 0; /* not a character: the byte alone */
+		int control = k == 1 ? p[i] < 0x20 || p[i] == 0x7F : k == 2 && p[i] == 0xC2 && p[i + 1] < 0xA0;
+		if (k && !control) {
+			fwrite(name + i, 1, k, o);
+			i += k;
+			continue;
+		}
+		for (size_t end = i + (k ? k : 1); i < end; i++)
+			fprintf(o, "\\x%02X", p[i]);
+	}
+}
+
+void file_msg(FILE *o, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+	fputs("jinghua: ", o);
+	put_name(o, name);
+	fputs(": ", o);
+	va_start(ap, fmt);
+	vfprintf(o, fmt, ap);
+	va_end(ap);
 }
 
 static void human_finding(const reporter *r, FILE *o, const report_doc *d, const jh_finding *f)
@@ -307,14 +338,17 @@ static void count(reporter *r, const jh_ruleset *rs, const jh_finding *f)
 	for (size_t i = 0; i < r->n_counts; i++)
 		if (!strcmp(r->counts[i].id, f->rule_id)) {
 			r->counts[i].count++;
-			r->counts[i].fixable += f->has_fix;
+			r->counts[i].fixable += f->has_fix && f->safety == JH_SAFE;
+			r->counts[i].unsafe += f->has_fix && f->safety != JH_SAFE;
 			return;
 		}
 	if (r->n_counts == r->cap_counts) {
 		r->cap_counts = r->cap_counts ? r->cap_counts * 2 : 32;
 		r->counts = xrealloc(r->counts, r->cap_counts * sizeof *r->counts);
 	}
-	r->counts[r->n_counts++] = (rule_count){f->rule_id, rs, f->severity, 1, (size_t)f->has_fix};
+	r->counts[r->n_counts++] = (rule_count){f->rule_id, rs, f->severity, 1,
+	                                        (size_t)(f->has_fix && f->safety == JH_SAFE),
+	                                        (size_t)(f->has_fix && f->safety != JH_SAFE)};
 }
 
 void report_count(reporter *r, const report_doc *doc, const jh_findings *fs)
@@ -409,6 +443,15 @@ const char *rule_message(const jh_ruleset *rs, const char *id)
 	return in.message;
 }
 
+/* The end of a summary line: the binary files that were not checked. */
+static void put_skipped(FILE *o, const reporter *r)
+{
+	if (r->n_skipped)
+		fprintf(o, " checked, %zu binary file%s skipped", r->n_skipped,
+		        r->n_skipped == 1 ? "" : "s");
+	fputc('\n', o);
+}
+
 static void print_statistics(reporter *r)
 {
 	if (r->n_counts > 1) /* counts is NULL without findings: not for qsort */
@@ -420,20 +463,25 @@ static void print_statistics(reporter *r)
 			const rule_count *c = &r->counts[i];
 			fprintf(o, "%s\n{\"rule\":", i ? "," : "");
 			put_json_string(o, c->id, strlen(c->id));
-			fprintf(o, ",\"severity\":\"%s\",\"count\":%zu,\"fixable\":%zu}",
-			        jh_severity_name(c->severity), c->count, c->fixable);
+			fprintf(o, ",\"severity\":\"%s\",\"count\":%zu,\"fixable\":%zu,\"unsafe_fixable\":%zu}",
+			        jh_severity_name(c->severity), c->count, c->fixable, c->unsafe);
 		}
 		fputs(r->n_counts ? "\n]\n" : "]\n", o);
 		return;
 	}
 	for (size_t i = 0; i < r->n_counts; i++) {
 		const rule_count *c = &r->counts[i];
-		fprintf(o, "%7zu  %-32s %-7s %7zu fixable\n", c->count, c->id, jh_severity_name(c->severity),
+		fprintf(o, "%7zu  %-32s %-7s %7zu fixable", c->count, c->id, jh_severity_name(c->severity),
 		        c->fixable);
+		if (c->unsafe)
+			fprintf(o, ", %zu with --unsafe", c->unsafe);
+		fputc('\n', o);
 	}
-	if (r->n_counts)
-		fprintf(o, "%7zu  total in %zu file%s\n", r->n_findings, r->n_files,
+	if (r->n_counts) {
+		fprintf(o, "%7zu  total in %zu file%s", r->n_findings, r->n_files,
 		        r->n_files == 1 ? "" : "s");
+		put_skipped(o, r);
+	}
 }
 
 void report_end(reporter *r)
@@ -447,11 +495,12 @@ void report_end(reporter *r)
 	} else if (r->format == FMT_CHECKSTYLE) {
 		checkstyle_end(r->out);
 	} else if (r->format == FMT_HUMAN && r->n_findings) {
-		fprintf(r->out, "\n%zu finding%s (%zu error%s, %zu warning%s, %zu info) in %zu file%s\n",
+		fprintf(r->out, "\n%zu finding%s (%zu error%s, %zu warning%s, %zu info) in %zu file%s",
 		        r->n_findings, r->n_findings == 1 ? "" : "s", r->by_sev[JH_ERROR],
 		        r->by_sev[JH_ERROR] == 1 ? "" : "s", r->by_sev[JH_WARNING],
 		        r->by_sev[JH_WARNING] == 1 ? "" : "s", r->by_sev[JH_INFO], r->n_files,
 		        r->n_files == 1 ? "" : "s");
+		put_skipped(r->out, r);
 	}
 	if (r->flush_each)
 		fflush(r->out);

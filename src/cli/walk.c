@@ -52,12 +52,12 @@ static int cmp(const void *a, const void *b)
 static int walk_dir(const char *dir, path_list *out, int depth)
 {
 	if (depth > 64) {
-		fprintf(stderr, "jinghua: %s: folders nested too deep, skipped\n", dir);
+		file_msg(stderr, dir, "folders nested too deep, skipped\n");
 		return 1;
 	}
 	DIR *d = opendir(dir);
 	if (!d) {
-		fprintf(stderr, "jinghua: %s: %s\n", dir, strerror(errno));
+		file_msg(stderr, dir, "%s\n", strerror(errno));
 		return 1;
 	}
 	path_list names = {0};
@@ -83,7 +83,7 @@ static int walk_dir(const char *dir, path_list *out, int depth)
 		snprintf(p, need, "%s%s%s", dir, slash ? "" : "/", names.paths[i]);
 		struct stat st;
 		if (lstat(p, &st) != 0) {
-			fprintf(stderr, "jinghua: %s: %s\n", p, strerror(errno));
+			file_msg(stderr, p, "%s\n", strerror(errno));
 			errors++;
 		} else if (S_ISDIR(st.st_mode)) {
 			errors += walk_dir(p, out, depth + 1);
@@ -104,7 +104,7 @@ int walk_arg(const char *arg, path_list *out)
 		return push(out, arg) ? 1 : 0;
 	struct stat st;
 	if (stat(arg, &st) != 0) {
-		fprintf(stderr, "jinghua: %s: %s\n", arg, strerror(errno));
+		file_msg(stderr, arg, "%s\n", strerror(errno));
 		return 1;
 	}
 	if (S_ISDIR(st.st_mode))
@@ -112,8 +112,8 @@ int walk_arg(const char *arg, path_list *out)
 	/* /dev/zero or /dev/urandom would be read until memory ran out; a
 	 * FIFO is read as a stream, as stdin is (fileio.c bounds both). */
 	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode)) {
-		fprintf(stderr, "jinghua: %s: %s, not read (give files, folders, FIFOs or - for stdin)\n",
-		        arg, S_ISSOCK(st.st_mode) ? "a socket" : "a device");
+		file_msg(stderr, arg, "%s, not read (give files, folders, FIFOs or - for stdin)\n",
+		         S_ISSOCK(st.st_mode) ? "a socket" : "a device");
 		return 1;
 	}
 	return push(out, arg) ? 1 : 0;

@@ -140,9 +140,11 @@ static json_t *diff_edits(const lsp_doc *d, pos_encoding e, const char *b, size_
 	return edits;
 }
 
-int fix_all_edits(server *sv, const char *uri, json_t **edits, long *for_version)
+int fix_all_edits(server *sv, const char *uri, json_t **edits, long *for_version, char **why)
 {
 	*edits = NULL;
+	if (why)
+		*why = NULL;
 	doc_copy c; /* fixing a long chapter takes a while: on a copy, the store unlocked */
 	if (docs_copy(&sv->docs, uri, &c))
 		return RPC_INVALID_PARAMS;
@@ -152,7 +154,11 @@ int fix_all_edits(server *sv, const char *uri, json_t **edits, long *for_version
 	if (!sv->engine ||
 	    adapter_fix(sv->engine, c.path, c.language, c.text, c.len, &fixed, &flen, &err)) {
 		lsp_log(1, "jinghua lsp: %s: fix: %s", uri, err ? err : "failed");
-		code = RPC_INTERNAL_ERROR;
+		code = LSP_FIX_FAILED;
+		if (why) {
+			*why = err ? err : strdup("no configuration could be read");
+			err = NULL;
+		}
 	} else {
 		pthread_mutex_lock(&sv->docs.lock);
 		lsp_doc *d = docs_unchanged(&sv->docs, uri, &c);

@@ -12,6 +12,9 @@
 struct adapter {
 	jh_config *cfg;
 	char first_error[512]; /* the first configuration error of a call, for its message */
+	/* the first of the last call that had one: a configuration that failed
+	 * once fails again without repeating its diagnostics */
+	char last_error[512];
 };
 
 static void log_diag(const jh_diag *d, void *payload)
@@ -25,8 +28,10 @@ static void log_diag(const jh_diag *d, void *payload)
 	lsp_log(d->severity == JH_ERROR ? 1 : 2, "jinghua lsp: %s%s%s%s%s", where,
 	        d->rule_id ? "[" : "", d->rule_id ? d->rule_id : "", d->rule_id ? "] " : "",
 	        d->message);
-	if (a && d->severity == JH_ERROR && !a->first_error[0])
+	if (a && d->severity == JH_ERROR && !a->first_error[0]) {
 		snprintf(a->first_error, sizeof a->first_error, "%s%s", where, d->message);
+		memcpy(a->last_error, a->first_error, sizeof a->last_error);
+	}
 }
 
 static char *dup(const char *s)
@@ -85,7 +90,9 @@ static const jh_settings *settings_for(adapter *a, const char *path, const char 
 	if (!jh_config_settings(a->cfg, where, &s))
 		return s;
 	if (err)
-		*err = dup(a->first_error[0] ? a->first_error : "the configuration has errors");
+		*err = dup(a->first_error[0]  ? a->first_error
+		           : a->last_error[0] ? a->last_error
+		                              : "the configuration has errors");
 	return NULL;
 }
 

@@ -35,7 +35,8 @@ enum {
 	RPC_INTERNAL_ERROR = -32603,
 	LSP_SERVER_NOT_INITIALIZED = -32002,
 	LSP_REQUEST_CANCELLED = -32800,
-	LSP_CONTENT_MODIFIED = -32801
+	LSP_CONTENT_MODIFIED = -32801,
+	LSP_FIX_FAILED = 1 /* ours, never sent: answered with no edits and a message */
 };
 
 /* ---- rpc.c ---- */
@@ -197,9 +198,11 @@ long diagnostic_index(json_t *diag);
 json_t *code_actions(server *sv, lsp_doc *d, json_t *params, json_t *fix_all);
 /* The safe fixes of uri's text to a fixed point as TextEdits (the store
  * unlocked while fixing).  Returns 0, or an error code for the reply
- * (ContentModified when the text changed meanwhile); *for_version (may be
- * NULL) is the version they are for. */
-int fix_all_edits(server *sv, const char *uri, json_t **edits, long *for_version);
+ * (ContentModified when the text changed meanwhile, LSP_FIX_FAILED when
+ * the configuration or the fix failed, with the reason in *why, malloc'd,
+ * if why is not NULL); *for_version (may be NULL) is the version they are
+ * for. */
+int fix_all_edits(server *sv, const char *uri, json_t **edits, long *for_version, char **why);
 /* ---- hover.c ---- */
 json_t *hover(server *sv, lsp_doc *d, json_t *params);
 

@@ -222,7 +222,21 @@ static void notification(server *sv, const char *method, json_t *params)
 static void fix_request(server *sv, json_t *id, const char *uri, json_t *params, int resolve)
 {
 	json_t *edits;
-	int code = fix_all_edits(sv, uri, &edits, NULL);
+	char *why = NULL;
+	int code = fix_all_edits(sv, uri, &edits, NULL, &why);
+	if (code == LSP_FIX_FAILED) {
+		/* a broken .jinghua.ini is the author's to mend, not a server
+		 * error: no edits, and the reason where the author sees it */
+		char msg[1024];
+		snprintf(msg, sizeof msg, "jinghua: cannot fix %s: %s", uri, why ? why : "error");
+		size_t ok = jh_utf8_valid_prefix(msg, strlen(msg));
+		msg[ok] = '\0';
+		rpc_notify("window/showMessage", json_pack("{s:i,s:s}", "type", 1, "message", msg));
+		free(why);
+		rpc_respond(id, resolve ? json_deep_copy(params) : json_array());
+		return;
+	}
+	free(why);
 	if (code) {
 		rpc_error(id, code, code == LSP_CONTENT_MODIFIED ? "the document changed" : "fixing failed");
 		return;
@@ -255,7 +269,7 @@ void server_handle_request_in_worker(server *sv, json_t *msg)
 	int is_action = !strcmp(method, "textDocument/codeAction");
 	json_t *fix_all = NULL; /* a client that cannot resolve gets the fix-all edits at once */
 	long fix_version = -1;
-	if (is_action && !sv->resolve_edit && fix_all_edits(sv, uri, &fix_all, &fix_version))
+	if (is_action && !sv->resolve_edit && fix_all_edits(sv, uri, &fix_all, &fix_version, NULL))
 		fix_all = NULL;
 	worker_ensure_checked(sv, uri);
 	pthread_mutex_lock(&sv->docs.lock);

@@ -226,6 +226,15 @@ class Errors(InTempDir):
         with self.assertRaises(jinghua.ConfigError) as cm:
             jinghua.Linter(select="punct,no.such-rule")
         self.assertIn("no.such-rule", str(cm.exception))
+        # the error names the option, not "./-" (the stand-in path of a
+        # text without one) as a file
+        e = cm.exception
+        self.assertNotIn("./-", str(e))
+        self.assertEqual((e.option, e.file), ("select", None))
+        self.assertTrue(str(e).startswith("the options: select: "), str(e))
+        with self.assertRaises(jinghua.ConfigError) as cm:
+            jinghua.Linter(extend_select=["no.such-rule"])
+        self.assertEqual(cm.exception.option, "extend_select")
 
     def test_missing_rules_folder(self):
         with self.assertRaises(jinghua.JinghuaError):
