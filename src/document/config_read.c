@@ -289,6 +289,23 @@ static int looks_like_rule_id(const char *s)
 	return 0;
 }
 
+/* Does a later value of key replace an earlier one in the current
+ * section (rather than add to it, as lists do)?  Then giving it twice is
+ * worth a warning. */
+static int replaces(const ini_state *st, const char *key)
+{
+	if (st->cur_rule) /* severity, enabled and the check's parameters */
+		return 1;
+	static const char *const scalars[] = {"fail-on", "type", "encoding", "variant", "profile",
+	                                      NULL};
+	if (!st->cur_section)
+		return 0;
+	for (int i = 0; scalars[i]; i++)
+		if (!strcmp(key, scalars[i]))
+			return 1;
+	return 0;
+}
+
 static int ini_cb(void *user, const char *sec, const char *name, const char *value)
 {
 	ini_state *st = user;
@@ -348,6 +365,15 @@ static int ini_cb(void *user, const char *sec, const char *name, const char *val
 			}
 		}
 		st->line = key_line;
+	}
+	if (!st->in.cont && replaces(st, name)) {
+		unsigned before = jh_ini_repeat(&st->in, name);
+		if (before) {
+			char m[160];
+			snprintf(m, sizeof m, "key '%s' given again (first on line %u): the later value is used",
+			         name, before);
+			cfg_warn(st->file, st->line, m);
+		}
 	}
 	if (st->is_profile && !*sec) {
 		profile *p = st->target;
@@ -593,8 +619,11 @@ int load_into(config *c, const char *path, int depth)
 		char *probe = cfg_slurp(base, why, sizeof why);
 		if (!probe) /* named here, so the error is this line's */
 			cfg_error(path, ext_line, "extend: cannot read %s: %s", base, why), errors++;
-		else
+		else {
+			cfg_via was = cfg_set_via((cfg_via){"extend", path, ext_line});
 			errors += load_into(c, base, depth + 1);
+			cfg_set_via(was);
+		}
 		free(probe);
 		c->dir = save_dir;
 		free(bdir);
