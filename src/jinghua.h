@@ -193,6 +193,13 @@ typedef struct {
 
 int jh_rule_get_example(const jh_rule *rule, size_t i, jh_example *out);
 
+/* The rule told in words, as `jinghua rules --explain ID` prints it (and
+ * the language server's hover shows it): id, family, kind, severity, fix,
+ * default, where defined, message, description, examples with their fixes,
+ * how to switch it off.  UTF-8 lines, from malloc() (the caller free()s
+ * it), or NULL for want of memory. */
+char *jh_rule_explain(const jh_rule *rule);
+
 /* ---- Findings ----------------------------------------------------------- */
 
 typedef struct {

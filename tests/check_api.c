@@ -75,6 +75,22 @@ static void print_edits(FILE *o, const jh_document *d, const jh_edit *edits, siz
 	fputc(']', o);
 }
 
+/* null, or the shortest decimal that reads back as the score */
+static void print_score(FILE *o, double score)
+{
+	if (score < 0) {
+		fputs("null", o);
+		return;
+	}
+	char buf[32];
+	for (int prec = 1; prec <= 17; prec++) {
+		snprintf(buf, sizeof buf, "%.*g", prec, score);
+		if (strtod(buf, NULL) == score)
+			break;
+	}
+	fprintf(o, "%s%s", buf, strpbrk(buf, ".e") ? "" : ".0");
+}
+
 static void print_finding(FILE *o, const char *name, const jh_document *d, const jh_finding *f)
 {
 	fputs("{\"file\":", o);
@@ -94,6 +110,18 @@ static void print_finding(FILE *o, const char *name, const jh_document *d, const
 		fprintf(o, ",\"fix\":{\"safety\":\"%s\",\"edits\":", f->safety == JH_SAFE ? "safe" : "unsafe");
 		print_edits(o, d, f->edits, f->n_edits);
 		fputc('}', o);
+	}
+	if (f->n_alternatives) { /* the ranked answers, each with its score */
+		fputs(",\"alternatives\":[", o);
+		for (size_t i = 0; i < f->n_alternatives; i++) {
+			fprintf(o, "%s{\"safety\":\"%s\",\"edits\":", i ? "," : "",
+			        f->safety == JH_SAFE ? "safe" : "unsafe");
+			print_edits(o, d, f->alternatives[i].edits, f->alternatives[i].n_edits);
+			fputs(",\"score\":", o);
+			print_score(o, f->alternatives[i].score);
+			fputc('}', o);
+		}
+		fputc(']', o);
 	}
 	fputc('}', o);
 }

@@ -154,4 +154,31 @@ mkdir -p "$TMP/selnone" && printf '[jinghua]\nselect = ,\n' >"$TMP/selnone/.jing
 printf '他把子丨弹压进了枪膛。\n' >"$TMP/selnone/a.txt"
 expect_exit 2 "select = , in a config" -- $J check "$TMP/selnone/a.txt"
 expect_grep ".jinghua.ini:2: error: select: no rule selected" "$TMP/err" "select = , says where"
+# a key whose later value replaces the earlier, given twice in a section:
+# a warning naming both lines, and the later value is used; lists add up
+mkdir -p "$TMP/dup" && printf '他把子丨弹压进了枪膛。\n' >"$TMP/dup/a.txt"
+printf 'fail-on = never\nwords = 甲\nwords = 乙\n[censor.separator]\nseverity = error\n\nseverity = info\n' >"$TMP/dup/.jinghua.ini"
+$J check --format json "$TMP/dup/a.txt" >"$TMP/dup.json" 2>"$TMP/err"
+expect_grep ".jinghua.ini:7: warning: key 'severity' given again (first on line 5): the later value is used" "$TMP/err" "duplicate key in a rule section"
+if grep -q "words" "$TMP/err"; then fail "a list key given twice warned"; else pass; fi
+if grep -q '"rule":"censor.separator","severity":"info"' "$TMP/dup.json"; then pass; else fail "duplicate key: the later value is not used"; fi
+printf 'fail-on = never\nvariant = hans\n[path:*.txt]\ntype = text\ntype = markdown\n' >"$TMP/dup/.jinghua.ini"
+expect_exit 0 "duplicate key is a warning" -- $J check "$TMP/dup/a.txt"
+expect_grep ".jinghua.ini:5: warning: key 'type' given again (first on line 4)" "$TMP/err" "duplicate key in a path section"
+# a problem in a file another names says which line named it
+mkdir -p "$TMP/via/sub"
+printf 'bogus = 1\n' >"$TMP/via/base.ini"
+printf '# x\nextend = ../base.ini\n' >"$TMP/via/sub/.jinghua.ini"
+printf '好。\n' >"$TMP/via/sub/a.txt"
+expect_exit 2 "error in an extended config" -- $J check "$TMP/via/sub/a.txt"
+expect_grep "base.ini:1: error: unknown key 'bogus'.*(read for extend = on .*sub/.jinghua.ini:2)" "$TMP/err" "extend: target and the referring line"
+mkdir -p "$TMP/via/rules-x/profiles"
+printf 'disable = censor\nbogus = 2\n' >"$TMP/via/rules-x/profiles/odd.profile"
+printf 'rules = rules-x\n\nprofile = odd\n' >"$TMP/via/.jinghua.ini"
+printf '好。\n' >"$TMP/via/b.txt"
+expect_exit 2 "error in a profile" -- $J check "$TMP/via/b.txt"
+expect_grep "odd.profile:2: error: unknown key 'bogus'.*(read for profile = on .*via/.jinghua.ini:3)" "$TMP/err" "profile: target and the referring line"
+printf 'words-file = no-such.txt\n' >"$TMP/via/.jinghua.ini"
+expect_exit 2 "missing words-file" -- $J check "$TMP/via/b.txt"
+expect_grep "via/.jinghua.ini:1: error: cannot read words-file .*no-such.txt" "$TMP/err" "words-file: the referring line and the target"
 finish

@@ -79,6 +79,10 @@ def _human(out: TextIO, name: str, text: bytes, f: Finding) -> None:
         label = "fix:" if f.fix.safety == "safe" else "suggestion:"
         tail = f" {label} " + (f"「{rep}」" if rep else "delete")
     out.write(f"  | {shown}\n  | {' ' * pad}{carets}{tail}\n")
+    if f.ranked:  # the ranked answers, as the CLI lists them
+        answers = ("+".join(f"「{e.replacement}」" if e.replacement else "delete" for e in a.edits)
+                   + ("" if a.score is None else f" ({a.score:.2f})") for a in f.alternatives)
+        out.write(f"  alternatives: {', '.join(answers)}\n")
 
 
 def _summary(out: TextIO, findings: list[Finding], files: int) -> None:

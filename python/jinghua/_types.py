@@ -73,6 +73,9 @@ class Finding:
             "byte_start": self.byte_start, "byte_end": self.byte_end,
             "message": self.message,
             "fix": self.fix.to_dict() if self.fix else None,
+            # the rule's ranked answers, only when it gives them
+            **({"alternatives": [{**a.to_dict(), "score": a.score} for a in self.alternatives]}
+               if self.ranked else {}),
         }
 
 

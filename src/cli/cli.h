@@ -157,6 +157,11 @@ int report_prints(const reporter *r, const jh_findings *fs);
 void report_end(reporter *r);
 /* JSON string with escapes (invalid UTF-8 shown as U+FFFD). */
 void put_json_string(FILE *out, const char *s, size_t len);
+/* A score as JSON: null when negative (none), else the shortest decimal
+ * that reads back as the same double, with ".0" on a whole number (as
+ * Python's json module writes a float, so the binding's report is the
+ * same bytes). */
+void put_json_score(FILE *out, double score);
 /* A file name for people: control bytes (C0, DEL, C1) and bytes that are
  * not UTF-8 written as \\xHH. */
 void put_name(FILE *o, const char *name);

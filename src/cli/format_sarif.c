@@ -40,7 +40,7 @@ static const char *level(jh_severity s)
 
 /* One entry of a result's "fixes": its description and replacements. */
 static void sarif_fix(FILE *o, const report_doc *d, const char *what, const jh_edit *edits, size_t n,
-                      int first)
+                      double score, int first)
 {
 	fprintf(o, "%s{\"description\":{\"text\":\"%s\"},\"artifactChanges\":[{\"artifactLocation\":{\"uri\":",
 	        first ? "" : ",", what);
@@ -55,7 +55,13 @@ static void sarif_fix(FILE *o, const report_doc *d, const char *what, const jh_e
 		put_json_string(o, e->replacement, strlen(e->replacement));
 		fputs("}}", o);
 	}
-	fputs("]}]}", o);
+	fputs("]}]", o);
+	if (score >= 0) { /* the answer's probability, in the fix's property bag */
+		fputs(",\"properties\":{\"score\":", o);
+		put_json_score(o, score);
+		fputc('}', o);
+	}
+	fputc('}', o);
 }
 
 void sarif_result(FILE *o, const report_doc *d, const jh_finding *f)
@@ -75,12 +81,13 @@ void sarif_result(FILE *o, const report_doc *d, const jh_finding *f)
 		for (size_t i = 0; i < f->n_alternatives; i++)
 			sarif_fix(o, d, i ? "alternative: check before applying" :
 			                 f->safety == JH_SAFE ? "safe fix" : "unsafe fix: check before applying",
-			          f->alternatives[i].edits, f->alternatives[i].n_edits, i == 0);
+			          f->alternatives[i].edits, f->alternatives[i].n_edits,
+			          f->alternatives[i].score, i == 0);
 		fputc(']', o);
 	} else if (f->has_fix && f->n_edits) {
 		fputs(",\"fixes\":[", o);
 		sarif_fix(o, d, f->safety == JH_SAFE ? "safe fix" : "unsafe fix: check before applying",
-		          f->edits, f->n_edits, 1);
+		          f->edits, f->n_edits, JH_SCORE_NONE, 1);
 		fputc(']', o);
 	}
 	fputc('}', o);

@@ -401,26 +401,13 @@ static int run_rules(const options *o, const jh_ruleset *rs)
 			fprintf(stderr, "jinghua: no rule '%s'\n", o->explain);
 			return EXIT_USAGE;
 		}
-		jh_rule_info in;
-		const jh_rule *r = jh_ruleset_rule(rs, (size_t)idx);
-		jh_rule_get_info(r, &in);
-		printf("%s\n  family:   %s\n  kind:     %s\n  severity: %s\n  fix:      %s\n"
-		       "  enabled:  %s\n  defined:  %s:%u\n  message:  %s\n",
-		       in.id, in.family, kind_name(in.kind), jh_severity_name(in.severity),
-		       in.has_fix ? (in.safety == JH_SAFE ? "safe" : "unsafe") : "none",
-		       in.enabled_by_default ? "yes" : "no (opt-in)", in.file, in.line, in.message);
-		if (in.description)
-			printf("\n  %s\n", in.description);
-		printf("\n  examples:\n");
-		for (size_t k = 0; k < in.n_examples; k++) {
-			jh_example ex;
-			jh_rule_get_example(r, k, &ex);
-			printf("    %s %s\n", ex.kind == JH_EXAMPLE_BAD ? "bad: " : "good:", ex.text);
-			if (ex.fixed)
-				printf("      → %s\n", ex.fixed);
+		char *text = jh_rule_explain(jh_ruleset_rule(rs, (size_t)idx));
+		if (!text) {
+			fprintf(stderr, "jinghua: out of memory\n");
+			return EXIT_IO;
 		}
-		printf("\n  switch off: --ignore %s, or in .jinghua.ini: ignore = %s\n"
-		       "  in a text:  <!-- jinghua-disable-next-line %s -->\n", in.id, in.id, in.id);
+		fputs(text, stdout);
+		free(text);
 		return EXIT_CLEAN;
 	}
 	for (size_t i = 0; i < n; i++) {

@@ -53,6 +53,23 @@ void put_json_string(FILE *out, const char *s, size_t len)
 	fputc('"', out);
 }
 
+void put_json_score(FILE *out, double score)
+{
+	if (!(score >= 0)) {
+		fputs("null", out);
+		return;
+	}
+	char buf[32];
+	for (int prec = 1; prec <= 17; prec++) { /* the shortest that round-trips */
+		snprintf(buf, sizeof buf, "%.*g", prec, score);
+		if (strtod(buf, NULL) == score)
+			break;
+	}
+	fputs(buf, out);
+	if (!strpbrk(buf, ".e"))
+		fputs(".0", out);
+}
+
 size_t orig_offset(const report_doc *d, size_t pos)
 {
 	return d->enc ? jh_document_file_offset(d->enc, pos) : pos;
@@ -181,6 +198,35 @@ void file_msg(FILE *o, const char *name, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* 「text」, or "delete" for an empty replacement. */
+static void put_replacement(FILE *o, const char *rep)
+{
+	if (*rep)
+		fprintf(o, "「%s」", rep);
+	else
+		fputs("delete", o);
+}
+
+/* "  alternatives: 「知识」 (0.62), 「智识」 (0.11)": the ranked answers,
+ * best first, each with its probability when the rule gives one; an
+ * answer of several edits shows them joined by "+". */
+static void human_alternatives(FILE *o, const jh_finding *f)
+{
+	fputs("  alternatives:", o);
+	for (size_t i = 0; i < f->n_alternatives; i++) {
+		const jh_alternative *a = &f->alternatives[i];
+		fputs(i ? ", " : " ", o);
+		for (size_t k = 0; k < a->n_edits; k++) {
+			if (k)
+				fputc('+', o);
+			put_replacement(o, a->edits[k].replacement);
+		}
+		if (a->score >= 0)
+			fprintf(o, " (%.2f)", a->score);
+	}
+	fputc('\n', o);
+}
+
 static void human_finding(const reporter *r, FILE *o, const report_doc *d, const jh_finding *f)
 {
 	const char *text = d->text;
@@ -218,14 +264,12 @@ static void human_finding(const reporter *r, FILE *o, const report_doc *d, const
 		fputc('^', o);
 	if (f->has_fix && f->n_edits == 1) {
 		fprintf(o, " %s ", f->safety == JH_SAFE ? "fix:" : "suggestion:");
-		const char *rep = f->edits[0].replacement;
-		if (*rep)
-			fprintf(o, "「%s」", rep);
-		else
-			fputs("delete", o);
+		put_replacement(o, f->edits[0].replacement);
 	}
 	fputs(c ? C_RESET : "", o);
 	fputc('\n', o);
+	if (f->n_alternatives)
+		human_alternatives(o, f);
 }
 
 /* key (with its quotes and colon, after a comma) and a number: fprintf
@@ -286,10 +330,20 @@ void json_finding(FILE *o, const report_doc *d, const jh_finding *f)
 		json_edits(o, d, f->edits, f->n_edits);
 		fputc('}', o);
 	}
-	/* The ranked alternatives are not in the JSON or human report yet: the
-	 * Python binding's Finding.to_dict and `python -m jinghua`, and the
-	 * golden files, are compared with them byte for byte and must change
-	 * with them (SARIF shows them). */
+	/* the ranked answers, when the rule gives them (the first is the fix
+	 * when there is one); the binding's Finding.to_dict writes the same */
+	if (f->n_alternatives) {
+		const char *safety = f->safety == JH_SAFE ? "safe" : "unsafe";
+		fputs(",\"alternatives\":[", o);
+		for (size_t i = 0; i < f->n_alternatives; i++) {
+			fprintf(o, "%s{\"safety\":\"%s\",\"edits\":", i ? "," : "", safety);
+			json_edits(o, d, f->alternatives[i].edits, f->alternatives[i].n_edits);
+			fputs(",\"score\":", o);
+			put_json_score(o, f->alternatives[i].score);
+			fputc('}', o);
+		}
+		fputc(']', o);
+	}
 	fputc('}', o);
 }
 

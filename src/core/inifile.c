@@ -1,5 +1,8 @@
-/* inifile.c — inih's process-wide options, set once (see inifile.h). */
+/* inifile.c — inih over a text in memory with line numbers and inih's
+ * process-wide options set once (see inifile.h). */
 #include <pthread.h>
+#include <stdio.h>
+#include <string.h>
 #include "config.h"
 #include "inifile.h"
 
@@ -12,7 +15,7 @@ static void set_options(void)
 #endif
 #if HAVE_DECL_INI_MAX_LINE
 	ini_use_stack = 0;
-	ini_max_line = 16384;
+	ini_max_line = JH_INI_MAX_LINE;
 #endif
 #if HAVE_DECL_INI_ALLOW_REALLOC
 	/* without it the buffer stays at 200 bytes and a longer line (a long
@@ -21,8 +24,75 @@ static void set_options(void)
 #endif
 }
 
-int jh_ini_parse_stream(ini_reader reader, void *stream, ini_handler handler, void *user)
+/* inih's reader: the next line (or as much of it as fits in str). */
+static char *reader(char *str, int num, void *stream)
 {
+	jh_ini_text *in = stream;
+	if (!in->text[in->pos] || num < 2)
+		return NULL;
+	if (in->at_start) {
+		in->line++;
+		in->cont = in->text[in->pos] == ' ' || in->text[in->pos] == '\t';
+		size_t k = in->pos;
+		while (in->text[k] == ' ' || in->text[k] == '\t')
+			k++;
+		if (in->text[k] == '[' && !in->cont) { /* an indented [ continues a value */
+			in->section_line = in->line;
+			in->n_keys = 0;
+		}
+	}
+	int n = 0;
+	while (n < num - 1 && in->text[in->pos]) {
+		char c = in->text[in->pos++];
+		str[n++] = c;
+		if (c == '\n')
+			break;
+	}
+	str[n] = '\0';
+	/* inih takes the rest of a line longer than its buffer for the next
+	 * line, and counts it so: the error belongs to this one */
+	if (n == num - 1 && str[n - 1] != '\n' && in->text[in->pos] && !in->long_line)
+		in->long_line = in->line;
+	in->at_start = str[n - 1] == '\n';
+	return str;
+}
+
+int jh_ini_parse_text(jh_ini_text *in, const char *text, ini_handler handler, void *user,
+                      int *too_long)
+{
+	memset(in, 0, sizeof *in);
+	in->text = text;
+	in->at_start = 1;
 	pthread_once(&options_once, set_options);
-	return ini_parse_stream(reader, stream, handler, user);
+	int rc = ini_parse_stream(reader, in, handler, user);
+	*too_long = rc > 0 && in->long_line && in->long_line < (unsigned)rc;
+	if (*too_long)
+		rc = (int)in->long_line;
+	return rc;
+}
+
+unsigned jh_ini_repeat(jh_ini_text *in, const char *key)
+{
+	for (unsigned i = 0; i < in->n_keys; i++)
+		if (!strcmp(in->keys[i].key, key)) {
+			unsigned before = in->keys[i].line;
+			in->keys[i].line = in->line;
+			return before;
+		}
+	if (in->n_keys < sizeof in->keys / sizeof *in->keys) {
+		snprintf(in->keys[in->n_keys].key, sizeof in->keys[0].key, "%s", key);
+		in->keys[in->n_keys++].line = in->line;
+	}
+	return 0;
+}
+
+int jh_ini_bool(const char *v, int *out)
+{
+	if (!strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "on") || !strcmp(v, "1"))
+		*out = 1;
+	else if (!strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "off") || !strcmp(v, "0"))
+		*out = 0;
+	else
+		return -1;
+	return 0;
 }

@@ -43,12 +43,37 @@ static void cfg_diag(const jh_diag *d)
 		diag_fn(d, diag_payload);
 }
 
+static __thread cfg_via via; /* the line that named the file being read */
+
+cfg_via cfg_set_via(cfg_via v)
+{
+	cfg_via old = via;
+	via = v;
+	return old;
+}
+
+static void cfg_report(jh_severity sev, const char *file, unsigned line, const char *msg)
+{
+	char full[1400];
+	if (via.key && file && strcmp(file, via.file)) /* say where the file was named */
+		snprintf(full, sizeof full, "%s (read for %s = on %s:%u)", msg, via.key, via.file,
+		         via.line);
+	else
+		snprintf(full, sizeof full, "%s", msg);
+	jh_diag d = {sev, file, line, 0, NULL, full};
+	cfg_diag(&d);
+}
+
 void cfg_error(const char *file, unsigned line, const char *fmt, const char *a, const char *b)
 {
 	char msg[1024];
 	snprintf(msg, sizeof msg, fmt, a ? a : "", b ? b : "");
-	jh_diag d = {JH_ERROR, file, line, 0, NULL, msg};
-	cfg_diag(&d);
+	cfg_report(JH_ERROR, file, line, msg);
+}
+
+void cfg_warn(const char *file, unsigned line, const char *msg)
+{
+	cfg_report(JH_WARNING, file, line, msg);
 }
 
 /* Rule loading's diagnostics, counted (payload: int error count). */
@@ -255,7 +280,10 @@ static int load_profile(cfg_ctx *x, config *c, char **dirs, size_t n_dirs, profi
 		profile_free(p);
 		return 1;
 	}
-	if (parse_ini(path, p, 1)) {
+	cfg_via was = cfg_set_via((cfg_via){from ? "profile" : NULL, from, c->profile_line});
+	int bad = parse_ini(path, p, 1);
+	cfg_set_via(was);
+	if (bad) {
 		profile_free(p);
 		return 1;
 	}

@@ -25,17 +25,6 @@ char *trim(char *s)
 	return s;
 }
 
-static int parse_bool(const char *v, int *out)
-{
-	if (!strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "on") || !strcmp(v, "1"))
-		*out = 1;
-	else if (!strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "off") || !strcmp(v, "0"))
-		*out = 0;
-	else
-		return -1;
-	return 0;
-}
-
 static int parse_fail_on(const char *v, int *out)
 {
 	jh_severity s;
@@ -100,56 +89,20 @@ void free_list(char **v, size_t n)
 	free(v);
 }
 
-/* ---- reading INI with line numbers (see src/rules.c: Debian's inih
- * handler gets none) ---- */
+/* ---- reading INI with line numbers (inifile.h) ---- */
 
 typedef struct {
-	const char *text;
-	size_t pos;
-	unsigned line;
-	int at_start;
-	int cont;
+	jh_ini_text in;  /* the reader: lines, continuations, [section] lines */
+	unsigned line;   /* the line errors are reported on (in.line, or a section's) */
 	const char *file;
 	int errors;
 	char last_key[64];
 	char last_section[256];
 	void *target;   /* config or profile */
 	int is_profile;
-	unsigned section_line; /* line of the last [section] header */
 	section *cur_section;
 	rule_cfg *cur_rule;
-	unsigned long_line;    /* first line longer than inih's buffer, or 0 */
 } ini_state;
-
-static char *cfg_reader(char *str, int num, void *stream)
-{
-	ini_state *st = stream;
-	if (!st->text[st->pos] || num < 2)
-		return NULL;
-	if (st->at_start) {
-		st->line++;
-		st->cont = st->text[st->pos] == ' ' || st->text[st->pos] == '\t';
-	}
-	int n = 0;
-	while (n < num - 1 && st->text[st->pos]) {
-		char c = st->text[st->pos++];
-		str[n++] = c;
-		if (c == '\n')
-			break;
-	}
-	str[n] = '\0';
-	/* inih takes the rest of a line longer than its buffer for the next
-	 * line, and counts it so: the error belongs to this one */
-	if (n == num - 1 && str[n - 1] != '\n' && st->text[st->pos] && !st->long_line)
-		st->long_line = st->line;
-	if (st->at_start) {
-		const char *p = str + strspn(str, " \t");
-		if (*p == '[')
-			st->section_line = st->line;
-	}
-	st->at_start = str[n - 1] == '\n';
-	return str;
-}
 
 #define SERR(st, ...) \
 	do { \
@@ -193,7 +146,7 @@ static void rule_key(ini_state *st, rule_cfg *r, const char *name, const char *v
 	}
 	if (!strcmp(name, "enabled")) {
 		int b;
-		if (parse_bool(value, &b))
+		if (jh_ini_bool(value, &b))
 			SERR(st, "enabled must be true or false, not '%s'", value);
 		else {
 			r->enabled = b;
@@ -203,7 +156,7 @@ static void rule_key(ini_state *st, rule_cfg *r, const char *name, const char *v
 	}
 	/* anything else is a parameter of the rule's check, validated when the
 	 * rule set is compiled */
-	if (st->cont && !strcmp(name, st->last_key) && r->n_params &&
+	if (st->in.cont && !strcmp(name, st->last_key) && r->n_params &&
 	    !strcmp(r->params[r->n_params - 1].key, name)) {
 		kv *p = &r->params[r->n_params - 1];
 		size_t a = strlen(p->value), b = strlen(value);
@@ -336,13 +289,31 @@ static int looks_like_rule_id(const char *s)
 	return 0;
 }
 
+/* Does a later value of key replace an earlier one in the current
+ * section (rather than add to it, as lists do)?  Then giving it twice is
+ * worth a warning. */
+static int replaces(const ini_state *st, const char *key)
+{
+	if (st->cur_rule) /* severity, enabled and the check's parameters */
+		return 1;
+	static const char *const scalars[] = {"fail-on", "type", "encoding", "variant", "profile",
+	                                      NULL};
+	if (!st->cur_section)
+		return 0;
+	for (int i = 0; scalars[i]; i++)
+		if (!strcmp(key, scalars[i]))
+			return 1;
+	return 0;
+}
+
 static int ini_cb(void *user, const char *sec, const char *name, const char *value)
 {
 	ini_state *st = user;
+	st->line = st->in.line;
 	if (strcmp(sec, st->last_section)) {
 		unsigned key_line = st->line;
-		if (*sec && st->section_line)
-			st->line = st->section_line; /* say where the section starts */
+		if (*sec && st->in.section_line)
+			st->line = st->in.section_line; /* say where the section starts */
 		snprintf(st->last_section, sizeof st->last_section, "%s", sec);
 		st->cur_section = NULL;
 		st->cur_rule = NULL;
@@ -394,6 +365,15 @@ static int ini_cb(void *user, const char *sec, const char *name, const char *val
 			}
 		}
 		st->line = key_line;
+	}
+	if (!st->in.cont && replaces(st, name)) {
+		unsigned before = jh_ini_repeat(&st->in, name);
+		if (before) {
+			char m[160];
+			snprintf(m, sizeof m, "key '%s' given again (first on line %u): the later value is used",
+			         name, before);
+			cfg_warn(st->file, st->line, m);
+		}
 	}
 	if (st->is_profile && !*sec) {
 		profile *p = st->target;
@@ -495,14 +475,16 @@ int parse_ini(const char *path, void *target, int is_profile)
 		free(text);
 		return 1;
 	}
-	ini_state st = {text, 0, 0, 1, 0, path, 0, "", "\x01", target, is_profile, 0, NULL, NULL};
-	int rc = jh_ini_parse_stream(cfg_reader, &st, ini_cb, &st);
-	if (rc > 0 && st.long_line && st.long_line < (unsigned)rc) {
-		st.line = st.long_line;
-		SERR(&st, "line longer than %d bytes", 16384);
-	} else if (rc > 0) {
+	ini_state st = {.file = path, .last_section = "\x01", .target = target,
+	                .is_profile = is_profile};
+	int too_long;
+	int rc = jh_ini_parse_text(&st.in, text, ini_cb, &st, &too_long);
+	if (rc > 0) {
 		st.line = (unsigned)rc;
-		SERR(&st, "syntax error (expected [section], key = value, or a comment)");
+		if (too_long)
+			SERR(&st, "line longer than %d bytes", JH_INI_MAX_LINE);
+		else
+			SERR(&st, "syntax error (expected [section], key = value, or a comment)");
 	} else if (rc < 0) {
 		SERR(&st, "cannot parse");
 	}
@@ -637,8 +619,11 @@ int load_into(config *c, const char *path, int depth)
 		char *probe = cfg_slurp(base, why, sizeof why);
 		if (!probe) /* named here, so the error is this line's */
 			cfg_error(path, ext_line, "extend: cannot read %s: %s", base, why), errors++;
-		else
+		else {
+			cfg_via was = cfg_set_via((cfg_via){"extend", path, ext_line});
 			errors += load_into(c, base, depth + 1);
+			cfg_set_via(was);
+		}
 		free(probe);
 		c->dir = save_dir;
 		free(bdir);

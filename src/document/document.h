@@ -102,6 +102,16 @@ int glob_match(const char *pattern, const char *path);
 void cfg_set_diag(jh_diag_fn fn, void *payload);
 /* Report a configuration error (file may be NULL, line 0 if unknown). */
 void cfg_error(const char *file, unsigned line, const char *fmt, const char *a, const char *b);
+/* The same as a warning: the configuration is still used. */
+void cfg_warn(const char *file, unsigned line, const char *msg);
+/* While a file named by another is read (`extend =`, `profile =`), its
+ * problems also name the line that named it: key, file and line of that
+ * line, or key NULL when none.  Returns the one it replaces, to restore. */
+typedef struct {
+	const char *key, *file;
+	unsigned line;
+} cfg_via;
+cfg_via cfg_set_via(cfg_via via);
 
 /* ---- markdown.c: the prose of a Markdown document ---- */
 typedef enum { SEG_PROSE, SEG_CODE, SEG_SYNTH } seg_kind;

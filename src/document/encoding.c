@@ -344,6 +344,27 @@ static int add_bad(decoded *d, unsigned char byte, size_t *cap)
 	return 0;
 }
 
+/* Convert [*ip, *ip + *il) into ob, which grows (room for per_byte output
+ * bytes an input byte reserved at a time): 0 when all of it is converted,
+ * 1 when iconv stops before what it cannot convert (*ip points at it), -1
+ * for want of memory.  The one conversion loop of decoding and encoding. */
+static int convert(iconv_t cd, char **ip, size_t *il, obuf *ob, size_t per_byte)
+{
+	while (*il > 0) {
+		if (ob_reserve(ob, *il * per_byte + 16))
+			return -1;
+		char *op = ob->p + ob->len;
+		size_t ol = ob->cap - ob->len;
+		size_t r = iconv(cd, ip, il, &op, &ol);
+		ob->len = (size_t)(op - ob->p);
+		if (r != (size_t)-1)
+			return 0;
+		if (errno != E2BIG)
+			return 1;
+	}
+	return 0;
+}
+
 static int decode_with(const char *data, size_t len, const char *name, decoded *d)
 {
 	iconv_t cd = iconv_open("UTF-8", name);
@@ -374,18 +395,13 @@ static int decode_with(const char *data, size_t len, const char *name, decoded *
 		size_t il = end - pos;
 		iconv(cd, NULL, NULL, NULL, NULL);
 		while (il > 0) {
-			if (ob_reserve(&ob, il * 4 + 16)) {
+			int r = convert(cd, &ip, &il, &ob, 4);
+			if (r < 0) {
 				rc = -1;
 				break;
 			}
-			char *op = ob.p + ob.len;
-			size_t ol = ob.cap - ob.len;
-			size_t r = iconv(cd, &ip, &il, &op, &ol);
-			ob.len = (size_t)(op - ob.p);
-			if (r != (size_t)-1)
+			if (r == 0)
 				break;
-			if (errno == E2BIG)
-				continue;
 			/* EILSEQ or EINVAL: one undecodable byte */
 			if (ob_reserve(&ob, 1) || add_bad(d, (unsigned char)*ip, &cap_bad)) {
 				rc = -1;
@@ -564,20 +580,11 @@ int encode_text(const decoded *d, const char *text, size_t len, char **out, size
 		size_t end = m ? (size_t)(m - text) : len;
 		char *ip = (char *)text + pos;
 		size_t il = end - pos;
-		while (il > 0) {
-			if (ob_reserve(&ob, il * 2 + 16)) {
-				rc = -1;
-				snprintf(err, errsize, "out of memory");
-				break;
-			}
-			char *op = ob.p + ob.len;
-			size_t ol = ob.cap - ob.len;
-			size_t r = iconv(cd, &ip, &il, &op, &ol);
-			ob.len = (size_t)(op - ob.p);
-			if (r != (size_t)-1)
-				break;
-			if (errno == E2BIG)
-				continue;
+		int r = convert(cd, &ip, &il, &ob, 2);
+		if (r < 0) {
+			rc = -1;
+			snprintf(err, errsize, "out of memory");
+		} else if (r > 0) {
 			/* a character the encoding has no bytes for */
 			size_t at = (size_t)(ip - text);
 			int32_t cp = -1;
@@ -591,7 +598,6 @@ int encode_text(const decoded *d, const char *text, size_t len, char **out, size
 			snprintf(err, errsize, "U+%04X (byte %zu of the fixed text) cannot be written in %s",
 			         (unsigned)cp, at, d->name);
 			rc = -1;
-			break;
 		}
 		if (rc == 0 && m) {
 			if (bad >= d->n_bad || ob_reserve(&ob, 1)) {

@@ -318,6 +318,32 @@ void jh_findings_locate(jh_findings *list, const char *text, size_t len)
 	}
 }
 
+const char *jh_template_ref(const char *p, const void *code, long *group)
+{
+	if (p[1] == '$') {
+		*group = JH_TPL_DOLLAR;
+		return p + 1;
+	}
+	if (p[1] >= '0' && p[1] <= '9') {
+		*group = p[1] - '0';
+		return p + 1;
+	}
+	if (p[1] != '{')
+		return NULL;
+	const char *end = strchr(p + 2, '}');
+	char name[64];
+	size_t n = end ? (size_t)(end - p - 2) : 0;
+	if (n == 0 || n >= sizeof name)
+		return NULL;
+	memcpy(name, p + 2, n);
+	name[n] = '\0';
+	char *num_end;
+	*group = strtol(name, &num_end, 10);
+	if (*num_end)
+		*group = code ? pcre2_substring_number_from_name(code, (PCRE2_SPTR)name) : -1;
+	return end;
+}
+
 int jh_expand_template(const char *tpl, const char *text, const size_t *ov, uint32_t pairs,
                        const void *code, jh_buf *out)
 {
@@ -328,29 +354,12 @@ int jh_expand_template(const char *tpl, const char *text, const size_t *ov, uint
 			continue;
 		}
 		long group;
-		if (p[1] == '$') {
+		if (!(p = jh_template_ref(p, code, &group)))
+			return JH_ERR_ARG;
+		if (group == JH_TPL_DOLLAR) {
 			if (jh_buf_putc(out, '$'))
 				return JH_ERR_NOMEM;
-			p++;
 			continue;
-		} else if (p[1] >= '0' && p[1] <= '9') {
-			group = p[1] - '0';
-			p++;
-		} else if (p[1] == '{') {
-			const char *end = strchr(p + 2, '}');
-			char name[64];
-			size_t n = end ? (size_t)(end - p - 2) : 0;
-			if (n == 0 || n >= sizeof name)
-				return JH_ERR_ARG;
-			memcpy(name, p + 2, n);
-			name[n] = '\0';
-			char *num_end;
-			group = strtol(name, &num_end, 10);
-			if (*num_end)
-				group = code ? pcre2_substring_number_from_name(code, (PCRE2_SPTR)name) : -1;
-			p = end;
-		} else {
-			return JH_ERR_ARG;
 		}
 		if (group < 0)
 			return JH_ERR_ARG;

@@ -31,6 +31,14 @@ int jh_findings_add(jh_findings *list, const char *rule_id, long rule_index, jh_
 int jh_expand_template(const char *tpl, const char *text, const size_t *ov, uint32_t pairs,
                        const void *code, jh_buf *out);
 
+/* The reference of a fix template at p (which points at a '$'): returns
+ * its last character, and the group it names in *group (JH_TPL_DOLLAR
+ * for "$$", -1 for a name code does not have), or NULL when it is not a
+ * reference ("$x", "${}", a name of 64 bytes or more).  What
+ * jh_expand_template expands and regex.c checks at load, read one way. */
+#define JH_TPL_DOLLAR (-2)
+const char *jh_template_ref(const char *p, const void *code, long *group);
+
 /* Rewrite fix (UTF-8, NUL-terminated) through the rule's character map, if
  * it has one. */
 int jh_map_fix(const jh_rule *r, jh_buf *fix);

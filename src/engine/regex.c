@@ -112,30 +112,11 @@ static int template_ok(const pcre2_code *code, const char *tpl, uint32_t capture
 	for (const char *p = tpl; *p; p++) {
 		if (*p != '$')
 			continue;
-		if (p[1] == '$') {
-			p++;
-		} else if (p[1] >= '0' && p[1] <= '9') {
-			if ((uint32_t)(p[1] - '0') > captures)
-				return 0;
-			p++;
-		} else if (p[1] == '{') {
-			const char *end = strchr(p + 2, '}');
-			char name[64];
-			size_t n = end ? (size_t)(end - p - 2) : 0;
-			if (n == 0 || n >= sizeof name)
-				return 0;
-			memcpy(name, p + 2, n);
-			name[n] = '\0';
-			char *num_end;
-			long g = strtol(name, &num_end, 10);
-			if (*num_end)
-				g = pcre2_substring_number_from_name(code, (PCRE2_SPTR)name);
-			if (g < 0 || (uint32_t)g > captures)
-				return 0;
-			p = end;
-		} else {
+		long g;
+		if (!(p = jh_template_ref(p, code, &g)))
 			return 0;
-		}
+		if (g != JH_TPL_DOLLAR && (g < 0 || (uint32_t)g > captures))
+			return 0;
 	}
 	return 1;
 }

@@ -1,5 +1,5 @@
 /* hover.c — on a finding, what `jinghua rules --explain` says of its rule
- * (message, description, examples, how to switch it off), as Markdown. */
+ * (message, description, examples, how to switch it off), in Markdown. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,36 +11,27 @@ typedef struct {
 	FILE *f;
 } mdbuf;
 
-static const char *kind_name(jh_kind k)
-{
-	return k == JH_KIND_REGEX ? "regex" : k == JH_KIND_LEXICON ? "lexicon" : "builtin";
-}
-
+/* The finding, then its rule as `jinghua rules --explain` tells it
+ * (jh_rule_explain), in a code block: its lines are laid out for a fixed
+ * font, and examples keep their spaces and punctuation.  The fence is
+ * longer than any run of backquotes in the text (a Markdown rule's
+ * example may hold ```). */
 static void explain(FILE *o, const adapter_finding *f, const jh_rule *r)
 {
 	fprintf(o, "**%s** — %s\n\n", f->rule, f->message);
-	if (!r)
+	char *text = r ? jh_rule_explain(r) : NULL;
+	if (!text)
 		return;
-	jh_rule_info in;
-	jh_rule_get_info(r, &in);
-	fprintf(o, "%s · %s · fix: %s%s\n\n", jh_severity_name(in.severity), kind_name(in.kind),
-	        in.has_fix ? (in.safety == JH_SAFE ? "safe" : "unsafe") : "none",
-	        in.enabled_by_default ? "" : " · opt-in");
-	if (in.description)
-		fprintf(o, "%s\n\n", in.description);
-	if (in.n_examples)
-		fprintf(o, "Examples:\n\n");
-	for (size_t k = 0; k < in.n_examples; k++) {
-		jh_example ex;
-		if (jh_rule_get_example(r, k, &ex))
-			continue;
-		fprintf(o, "- %s `%s`", ex.kind == JH_EXAMPLE_BAD ? "bad:" : "good:", ex.text);
-		if (ex.fixed)
-			fprintf(o, " → `%s`", ex.fixed);
-		fprintf(o, "\n");
+	size_t run = 0, longest = 0;
+	for (const char *p = text; *p; p++) {
+		run = *p == '`' ? run + 1 : 0;
+		if (run > longest)
+			longest = run;
 	}
-	fprintf(o, "\nSwitch off: `ignore = %s` in .jinghua.ini, or "
-	           "`<!-- jinghua-disable-line %s -->` on the line.\n", in.id, in.id);
+	int fence = longest < 3 ? 3 : (int)longest + 1;
+	fprintf(o, "%.*s\n%s%.*s\n", fence, "````````````````````````````````", text, fence,
+	        "````````````````````````````````");
+	free(text);
 }
 
 json_t *hover(server *sv, lsp_doc *d, json_t *params)

@@ -161,26 +161,12 @@ typedef struct {
 	const char *data_dir;
 	jh_diag_fn diag_fn;
 	void *payload;
-	/* reader state: we count lines ourselves because inih's handler gets no
-	 * line number unless the library was built with INI_HANDLER_LINENO. */
-	const char *text;
-	size_t pos;
-	unsigned line;
-	unsigned section_line; /* line of the last [section] header */
-	int at_line_start;
-	int cont_line;       /* current line starts with blank: a continuation */
+	jh_ini_text in;      /* the reader: lines, continuations, [section] lines */
+	unsigned line;       /* the line errors are reported on (in.line, or a rule's) */
 	jh_rule *cur;        /* rule being read, owned by rs once pushed */
 	char last_key[32];
 	int errors;
-	/* the current rule's keys so far and their lines, for a key given
-	 * twice (the last one wins, with a warning naming both lines) */
-	struct {
-		char key[32];
-		unsigned line;
-	} keys[32];
-	unsigned n_keys;
 	unsigned cur_section_line; /* the [section] line the current rule came from */
-	unsigned long_line;        /* first line longer than inih's buffer, or 0 */
 } loader;
 
 #define LWARN(ld, ...) \
@@ -194,47 +180,10 @@ static void note_key(loader *ld, const char *name)
 	if (!strcmp(name, "bad") || !strcmp(name, "good") || !strcmp(name, "fixed") ||
 	    !strcmp(name, "bad-file") || !strcmp(name, "good-file"))
 		return;
-	for (unsigned i = 0; i < ld->n_keys; i++)
-		if (!strcmp(ld->keys[i].key, name)) {
-			LWARN(ld, "key '%s' given again (first on line %u): the later value is used", name,
-			      ld->keys[i].line);
-			ld->keys[i].line = ld->line;
-			return;
-		}
-	if (ld->n_keys < sizeof ld->keys / sizeof *ld->keys) {
-		snprintf(ld->keys[ld->n_keys].key, sizeof ld->keys[0].key, "%s", name);
-		ld->keys[ld->n_keys++].line = ld->line;
-	}
-}
-
-static char *reader(char *str, int num, void *stream)
-{
-	loader *ld = stream;
-	if (!ld->text[ld->pos] || num < 2)
-		return NULL;
-	if (ld->at_line_start) {
-		ld->line++;
-		ld->cont_line = ld->text[ld->pos] == ' ' || ld->text[ld->pos] == '\t';
-		size_t k = ld->pos;
-		while (ld->text[k] == ' ' || ld->text[k] == '\t')
-			k++;
-		if (ld->text[k] == '[' && !ld->cont_line) /* an indented [ continues a value */
-			ld->section_line = ld->line;
-	}
-	int n = 0;
-	while (n < num - 1 && ld->text[ld->pos]) {
-		char c = ld->text[ld->pos++];
-		str[n++] = c;
-		if (c == '\n')
-			break;
-	}
-	str[n] = '\0';
-	/* inih takes the rest of a line longer than its buffer for the next
-	 * line, and counts it so: the error belongs to this one */
-	if (n == num - 1 && str[n - 1] != '\n' && ld->text[ld->pos] && !ld->long_line)
-		ld->long_line = ld->line;
-	ld->at_line_start = str[n - 1] == '\n';
-	return str;
+	unsigned before = jh_ini_repeat(&ld->in, name);
+	if (before)
+		LWARN(ld, "key '%s' given again (first on line %u): the later value is used", name,
+		      before);
 }
 
 #define LERR(ld, ...) \
@@ -272,7 +221,7 @@ static int push_rule(loader *ld, const char *section)
 	r->file = jh_strdup(ld->file);
 	r->data_dir = jh_strdup(ld->data_dir ? ld->data_dir : ".");
 	r->cache_dir = ld->rs->cache_dir;
-	r->line = ld->section_line ? ld->section_line : ld->line;
+	r->line = ld->in.section_line ? ld->in.section_line : ld->line;
 	r->load_id = ld->rs->loads;
 	r->severity = JH_WARNING;
 	r->enabled_by_default = 1;
@@ -296,7 +245,6 @@ static int push_rule(loader *ld, const char *section)
 		ld->line = at;
 		r->broken = 1;
 	}
-	ld->n_keys = 0;
 	ld->cur_section_line = r->line;
 	/* A later definition of the same id replaces the earlier one: on
 	 * purpose from another file (an override), by mistake in the same. */
@@ -346,17 +294,6 @@ static int append_line(char **slot, const char *value, const char *sep)
 	memcpy(p + a + s, value, b + 1);
 	*slot = p;
 	return JH_OK;
-}
-
-static int parse_bool(const char *v, int *out)
-{
-	if (!strcmp(v, "true") || !strcmp(v, "yes") || !strcmp(v, "on") || !strcmp(v, "1"))
-		*out = 1;
-	else if (!strcmp(v, "false") || !strcmp(v, "no") || !strcmp(v, "off") || !strcmp(v, "0"))
-		*out = 0;
-	else
-		return -1;
-	return 0;
 }
 
 
@@ -453,7 +390,7 @@ static int parse_map(loader *ld, jh_rule *r, const char *value)
 
 static int handle_key(loader *ld, jh_rule *r, const char *name, const char *value)
 {
-	int cont = ld->cont_line && strcmp(name, ld->last_key) == 0;
+	int cont = ld->in.cont && strcmp(name, ld->last_key) == 0;
 	if (cont) {
 		/* Only free text and patterns may span lines. */
 		if (!strcmp(name, "pattern"))
@@ -501,7 +438,7 @@ static int handle_key(loader *ld, jh_rule *r, const char *name, const char *valu
 		return JH_OK;
 	}
 	if (!strcmp(name, "enabled")) {
-		if (parse_bool(value, &r->enabled_by_default))
+		if (jh_ini_bool(value, &r->enabled_by_default))
 			LERR(ld, "enabled must be true or false, not '%s'", value);
 		return JH_OK;
 	}
@@ -578,6 +515,7 @@ static int handle_key(loader *ld, jh_rule *r, const char *name, const char *valu
 static int ini_cb(void *user, const char *section, const char *name, const char *value)
 {
 	loader *ld = user;
+	ld->line = ld->in.line;
 	if (!*section) {
 		LERR(ld, "key '%s' outside any [family.name] section", name);
 		return 1;
@@ -586,7 +524,7 @@ static int ini_cb(void *user, const char *section, const char *name, const char 
 	/* the same [section] twice in a row reaches us as one section:
 	 * a new header line tells them apart */
 	if (!ld->cur || strcmp(ld->cur->id, section) != 0 ||
-	    (ld->section_line && ld->section_line != ld->cur_section_line)) {
+	    (ld->in.section_line && ld->in.section_line != ld->cur_section_line)) {
 		if (push_rule(ld, section))
 			return 0;
 		ld->last_key[0] = '\0';
@@ -645,21 +583,21 @@ static int load_text(jh_ruleset *rs, const char *name, const char *text, const c
 {
 	if (rs->compiled)
 		return JH_ERR_STATE;
-	loader ld = {rs, name, data_dir, diag_fn, payload, text, 0, 0, 0, 1, 0, NULL, "", 0};
+	loader ld = {rs, name, data_dir, diag_fn, payload};
 	rs->loads++;
-	int rc = jh_ini_parse_stream(reader, &ld, ini_cb, &ld);
+	int too_long;
+	int rc = jh_ini_parse_text(&ld.in, text, ini_cb, &ld, &too_long);
 	if (rc == -2)
 		return JH_ERR_NOMEM;
-	if (rc > 0 && ld.long_line && ld.long_line < (unsigned)rc) {
-		ld.line = ld.long_line;
-		ld.cur = NULL;
-		LERR(&ld, "line longer than %d bytes", 16384);
-	} else if (rc > 0) {
+	if (rc > 0) {
 		/* Our handler never fails but on memory, so this is a line inih could
 		 * not read; inih names only the first such line. */
 		ld.line = (unsigned)rc;
 		ld.cur = NULL;
-		LERR(&ld, "syntax error (expected [family.name], key = value, or a comment)");
+		if (too_long)
+			LERR(&ld, "line longer than %d bytes", JH_INI_MAX_LINE);
+		else
+			LERR(&ld, "syntax error (expected [family.name], key = value, or a comment)");
 	}
 	finish_rules(&ld);
 	return ld.errors ? JH_ERR_RULES : JH_OK;

@@ -85,7 +85,7 @@ local ok, err = pcall(function()
       value = value .. (r.result.contents.value or '')
     end
   end
-  if not (value:find('censor.separator', 1, true) and value:find('Examples', 1, true)) then
+  if not (value:find('censor.separator', 1, true) and value:find('examples:', 1, true)) then
     fail('hover does not explain censor.separator: ' .. value)
   end
   local chosen
