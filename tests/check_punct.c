@@ -320,7 +320,7 @@ START_TEST(safe_fixes_restore_width_and_spaces)
 		{"，", ", "}, {"。", "."}, {"！", "!"}, {"？", "?"}, {"：", ":"}, {"；", ";"},
 	};
 	jh_ruleset *rs = real_rules();
-	unsigned char *on = select_rules(rs, "punct.halfwidth,punct.space-after-fullwidth,"
+	unsigned char *on = select_rules(rs, "punct.halfwidth,punct.halfwidth-period,punct.space-after-fullwidth,"
 	                                     "punct.space-before-fullwidth");
 	jh_check_options opts = {0};
 	opts.enabled = on;

@@ -22,4 +22,24 @@ for f in "$SRCDIR"/tests/data/trust/*.txt; do
 		fi
 	done <"$f"
 done
+# Findings that have no fix: each line of tests/data/trust/*.find is
+# "input<TAB>rule<TAB>column" (the rule must be reported at that column of
+# line 1; rule "-": nothing reported).  A line may start with a BOM (\ufeff).
+for f in "$SRCDIR"/tests/data/trust/*.find; do
+	n=0
+	while IFS=$'\t' read -r input rule col; do
+		case $input in '#'* | '') continue ;; esac
+		n=$((n + 1))
+		printf '%s\n' "$input" | sed 's/\\ufeff/\xef\xbb\xbf/' >"$TMP/in.txt"
+		$J check --no-config --fail-on never --format json "$TMP/in.txt" >"$TMP/out.json" 2>"$TMP/err"
+		got=$(/usr/bin/python3 -c 'import json,sys
+d=json.load(open(sys.argv[1]))
+print(" ".join("%s@%d" % (x["rule"], x["column"]) for x in d if x["line"] == 1))' "$TMP/out.json")
+		if [ "$rule" = - ]; then
+			if [ -z "$got" ]; then pass; else fail "$(basename "$f"):$n: '$input' reported $got"; fi
+		else
+			case " $got " in *" $rule@$col "*) pass ;; *) fail "$(basename "$f"):$n: '$input' gave '$got', expected $rule@$col" ;; esac
+		fi
+	done <"$f"
+done
 finish

@@ -498,6 +498,204 @@ static void qstyle_finish(jh_brun *run)
 	}
 }
 
+/* ---- a half-width full stop between two Han characters ---- */
+
+/* 毒.品 or 验证.参见: the first is a separator pushed into a word to get
+ * it past a filter, the second a full stop typed half-width.  No pattern
+ * tells them apart; the words do: a separator sits inside a word that
+ * filters catch (毒品, of `masked`), a full stop between words (证参 is
+ * none of `words`).  A dot inside an ordinary word (忽略.有效: 略有) may
+ * be either.  `mode = split` reports the dots inside a masked word
+ * (censor.separator.period), `mode = stop` the others
+ * (punct.halfwidth-period; unsafe inside an ordinary word on a line
+ * with no other half-width mark), so each dot has one rule. */
+typedef struct {
+	int split;
+	const jh_rule *rule;
+	const char *words_file, *masked_file;
+	unsigned words_line, masked_line;
+	jh_strset words, masked;
+	jh_lazy once;
+} period_cfg;
+
+static const char *const period_params[] = {"mode", "words", "masked", NULL};
+
+static void period_free(void *p)
+{
+	period_cfg *c = p;
+	if (!c)
+		return;
+	jh_strset_free(&c->words);
+	jh_strset_free(&c->masked);
+	jh_lazy_destroy(&c->once);
+	free(c);
+}
+
+static int period_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *payload)
+{
+	unsigned line = r->line;
+	const char *mode = jh_rule_param(r, "mode", &line);
+	if (!mode || (strcmp(mode, "split") && strcmp(mode, "stop"))) {
+		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id,
+		          "mode must be split or stop, not '%s'", mode ? mode : "");
+		return JH_ERR_RULES;
+	}
+	period_cfg *c = calloc(1, sizeof *c);
+	if (!c)
+		return JH_ERR_NOMEM;
+	c->split = !strcmp(mode, "split");
+	c->rule = r;
+	c->words_line = r->line;
+	c->masked_line = r->line;
+	c->words_file = jh_rule_param(r, "words", &c->words_line);
+	c->masked_file = jh_rule_param(r, "masked", &c->masked_line);
+	jh_lazy_init(&c->once);
+	int rc = JH_OK;
+	if (!c->words_file || !c->masked_file) {
+		jh_report(diag_fn, payload, JH_ERROR, r->file, r->line, 0, r->id,
+		          "the period check needs words and masked (word lists in data/)");
+		rc = JH_ERR_RULES;
+	} else {
+		rc = jh_data_readable(r, c->words_file, c->words_line, diag_fn, payload);
+		if (rc == JH_OK)
+			rc = jh_data_readable(r, c->masked_file, c->masked_line, diag_fn, payload);
+	}
+	if (rc) {
+		period_free(c);
+		return rc;
+	}
+	*out = c;
+	return JH_OK;
+}
+
+typedef struct {
+	period_cfg *cfg;
+	jh_diag_fn diag_fn;
+	void *payload;
+} period_arg;
+
+static int period_load(void *arg)
+{
+	period_arg *a = arg;
+	const jh_rule *r = a->cfg->rule;
+	int rc = jh_load_words(&a->cfg->words, r->data_dir, a->cfg->words_file, r,
+	                       a->cfg->words_line, a->diag_fn, a->payload);
+	if (rc == JH_OK)
+		rc = jh_load_words(&a->cfg->masked, r->data_dir, a->cfg->masked_file, r,
+		                   a->cfg->masked_line, a->diag_fn, a->payload);
+	return rc;
+}
+
+static int is_han_at(const char *text, size_t len, size_t pos, size_t *clen)
+{
+	int32_t cp = -1;
+	if (pos >= len)
+		return 0;
+	*clen = jh_utf8_decode((const unsigned char *)text + pos, len - pos, &cp);
+	return cp >= 0 && (jh_class_of(cp) & JH_C_HAN);
+}
+
+/* The start of the character that ends at pos (pos itself at the start). */
+static size_t char_start_before(const char *text, size_t pos)
+{
+	size_t p = pos;
+	while (p > 0 && ((unsigned char)text[--p] & 0xC0) == 0x80)
+		;
+	return p;
+}
+
+/* Does a word of the list span the dot at [dot, dot+1): the two characters
+ * beside it, or three with one more on either side? */
+static int period_in_word(const jh_strset *set, const char *text, size_t len, size_t a, size_t dot)
+{
+	char w[32];
+	size_t n1 = dot - a, n2, n3 = 0, n0 = 0;
+	if (!is_han_at(text, len, dot + 1, &n2) || n1 + n2 > 16)
+		return 0;
+	memcpy(w, text + a, n1);
+	memcpy(w + n1, text + dot + 1, n2);
+	if (jh_strset_has(set, w, n1 + n2))
+		return 1;
+	if (is_han_at(text, len, dot + 1 + n2, &n3) && n3 <= 8) {
+		memcpy(w + n1 + n2, text + dot + 1 + n2, n3);
+		if (jh_strset_has(set, w, n1 + n2 + n3))
+			return 1;
+	}
+	size_t b = char_start_before(text, a);
+	if (b < a && is_han_at(text, len, b, &n0) && b + n0 == a && n0 + n1 + n2 <= 24) {
+		memcpy(w, text + b, n0 + n1);
+		memcpy(w + n0 + n1, text + dot + 1, n2);
+		if (jh_strset_has(set, w, n0 + n1 + n2))
+			return 1;
+	}
+	return 0;
+}
+
+/* 一.概述, 二十.附录: a list number at a line's start. */
+static int period_list_number(const char *text, size_t a)
+{
+	size_t p = a;
+	for (int k = 0; k < 3; k++) {
+		if (p == 0 || text[p - 1] == '\n')
+			return k > 0;
+		size_t q = char_start_before(text, p);
+		int32_t cp = -1;
+		jh_utf8_decode((const unsigned char *)text + q, p - q, &cp);
+		if (!(cp == 0x4E00 || cp == 0x4E8C || cp == 0x4E09 || cp == 0x56DB ||
+		                        cp == 0x4E94 || cp == 0x516D || cp == 0x4E03 || cp == 0x516B ||
+		                        cp == 0x4E5D || cp == 0x5341))
+			return 0;
+		p = q;
+	}
+	return 0;
+}
+
+/* Does the line around pos hold a half-width mark used as Chinese
+ * punctuation (a , ? ! ; : after Han, a . after Han and not before it)?
+ * Then its writer types half-width marks, and a . between Han characters
+ * is a full stop even where they make a word (安静下来.年轻人: 来年). */
+static int period_halfwidth_line(const char *text, size_t len, size_t pos)
+{
+	size_t a = pos, b = pos;
+	while (a > 0 && text[a - 1] != '\n')
+		a--;
+	while (b < len && text[b] != '\n')
+		b++;
+	for (size_t p = a; p < b; p++) {
+		char ch = text[p];
+		if (p == pos || !strchr(",?!;:.", ch) || p == a)
+			continue;
+		size_t q = char_start_before(text, p), n;
+		if (!is_han_at(text, len, q, &n))
+			continue;
+		if (ch != '.' || !is_han_at(text, len, p + 1, &n))
+			return 1;
+	}
+	return 0;
+}
+
+static void period_step(jh_brun *run, const jh_char *c)
+{
+	if (c->cp != '.' || c->prev_cp < 0 || !(jh_class_of(c->prev_cp) & JH_C_HAN))
+		return;
+	size_t n2;
+	if (!is_han_at(run->text, run->len, c->pos + 1, &n2) || period_list_number(run->text, c->pos))
+		return;
+	period_cfg *cfg = (period_cfg *)run->cfg;
+	/* the list is read at the first such dot; the rule set is shared
+	 * read-only, its lazy list written once under jh_lazy's lock */
+	period_arg arg = {cfg, run->diag_fn, run->payload};
+	if (jh_lazy_get(&cfg->once, period_load, &arg) != JH_OK)
+		return;
+	int masked = period_in_word(&cfg->masked, run->text, run->len, c->prev_pos, c->pos);
+	if (masked != cfg->split)
+		return;
+	int word = !masked && period_in_word(&cfg->words, run->text, run->len, c->prev_pos, c->pos) &&
+	           !period_halfwidth_line(run->text, run->len, c->pos);
+	jh_brun_emit_safety(run, c->pos, c->pos + 1, NULL, 0, NULL,
+	                    word ? JH_UNSAFE : run->rule->safety);
+}
+
 const jh_builtin_def jh_checks_punct[] = {
 	{"run-on", JH_C_HAN | JH_C_CJK_PUNCT | JH_C_ASCII_PUNCT | JH_C_NEWLINE, runon_params,
 	 runon_compile, free, runon_step, runon_finish, 0, JH_HAN_COUNT, NULL},
@@ -505,5 +703,6 @@ const jh_builtin_def jh_checks_punct[] = {
 	{"pairs", JH_C_CJK_PUNCT | JH_C_NEWLINE, NULL, NULL, NULL, pairs_step, pairs_finish},
 	{"quote-style", JH_C_CJK_PUNCT, qstyle_params, qstyle_compile, free, qstyle_step,
 	 qstyle_finish, 1},
+	{"period", JH_C_ASCII_PUNCT, period_params, period_compile, period_free, period_step, NULL},
 	{NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };

@@ -225,6 +225,24 @@ static int is_rtl(int32_t cp)
 	       (cp >= 0xFE70 && cp <= 0xFEFC);
 }
 
+/* Does an ANSI control sequence start at pos: ESC [ parameters and a final
+ * byte (ESC [ 35;1m, ESC [ m: a terminal's colours, as in fortunes-zh)?
+ * It is markup of its own, not a stray control: deleting the ESC would
+ * leave "[35;1m" in the text, so the sequence is left alone. */
+static int ansi_sequence(const char *text, size_t len, size_t pos)
+{
+	if (pos + 2 >= len || text[pos] != 0x1B || text[pos + 1] != '[')
+		return 0;
+	for (size_t p = pos + 2; p < len && p < pos + 34; p++) {
+		unsigned char b = (unsigned char)text[p];
+		if (b >= 0x40 && b <= 0x7E)
+			return 1; /* the final byte */
+		if (b < 0x20 || b > 0x3F)
+			return 0; /* parameter and intermediate bytes are 0x20-0x3F */
+	}
+	return 0;
+}
+
 /* Is cp at [pos, pos+len) one to remove?  Zero-width spaces and joiners, a
  * BOM after the start (censor.zero-width), soft hyphens and variation
  * selectors next to CJK (censor.invisible) are censor's. */
@@ -234,7 +252,7 @@ static int unwanted(const char *text, size_t len, int32_t cp, size_t pos, size_t
 	    (cp >= 0x2061 && cp <= 0x2064))
 		return 1;
 	if (cp < 0x20)
-		return cp != '\t' && cp != '\n' && cp != '\r';
+		return cp != '\t' && cp != '\n' && cp != '\r' && !ansi_sequence(text, len, pos);
 	if (cp == 0x7F || (cp >= 0x80 && cp <= 0x9F && cp != 0x85))
 		return 1;
 	if (cp == 0x200E || cp == 0x200F || cp == 0x061C) {

@@ -15,6 +15,7 @@ typedef struct {
 	jh_strset skip;    /* characters left to another rule (skip-chars) */
 	jh_strset allow;   /* words in which a doubled character is right */
 	jh_strset words;   /* a lexicon: a second copy that starts one of them is a word's start */
+	jh_strset ends;    /* a lexicon: a first copy that ends one of them is a word's end */
 	jh_strset stutter; /* pronouns: their runs of three are speech (我我我) */
 	int stutter_set;   /* a pronouns parameter was given: triples are checked */
 	int allow_aabb;    /* 高高兴兴, 实实在在 */
@@ -23,13 +24,13 @@ typedef struct {
 	 * compile: typo.doubled-char's is the 7,800 reduplications of jieba,
 	 * and that rule is off by default. */
 	const jh_rule *rule;
-	const char *allow_file, *words_file;
-	unsigned allow_line, words_line;
+	const char *allow_file, *words_file, *ends_file;
+	unsigned allow_line, words_line, ends_line;
 	jh_lazy allow_once;
 } doubled_cfg;
 
 static const char *const doubled_params[] = {"chars", "skip-chars", "allow",    "allow-aabb",
-                                             "words", "pronouns",   "min-clause", NULL};
+                                             "words", "pronouns",   "min-clause", "ends", NULL};
 
 /* Add each character of a parameter value (spaces ignored) to a set. */
 static int add_chars(jh_strset *set, const char *v)
@@ -54,6 +55,7 @@ static void doubled_free(void *p)
 	jh_strset_free(&c->skip);
 	jh_strset_free(&c->allow);
 	jh_strset_free(&c->words);
+	jh_strset_free(&c->ends);
 	jh_strset_free(&c->stutter);
 	jh_lazy_destroy(&c->allow_once);
 	free(c);
@@ -72,13 +74,16 @@ static int doubled_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, voi
 	c->stutter_set = jh_rule_param(r, "pronouns", NULL) != NULL;
 	jh_lazy_init(&c->allow_once);
 	c->rule = r;
-	c->allow_line = c->words_line = r->line;
+	c->allow_line = c->words_line = c->ends_line = r->line;
 	c->allow_file = jh_rule_param(r, "allow", &c->allow_line);
 	c->words_file = jh_rule_param(r, "words", &c->words_line);
+	c->ends_file = jh_rule_param(r, "ends", &c->ends_line);
 	if (rc == JH_OK && c->allow_file)
 		rc = jh_data_readable(r, c->allow_file, c->allow_line, diag_fn, payload);
 	if (rc == JH_OK && c->words_file)
 		rc = jh_data_readable(r, c->words_file, c->words_line, diag_fn, payload);
+	if (rc == JH_OK && c->ends_file)
+		rc = jh_data_readable(r, c->ends_file, c->ends_line, diag_fn, payload);
 	unsigned long aabb = 1;
 	if (rc == JH_OK)
 		rc = jh_param_uint(r, "allow-aabb", 1, 1, &aabb, diag_fn, payload);
@@ -140,6 +145,24 @@ static int doubled_word_start(const doubled_cfg *cfg, const char *text, size_t l
 		if (k == 0)
 			continue; /* the character alone */
 		if (e - b <= cfg->words.max_len && jh_strset_has(&cfg->words, text + b, e - b))
+			return 1;
+	}
+	return 0;
+}
+
+/* Does the first copy, ending at b, end a word of the `ends` list
+ * (实事求是 + 是, 现在 + 在, 少将 + 将)?  Then the second copy is the
+ * function word itself.  The list leaves out the words after which the
+ * character again is a slip of the same particle (看着 + 着). */
+static int doubled_word_end(const doubled_cfg *cfg, const char *text, size_t b)
+{
+	size_t s = b > 0 ? jh_utf8_prev(text, b) : 0; /* the first copy */
+	for (int k = 0; k < 3 && s > 0; k++) {
+		size_t q = jh_utf8_prev(text, s);
+		if ((unsigned char)text[q] < 0x80)
+			break; /* words do not cross ASCII */
+		s = q;
+		if (b - s <= cfg->ends.max_len && jh_strset_has(&cfg->ends, text + s, b - s))
 			return 1;
 	}
 	return 0;
@@ -214,6 +237,9 @@ static int load_allow(void *arg)
 	if (rc == JH_OK && c->words_file)
 		rc = jh_load_words(&c->words, r->data_dir, c->words_file, r, c->words_line, a->diag_fn,
 		                   a->payload);
+	if (rc == JH_OK && c->ends_file)
+		rc = jh_load_words(&c->ends, r->data_dir, c->ends_file, r, c->ends_line, a->diag_fn,
+		                   a->payload);
 	return rc;
 }
 
@@ -232,7 +258,7 @@ static void doubled_flush(jh_brun *run)
 		return;
 	if (cfg->skip.count && jh_strset_has(&cfg->skip, run->text + a, clen))
 		return;
-	if (cfg->allow_file || cfg->words_file) {
+	if (cfg->allow_file || cfg->words_file || cfg->ends_file) {
 		/* the rule set is shared read-only; its lazy list is the one part
 		 * written, once, under jh_lazy's lock.  A list that cannot be read
 		 * was reported (file and line): no finding without it. */
@@ -245,6 +271,8 @@ static void doubled_flush(jh_brun *run)
 	if (cfg->allow_aabb && doubled_aabb(run->text, run->len, a, c, clen))
 		return;
 	if (cfg->words.count && doubled_word_start(cfg, run->text, run->len, b))
+		return;
+	if (cfg->ends.count && doubled_word_end(cfg, run->text, b))
 		return;
 	size_t g[2] = {b, c};
 	/* a triple is rarer than a slip of one key, and verse doubles on

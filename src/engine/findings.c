@@ -276,6 +276,9 @@ static void advance(cursor *c, const unsigned char *t, size_t len, size_t to)
 {
 	size_t stop = to < len ? to : len;
 	const unsigned char *nl;
+	/* a BOM is no character of the text: line 1's columns start after it */
+	if (c->pos == 0 && stop >= 3 && len >= 3 && !memcmp(t, "\xEF\xBB\xBF", 3))
+		c->pos = 3;
 	while (c->pos < stop && (nl = memchr(t + c->pos, '\n', stop - c->pos))) {
 		c->line++;
 		c->col = c->dcol = 1;
