@@ -200,6 +200,7 @@ void test_assert_finding(const jh_findings *fs, size_t i, const char *rule_id, s
 int main(void)
 {
 	SRunner *sr = srunner_create(utf8_suite());
+	srunner_add_suite(sr, stops_suite());
 	srunner_add_suite(sr, rules_suite());
 	srunner_add_suite(sr, lexicon_suite());
 	srunner_add_suite(sr, regex_suite());

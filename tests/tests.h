@@ -14,6 +14,7 @@
 #define TEST_RULES_NAME "test.rules"
 
 Suite *utf8_suite(void);
+Suite *stops_suite(void);
 Suite *rules_suite(void);
 Suite *lexicon_suite(void);
 Suite *regex_suite(void);

@@ -122,15 +122,19 @@ static void variant_step(jh_brun *run, const jh_char *c)
 	s->cur.suspects += !!(f & F_SUSPECT);
 }
 
-/* The Han characters variant_step counts: those with flags, in the
- * ranges of BMP Han characters (charclass.h). */
+/* The Han characters variant_step counts: those mode_flags() gives flags,
+ * in the ranges of BMP Han characters (charclass.h); one pass over the
+ * flag table, as this runs at every start-up. */
 static void variant_mark(const void *cfg, uint16_t *table, uint16_t bit)
 {
 	static const int32_t han[][2] = {{0x3007, 0x3007}, {0x3400, 0x4DBF}, {0x4E00, 0x9FFF},
 	                                 {0xF900, 0xFAFF}};
+	const variant_cfg *c = cfg;
+	uint8_t keep = c->mode == MODE_PHRASES ? 0xFF : F_HANS | F_HANT;
+	const uint8_t *group = c->mode == MODE_REGIONAL ? c->group : NULL;
 	for (size_t r = 0; r < sizeof han / sizeof *han; r++)
 		for (int32_t cp = han[r][0]; cp <= han[r][1]; cp++)
-			if (mode_flags(cfg, cp))
+			if ((c->bmp[cp] & keep) || (group && group[cp]))
 				table[cp] |= bit;
 }
 

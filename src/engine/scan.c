@@ -9,6 +9,7 @@
 #include "interest.h"
 #include "rules.h"
 #include "scan.h"
+#include "stops.h"
 #include "utf8.h"
 
 void jh_scan_result_free(jh_scan_result *r)
@@ -93,19 +94,22 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 	int rc = JH_OK;
 
 	int32_t state = 0, prev_cp = -2;
-	size_t prev_pos = 0, i = 0, han = 0;
+	size_t prev_pos = 0, i = 0, han = 0, plain_end = 0;
 	while (i < len) {
 		int32_t cp;
 		size_t n;
 		unsigned b0 = t[i];
-		/* ASCII, and the three bytes of CJK text whose lead byte needs no
-		 * range check beyond 80-BF on both continuations (E1-EC, EE-EF),
-		 * without the general decoder */
-		if (b0 < 0x80) {
+		/* Inside a run the stop finder validated (stops.h), a character
+		 * is three bytes and needs no check; ASCII needs none either.  At
+		 * the start of a run of plain characters, the finder validates it
+		 * to its end; everything else goes through the strict decoder. */
+		if (i < plain_end) {
+			cp = (int32_t)((b0 & 0x0F) << 12 | (t[i + 1] & 0x3Fu) << 6 | (t[i + 2] & 0x3Fu));
+			n = 3;
+		} else if (b0 < 0x80) {
 			cp = (int32_t)b0;
 			n = 1;
-		} else if (b0 >= 0xE1 && b0 <= 0xEF && b0 != 0xED && i + 2 < len &&
-		           (t[i + 1] & 0xC0) == 0x80 && (t[i + 2] & 0xC0) == 0x80) {
+		} else if ((plain_end = jh_plain_end(t, i, len)) > i) {
 			cp = (int32_t)((b0 & 0x0F) << 12 | (t[i + 1] & 0x3Fu) << 6 | (t[i + 2] & 0x3Fu));
 			n = 3;
 		} else {

@@ -1,0 +1,114 @@
+/* check_stops.c — the stop finder: its SSE2 and AVX2 paths find the same
+ * runs of plain characters as the portable C one, on random text and on
+ * runs of Han characters with one defect at every byte (invalid UTF-8 at
+ * each block boundary), and what it calls plain decodes as valid. */
+#include <stdlib.h>
+#include <string.h>
+#include "stops.h"
+#include "tests.h"
+#include "utf8.h"
+
+/* The stop list of impl: each run [start, end) it reports, then one
+ * character decoded strictly, from the end on; returns the number of
+ * entries written to out (pairs). */
+static size_t stop_list(int impl, const unsigned char *t, size_t len, size_t *out, size_t cap)
+{
+	size_t n = 0, p = 0;
+	while (p < len && n + 2 <= cap) {
+		size_t e = impl < 0 ? jh_plain_end(t, p, len) : jh_plain_end_with(impl, t, p, len);
+		out[n++] = p;
+		out[n++] = e;
+		if (e > p) {
+			p = e;
+		} else {
+			int32_t cp;
+			p += jh_utf8_decode(t + p, len - p, &cp);
+		}
+	}
+	return n;
+}
+
+static void same_stops(const unsigned char *t, size_t len, const char *what)
+{
+	size_t cap = 2 * len + 4;
+	size_t *ref = malloc(cap * sizeof *ref), *got = malloc(cap * sizeof *got);
+	ck_assert(ref && got);
+	size_t nr = stop_list(0, t, len, ref, cap);
+	/* what the portable path calls plain is valid UTF-8, three bytes a character */
+	for (size_t k = 0; k < nr; k += 2)
+		for (size_t p = ref[k]; p < ref[k + 1]; p += 3) {
+			int32_t cp;
+			ck_assert_msg(jh_utf8_decode(t + p, len - p, &cp) == 3 && cp >= 0x1000,
+			              "%s: byte %zu is not a plain character", what, p);
+		}
+	for (int impl = -1; impl <= 2; impl++) {
+		size_t ng = stop_list(impl, t, len, got, cap);
+		ck_assert_msg(ng == nr && memcmp(ref, got, nr * sizeof *ref) == 0,
+		              "%s: implementation %d finds other stops than the portable one", what, impl);
+	}
+	free(ref);
+	free(got);
+}
+
+START_TEST(stops_defect_at_every_byte)
+{
+	/* 400 Han characters (1,200 bytes: several AVX2 blocks), then one
+	 * defect at byte k, for every k, and the text cut at every k */
+	enum { N = 400 };
+	unsigned char base[3 * N], t[3 * N];
+	for (int i = 0; i < N; i++) {
+		int32_t cp = 0x4E00 + (i * 37) % 0x5200;
+		base[3 * i] = (unsigned char)(0xE0 | cp >> 12);
+		base[3 * i + 1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+		base[3 * i + 2] = (unsigned char)(0x80 | (cp & 0x3F));
+	}
+	static const unsigned char defects[] = {'a', '\n', 0x80, 0xBF, 0xC2, 0xE0, 0xED, 0xF0, 0xF4, 0xFF};
+	for (size_t k = 0; k < sizeof base; k++) {
+		for (size_t d = 0; d < sizeof defects; d++) {
+			memcpy(t, base, sizeof t);
+			t[k] = defects[d];
+			same_stops(t, sizeof t, "defect");
+		}
+		same_stops(base, k, "cut");
+	}
+}
+END_TEST
+
+START_TEST(stops_random)
+{
+	/* Bytes from a few kinds of piece: plain characters, ASCII, two- and
+	 * four-byte sequences, surrogates, overlongs, stray continuations */
+	static const char *const pieces[] = {"中", "文", "。", "，", "　", "\xEF\xBC\x81", "a", "\n",
+	                                     "é", "𠮷", "\xED\xA0\x80", "\xE0\x80\xAF", "\x80",
+	                                     "\xE4\xB8", "\xF0\x9F", "\xE0\xA4\x85", "\xED\x9F\xBF"};
+	unsigned seed = 12345;
+	unsigned char *t = malloc(20000);
+	ck_assert(t);
+	for (int round = 0; round < 200; round++) {
+		size_t len = 0, want = (size_t)(round * 97 % 19000) + 1;
+		int han_bias = round % 4; /* from mostly-defects to mostly-Han texts */
+		while (len + 4 < want) {
+			seed = seed * 1103515245u + 12345u;
+			unsigned r = (seed >> 16) & 0x7FFF;
+			const char *p = r % 8 < (unsigned)(4 + han_bias) ? pieces[r % 2]
+			                                                 : pieces[r % (sizeof pieces / sizeof *pieces)];
+			size_t pl = strlen(p);
+			memcpy(t + len, p, pl);
+			len += pl;
+		}
+		same_stops(t, len, "random");
+	}
+	free(t);
+}
+END_TEST
+
+Suite *stops_suite(void)
+{
+	Suite *s = suite_create("stops");
+	TCase *tc = tcase_create("stops");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, stops_defect_at_every_byte);
+	tcase_add_test(tc, stops_random);
+	suite_add_tcase(s, tc);
+	return s;
+}
