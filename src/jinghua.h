@@ -201,11 +201,25 @@ typedef struct {
 } jh_edit;
 
 /* One complete answer to a finding: the edits that make it (applied whole
- * or not at all). */
+ * or not at all), and how likely it is right.
+ *
+ * score: a calibrated probability in [0, 1] that this answer is the right
+ * one (of about a hundred answers given 0.7, about seventy are right), as
+ * the rule measured it on its benchmark; negative (JH_SCORE_NONE) when the
+ * rule gives no probability.  Scores of different rules are comparable
+ * only as probabilities; a ranking without probabilities has none.
+ *
+ * Records the library fills and hands out in arrays (jh_edit,
+ * jh_alternative, jh_finding) carry no version: their layout is part of
+ * the soname (libjinghua.so.0), and a field is added only with a new
+ * soname once released (score was added before the first release). */
 typedef struct {
 	size_t n_edits;
 	jh_edit *edits;               /* owned by the findings list */
+	double score;                 /* probability in [0, 1], or < 0 for none */
 } jh_alternative;
+
+#define JH_SCORE_NONE (-1.0)
 
 typedef struct {
 	const char *rule_id;      /* points into the rule set */
@@ -249,9 +263,14 @@ void jh_finding_drop_fix(jh_finding *f);
 int jh_findings_add_edit(jh_findings *list, size_t index, size_t byte_start, size_t byte_end,
                          const char *replacement);
 /* Add a ranked answer to list->items[index], after those it has: its
- * n_edits edits are copied into the list's store. */
+ * n_edits edits are copied into the list's store.  The first call gives it
+ * no score (JH_SCORE_NONE); the second gives its score, a calibrated
+ * probability in [0, 1] (JH_ERR_ARG for one above 1 or NaN; any negative
+ * value means none). */
 int jh_findings_add_alternative(jh_findings *list, size_t index, const jh_edit *edits,
                                 size_t n_edits);
+int jh_findings_add_scored_alternative(jh_findings *list, size_t index, const jh_edit *edits,
+                                       size_t n_edits, double score);
 
 /* ---- Checking ----------------------------------------------------------- */
 

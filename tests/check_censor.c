@@ -248,6 +248,7 @@ static const jh_finding *suggestion_at(const jh_findings *fs, size_t pos)
 START_TEST(mask_suggest_ranked)
 {
 	jh_ruleset *rs = censor_rules();
+	size_t scored = 0; /* answers with a probability */
 	static const struct {
 		const char *text, *before, *first, *fill;
 	} cases[] = {
@@ -277,6 +278,17 @@ START_TEST(mask_suggest_ranked)
 		for (size_t i = 0; i < f->n_alternatives; i++) {
 			const jh_alternative *alt = &f->alternatives[i];
 			ck_assert_uint_eq(alt->n_edits, 1);
+			/* with the model, each answer's calibrated probability: ranked
+			 * by it, and the percent the message gives after the word */
+			if (alt->score >= 0) {
+				ck_assert(alt->score <= 1);
+				ck_assert(i == 0 || alt->score <= f->alternatives[i - 1].score);
+				char pc[64];
+				snprintf(pc, sizeof pc, "%s（%d%%）", alt->edits[0].replacement,
+				         (int)(alt->score * 100 + 0.5));
+				ck_assert_msg(strstr(f->message, pc) != NULL, "%s not in %s", pc, f->message);
+				scored++;
+			}
 			ck_assert_uint_eq(alt->edits[0].byte_start, f->byte_start);
 			ck_assert_uint_eq(alt->edits[0].byte_end, f->byte_end);
 			const char *hit = strstr(list, alt->edits[0].replacement);
@@ -291,6 +303,9 @@ START_TEST(mask_suggest_ranked)
 		}
 		jh_findings_clear(&fs);
 	}
+	/* the model (Debian sunpinyin-data) gives every answer its probability */
+	if (access("/usr/lib/x86_64-linux-gnu/sunpinyin/data/lm_sc.t3g", R_OK) == 0)
+		ck_assert_uint_gt(scored, 0);
 	jh_ruleset_free(rs);
 }
 END_TEST

@@ -45,6 +45,34 @@ START_TEST(sort_and_merge)
 }
 END_TEST
 
+/* Ranked answers keep their order and their score: none (JH_SCORE_NONE)
+ * from jh_findings_add_alternative or a negative score, the probability
+ * as given otherwise; a score above 1 or NaN is refused and adds nothing. */
+START_TEST(alternative_scores)
+{
+	jh_findings fs = JH_FINDINGS_INIT;
+	add(&fs, "censor.a", 0, 3, 9);
+	jh_edit a = {3, 9, "知识"}, b = {3, 9, "智识"}, c = {3, 9, "常识"};
+	ck_assert_int_eq(jh_findings_add_scored_alternative(&fs, 0, &a, 1, 0.62), JH_OK);
+	ck_assert_int_eq(jh_findings_add_alternative(&fs, 0, &b, 1), JH_OK);
+	ck_assert_int_eq(jh_findings_add_scored_alternative(&fs, 0, &c, 1, -0.5), JH_OK);
+	ck_assert_int_eq(jh_findings_add_scored_alternative(&fs, 0, &c, 1, 1.01), JH_ERR_ARG);
+	ck_assert_int_eq(jh_findings_add_scored_alternative(&fs, 0, &c, 1, 0.0 / 0.0), JH_ERR_ARG);
+	ck_assert_int_eq(jh_findings_add_scored_alternative(&fs, 1, &c, 1, 0.5), JH_ERR_ARG);
+	const jh_finding *f = &fs.items[0];
+	ck_assert_uint_eq(f->n_alternatives, 3);
+	ck_assert_str_eq(f->alternatives[0].edits[0].replacement, "知识");
+	ck_assert_double_eq(f->alternatives[0].score, 0.62);
+	ck_assert_str_eq(f->alternatives[1].edits[0].replacement, "智识");
+	ck_assert_double_eq(f->alternatives[1].score, JH_SCORE_NONE);
+	ck_assert_double_eq(f->alternatives[2].score, JH_SCORE_NONE);
+	ck_assert_int_eq(jh_findings_add_scored_alternative(&fs, 0, &c, 1, 1.0), JH_OK);
+	ck_assert_double_eq(fs.items[0].alternatives[3].score, 1.0);
+	ck_assert_double_eq(fs.items[0].alternatives[0].score, 0.62); /* kept when the array grew */
+	jh_findings_clear(&fs);
+}
+END_TEST
+
 /* The list keeps each string once, and its edits, in its own store: equal
  * messages and replacements are one pointer, a message can be changed, an
  * edit added, a fix dropped, and the list cleared and used again. */
@@ -341,6 +369,7 @@ Suite *findings_suite(void)
 	tcase_add_test(tc, sort_and_merge);
 	tcase_add_test(tc, sort_from);
 	tcase_add_test(tc, store_strings_once);
+	tcase_add_test(tc, alternative_scores);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("locate");
 	tcase_add_test(tc, locate_crlf_cjk);

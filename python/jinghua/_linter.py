@@ -388,14 +388,19 @@ def _findings(doc: Any, file_offsets: bool = True) -> list[Finding]:
         f = fs.items[i]
         safety = _SAFETY[f.safety]
         fix = Fix(safety, _edits(doc, f.n_edits, f.edits, off)) if f.has_fix else None
-        alts = tuple(Fix(safety, _edits(doc, a.n_edits, a.edits, off))
+        alts = tuple(Fix(safety, _edits(doc, a.n_edits, a.edits, off),
+                         a.score if a.score >= 0 else None)
                      for a in (f.alternatives[k] for k in range(f.n_alternatives)))
-        if not alts and fix:
+        ranked = bool(alts)
+        if ranked and fix and alts[0].edits == fix.edits:
+            fix = alts[0]  # the same answer, with its score
+        elif not ranked and fix:
             alts = (fix,)
         out.append(Finding(
             _s(f.rule_id) or "", _SEVERITY.get(f.severity, "error"),
             f.line, f.column, f.end_line, f.end_column, f.display_column,
-            off(doc, f.byte_start), off(doc, f.byte_end), _s(f.message) or "", fix, alts))
+            off(doc, f.byte_start), off(doc, f.byte_end), _s(f.message) or "", fix, alts,
+            ranked))
     return out
 
 

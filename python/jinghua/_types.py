@@ -20,12 +20,19 @@ class Edit:
 
 @dataclass(frozen=True, slots=True)
 class Fix:
-    """A complete set of edits, applied whole or not at all."""
+    """A complete set of edits, applied whole or not at all.
+
+    score is the rule's calibrated probability in [0, 1] that this answer
+    is the right one (of answers scored 0.7, about seven in ten are right),
+    or None when the rule gives no probability (a finding's fix alone has
+    none)."""
 
     safety: str  # "safe" or "unsafe"
     edits: tuple[Edit, ...]
+    score: Optional[float] = None
 
     def to_dict(self) -> dict[str, Any]:
+        """The fix as the CLI's JSON report writes a finding's "fix"."""
         return {"safety": self.safety, "edits": [e.to_dict() for e in self.edits]}
 
 
@@ -37,7 +44,9 @@ class Finding:
     a file, the file's own bytes); lines and columns are 1-based, columns
     count characters and end_column is exclusive.  fix is the first of
     alternatives (or None); alternatives lists every proposed fix, best
-    first.
+    first.  ranked is True when those are the rule's own ranked answers
+    (each with its score, if the rule gives one), False when alternatives
+    is just the fix (or empty).
     """
 
     rule: str
@@ -52,6 +61,7 @@ class Finding:
     message: str
     fix: Optional[Fix]
     alternatives: tuple[Fix, ...] = ()
+    ranked: bool = False
 
     def to_dict(self) -> dict[str, Any]:
         """The finding as the CLI's JSON report writes it."""

@@ -307,7 +307,8 @@ static void ms_restore(jh_brun *run, const ms_cfg *c, const ms_ctx *x, ms_state 
 			memcpy(w, alt[i].text, alt[i].text_len);
 			w[alt[i].text_len] = '\0';
 			jh_edit ed = {s, e, w};
-			rc = jh_findings_add_alternative(run->out, run->out->count - 1, &ed, 1);
+			rc = jh_findings_add_scored_alternative(run->out, run->out->count - 1, &ed, 1,
+			                                        alt[i].p);
 		}
 		if (rc)
 			run->err = rc;

@@ -41,8 +41,16 @@ static jh_edit *store_edits(jh_findings *list, size_t n)
 int jh_findings_add_alternative(jh_findings *list, size_t index, const jh_edit *edits,
                                 size_t n_edits)
 {
-	if (index >= list->count || !n_edits || !edits)
+	return jh_findings_add_scored_alternative(list, index, edits, n_edits, JH_SCORE_NONE);
+}
+
+int jh_findings_add_scored_alternative(jh_findings *list, size_t index, const jh_edit *edits,
+                                       size_t n_edits, double score)
+{
+	if (index >= list->count || !n_edits || !edits || !(score <= 1.0))
 		return JH_ERR_ARG;
+	if (score < 0)
+		score = JH_SCORE_NONE; /* one spelling of "none" for every reporter */
 	jh_finding *f = &list->items[index];
 	jh_edit *e = store_edits(list, n_edits);
 	jh_alternative *alt = e ? jh_arena_alloc(&list->strings->edits,
@@ -61,7 +69,7 @@ int jh_findings_add_alternative(jh_findings *list, size_t index, const jh_edit *
 	}
 	if (f->n_alternatives) /* the old array stays in the store until the list is cleared */
 		memcpy(alt, f->alternatives, f->n_alternatives * sizeof *alt);
-	alt[f->n_alternatives] = (jh_alternative){n_edits, e};
+	alt[f->n_alternatives] = (jh_alternative){n_edits, e, score};
 	f->alternatives = alt;
 	f->n_alternatives++;
 	return JH_OK;

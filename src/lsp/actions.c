@@ -35,11 +35,19 @@ static void quote(char *out, size_t size, const char *s, size_t n)
 	snprintf(out, size, "%.*s%s", (int)n, s, n < strlen(s) ? "…" : "");
 }
 
+/* "Replace “**” with “知识” (censor.mask.suggest, 62%)": the rule, and
+ * the answer's probability when the rule gives one (the editor's menu
+ * keeps the library's order, best first). */
 static void alt_title(const lsp_doc *d, const adapter_finding *f, const adapter_alt *alt,
                       char *out, size_t size)
 {
+	char who[96];
+	if (alt->score >= 0)
+		snprintf(who, sizeof who, "%s, %d%%", f->rule, (int)(alt->score * 100 + 0.5));
+	else
+		snprintf(who, sizeof who, "%s", f->rule);
 	if (alt->n_edits != 1) {
-		snprintf(out, size, "Fix %s (%zu edits)", f->rule, alt->n_edits);
+		snprintf(out, size, "Fix %s (%zu edits)", who, alt->n_edits);
 		return;
 	}
 	const adapter_edit *ed = &alt->edits[0];
@@ -50,11 +58,11 @@ static void alt_title(const lsp_doc *d, const adapter_finding *f, const adapter_
 	quote(to, sizeof to, ed->text, strlen(ed->text));
 	free(old);
 	if (!olen)
-		snprintf(out, size, "Insert “%s” (%s)", to, f->rule);
+		snprintf(out, size, "Insert “%s” (%s)", to, who);
 	else if (!*ed->text)
-		snprintf(out, size, "Delete “%s” (%s)", from, f->rule);
+		snprintf(out, size, "Delete “%s” (%s)", from, who);
 	else
-		snprintf(out, size, "Replace “%s” with “%s” (%s)", from, to, f->rule);
+		snprintf(out, size, "Replace “%s” with “%s” (%s)", from, to, who);
 }
 
 /* Does the client's `only` list ask for kind (a listed kind is a prefix

@@ -134,10 +134,13 @@ static void copy_finding(const jh_ruleset *rs, const jh_document *doc, const jh_
 		abort();
 	out->n_alts = n;
 	for (size_t k = 0; k < n; k++) {
-		if (f->n_alternatives)
+		out->alts[k].score = JH_SCORE_NONE;
+		if (f->n_alternatives) {
 			copy_edits(doc, f->alternatives[k].edits, f->alternatives[k].n_edits, &out->alts[k]);
-		else
+			out->alts[k].score = f->alternatives[k].score;
+		} else {
 			copy_edits(doc, f->edits, f->n_edits, &out->alts[k]);
+		}
 		/* only the rule's own fix can be safe: the others are guesses */
 		out->alts[k].safe = k == 0 && f->has_fix && f->safety == JH_SAFE;
 	}

@@ -31,6 +31,7 @@ typedef struct {
 	adapter_edit *edits;
 	size_t n_edits;
 	int safe;
+	double score;  /* the rule's probability that it is right, or < 0 */
 } adapter_alt;
 
 typedef struct {

@@ -121,6 +121,8 @@ class Types(unittest.TestCase):
         self.assertEqual([(e.byte_start, e.byte_end, e.replacement) for e in f.fix.edits],
                          [(16, 17, "，")])
         self.assertEqual(f.alternatives[0], f.fix)
+        self.assertFalse(f.ranked)
+        self.assertIsNone(f.fix.score)
         self.assertIn("半角", f.message)
 
     def test_ranked_alternatives(self):
@@ -135,6 +137,15 @@ class Types(unittest.TestCase):
             if f.fix is not None:
                 self.assertEqual(f.alternatives[0], f.fix)
             self.assertTrue(all(a.safety == "unsafe" for a in f.alternatives))
+            self.assertTrue(f.ranked)
+            # with the word model each answer has its calibrated
+            # probability, ranked by it (the message gives it in percent)
+            scores = [a.score for a in f.alternatives]
+            if scores[0] is not None:
+                self.assertTrue(all(0 <= s <= 1 for s in scores))
+                self.assertEqual(scores, sorted(scores, reverse=True))
+                self.assertIn(f"{f.alternatives[0].edits[0].replacement}"
+                              f"（{int(scores[0] * 100 + 0.5)}%）", f.message)
             words = [a.edits[0].replacement for a in f.alternatives]
             self.assertEqual(len(set(words)), len(words))
             for w in words:
