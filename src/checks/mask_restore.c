@@ -24,6 +24,7 @@
 #include <string.h>
 #include "builtins.h"
 #include "mask_restore.h"
+#include "seg_step.h"
 #include "typo_lm.h"
 #include "utf8.h"
 #include "util.h"
@@ -44,7 +45,49 @@ struct jh_mr {
 	uint32_t *rev_off, *rev_w1;
 	float *rev_lp;
 	int32_t *s2t;          /* simplified -> usual traditional, per code point (0 = same) */
+	/* each word's length and unigram, copied from the model so that the
+	 * builds and the successor scan read an array, not call across files */
+	uint8_t *wlen;
+	float *uni;
+	/* a Bloom filter (one hash) of the lexicon's words of two characters
+	 * or more: most stretches of a window are no word, and this says so
+	 * without the lexicon's lookup */
+	uint64_t *bloom;
 };
+
+#define BLOOM_BITS 22
+
+static inline uint64_t bloom_bit(const int32_t *cp, int n)
+{
+	return jh_hash_cps(cp, n) >> (64 - BLOOM_BITS);
+}
+
+/* jh_lm_word, with the filter in front. */
+static uint32_t word_id(const jh_mr *m, const int32_t *cp, int n)
+{
+	if (n >= 2 && m->bloom) {
+		uint64_t b = bloom_bit(cp, n);
+		if (!(m->bloom[b >> 6] >> (b & 63) & 1))
+			return 0;
+	}
+	return jh_lm_word(m->lm, cp, n);
+}
+
+static int build_bloom(jh_mr *m)
+{
+	m->bloom = calloc((size_t)1 << (BLOOM_BITS - 6), sizeof *m->bloom);
+	if (!m->bloom)
+		return JH_ERR_NOMEM;
+	for (uint32_t id = 1; id < m->n_words; id++) {
+		int32_t cp[JH_LM_MAX_WORD];
+		int n = jh_lm_word_text(m->lm, id, cp, JH_LM_MAX_WORD);
+		if (n >= 2 && n <= JH_LM_MAX_WORD) {
+			uint64_t b = bloom_bit(cp, n);
+			m->bloom[b >> 6] |= (uint64_t)1 << (b & 63);
+		}
+	}
+	return JH_OK;
+}
 
 /* ---- successor and predecessor lists ---- */
 
@@ -53,12 +96,11 @@ typedef struct {
 	float *ps; /* scores of the slots being filled */
 } build_arg;
 
+static const int k_base[JH_MR_MAX_FILL + 2] = {0, 0, 12, 44, 50, 56}; /* sums of k_per_len */
+
 static int slot_base(int len)
 {
-	int b = 0;
-	for (int l = 1; l < len; l++)
-		b += k_per_len[l];
-	return b;
+	return k_base[len];
 }
 
 /* Put id (score s) into the sorted slots of its length in list row. */
@@ -86,9 +128,9 @@ static void on_bigram(void *arg, uint32_t w1, uint32_t w2, double lp)
 	if (w1 >= m->n_words || w2 >= m->n_words || !w1 || !w2)
 		return;
 	m->rev_off[w2 + 1]++; /* the reverse index's counts, in the same pass */
-	int l1 = jh_lm_word_len(m->lm, w1);
+	int l1 = m->wlen[w1];
 	if (l1 >= 1 && l1 <= JH_MR_MAX_FILL) /* before w2, by P(w1) P(w2 | w1) */
-		keep(m->pred, a->ps, w2, l1, w1, (float)(lp + jh_lm_unigram(m->lm, w1)));
+		keep(m->pred, a->ps, w2, l1, w1, (float)(lp + (double)m->uni[w1]));
 }
 
 typedef struct {
@@ -99,7 +141,10 @@ typedef struct {
 static void rev_put(void *arg, uint32_t w1, uint32_t w2, double lp)
 {
 	rev_arg *a = arg;
-	if (w2 >= a->m->n_words)
+	/* the bigrams on_bigram counted, no others: an uncounted one (the
+	 * sentence start, id 0, as first word) would run into the next
+	 * word's list and leave it unsorted */
+	if (w1 >= a->m->n_words || w2 >= a->m->n_words || !w1 || !w2)
 		return;
 	uint32_t at = a->fill[w2]++;
 	a->m->rev_w1[at] = w1;
@@ -176,6 +221,9 @@ void jh_mr_free(jh_mr *m)
 	free(m->rev_w1);
 	free(m->rev_lp);
 	free(m->s2t);
+	free(m->wlen);
+	free(m->uni);
+	free(m->bloom);
 	free(m);
 }
 
@@ -192,7 +240,18 @@ int jh_mr_open(jh_mr **out, const jh_rule *r, const char *lm, const char *lexico
 		jh_report(diag_fn, payload, JH_ERROR, r->file, r->line, 0, r->id, "%s", err);
 	if (rc == JH_OK) {
 		m->n_words = jh_lm_count(m->lm);
-		rc = build_lists(m);
+		m->wlen = malloc(m->n_words ? m->n_words : 1);
+		m->uni = malloc((m->n_words ? m->n_words : 1) * sizeof *m->uni);
+		rc = m->wlen && m->uni ? JH_OK : JH_ERR_NOMEM;
+		for (uint32_t w = 0; rc == JH_OK && w < m->n_words; w++) {
+			int l = jh_lm_word_len(m->lm, w);
+			m->wlen[w] = (uint8_t)(l <= JH_MR_MAX_FILL ? l : 0);
+			m->uni[w] = (float)jh_lm_unigram(m->lm, w);
+		}
+		if (rc == JH_OK)
+			rc = build_bloom(m);
+		if (rc == JH_OK)
+			rc = build_lists(m);
 	}
 	if (rc == JH_OK && s2t)
 		rc = load_s2t(m, r, s2t, s2t_line, diag_fn, payload);
@@ -210,6 +269,8 @@ int jh_mr_open(jh_mr **out, const jh_rule *r, const char *lm, const char *lexico
 #define MAX_WORD 6     /* characters of a word looked up in the window */
 #define NEG (-1e30)
 
+#define MEMO 1024
+
 /* What all candidates of one mask share: the left context's best
  * segmentation scores and states, position by position. */
 typedef struct {
@@ -220,49 +281,76 @@ typedef struct {
 	uint32_t last1, last2; /* the last words before the mask (0: none) */
 	jh_lm_state hist;      /* the state after them */
 	uint32_t first_right;  /* the first word after the mask (0: none) */
+	uint32_t rid[JH_MR_CTX + 1][JH_MR_CTX + 1]; /* the word right[a, b), as word_id */
+	/* jh_lm_next's answers for this mask: the candidates' windows share
+	 * most of their steps (the right context's words after the same few
+	 * histories) */
+	uint64_t memo_key[MEMO]; /* (state, word) + 1; 0: free */
+	double memo_lp[MEMO];
+	jh_lm_state memo_next[MEMO];
 } shared;
 
-/* One step of the window's best path: from every start j whose path is
- * known, the word [j, i) (or one unknown character). */
-static void relax(const jh_mr *m, const int32_t *w, int i, int from, double *dp, jh_lm_state *st)
+static double next_memo(shared *x, jh_lm_state s, uint32_t id, jh_lm_state *nx)
 {
-	dp[i] = NEG;
-	for (int j = i - 1; j >= from && i - j <= MAX_WORD; j--) {
-		if (dp[j] <= NEG)
-			continue;
-		uint32_t id = jh_lm_word(m->lm, w + j, i - j);
-		if (!id && i - j > 1)
-			continue;
-		jh_lm_state nx;
-		double s = dp[j] + jh_lm_next(m->lm, st[j], id, &nx);
-		if (s > dp[i]) {
-			dp[i] = s;
-			st[i] = nx;
+	uint64_t key = ((uint64_t)s << 32 | id) + 1;
+	uint64_t h = key * 0x9E3779B97F4A7C15ull;
+	size_t i = (size_t)(h >> 54) & (MEMO - 1);
+	for (int probe = 0; probe < 4; probe++, i = (i + 1) & (MEMO - 1)) {
+		if (x->memo_key[i] == key) {
+			*nx = x->memo_next[i];
+			return x->memo_lp[i];
 		}
+		if (!x->memo_key[i])
+			break;
 	}
+	double lp = jh_lm_next(x->m->lm, s, id, nx);
+	if (!x->memo_key[i]) { /* full near here: not kept */
+		x->memo_key[i] = key;
+		x->memo_lp[i] = lp;
+		x->memo_next[i] = *nx;
+	}
+	return lp;
+}
+
+/* The costs of the window's words for jh_seg_step: looked up in the
+ * lexicon (the left context, once a mask) or in a table made for one
+ * candidate's window (ids[i][d] is the word [i - d, i), NO_WORD for
+ * none; d = 1 is always a character, known or not). */
+#define NO_WORD UINT32_MAX
+
+typedef struct {
+	shared *x;
+	const int32_t *w;                 /* the window's characters (lookups) */
+	uint32_t (*ids)[MAX_WORD + 1];    /* or the table */
+} seg_arg;
+
+static double seg_cost(void *arg, int j, int i, uint32_t state, uint32_t *next)
+{
+	seg_arg *a = arg;
+	uint32_t id = a->ids ? a->ids[i][i - j] : word_id(a->x->m, a->w + j, i - j);
+	if (!a->ids && !id && i - j > 1)
+		id = NO_WORD;
+	if (id == NO_WORD)
+		return -INFINITY;
+	return next_memo(a->x, state, id, next);
+}
+
+static void relax(seg_arg *a, int i, int from, double *dp, jh_lm_state *st, int *back)
+{
+	jh_seg_step(dp, back, st, i, from, MAX_WORD, NEG, seg_cost, a);
 }
 
 static void share(shared *x, const jh_mr *m, const jh_mr_query *q)
 {
 	x->m = m;
 	x->q = q;
+	memset(x->memo_key, 0, sizeof x->memo_key);
 	x->dp[0] = 0;
 	x->st[0] = q->bos ? jh_lm_start(m->lm) : 0;
 	int from[JH_MR_CTX + 1];
-	for (int i = 1; i <= q->nl; i++) {
-		relax(m, q->left, i, 0, x->dp, x->st);
-		/* the start of the last word, for the candidates' history */
-		from[i] = i - 1;
-		for (int j = i - 1; j >= 0 && i - j <= MAX_WORD; j--) {
-			uint32_t id = jh_lm_word(m->lm, q->left + j, i - j);
-			jh_lm_state nx;
-			if ((id || i - j == 1) && x->dp[j] > NEG &&
-			    x->dp[j] + jh_lm_next(m->lm, x->st[j], id, &nx) >= x->dp[i]) {
-				from[i] = j;
-				break;
-			}
-		}
-	}
+	seg_arg sa = {x, q->left, NULL};
+	for (int i = 1; i <= q->nl; i++) /* from: where the last word starts */
+		relax(&sa, i, 0, x->dp, x->st, from);
 	x->last1 = x->last2 = 0;
 	x->hist = x->st[q->nl];
 	if (q->nl) {
@@ -274,6 +362,9 @@ static void share(shared *x, const jh_mr *m, const jh_mr_query *q)
 	x->first_right = 0;
 	for (int k = q->nr < MAX_WORD ? q->nr : MAX_WORD; k >= 1 && !x->first_right; k--)
 		x->first_right = jh_lm_word(m->lm, q->right, k);
+	for (int a = 0; a < q->nr; a++)
+		for (int b = a + 1; b <= q->nr; b++)
+			x->rid[a][b] = word_id(m, q->right + a, b - a);
 }
 
 /* log P(mask | fill length): sites write one mask character per hidden
@@ -297,20 +388,30 @@ static double len_prior(const jh_mr_query *q, int len)
 #endif
 
 /* The score of fill f: log P(window) under the model, and the priors. */
-static double score(const shared *x, const int32_t *f, int fn, unsigned src)
+static double score(shared *x, const int32_t *f, int fn, unsigned src)
 {
 	const jh_mr_query *q = x->q;
 	int32_t w[WIN];
 	memcpy(w, q->left, (size_t)q->nl * sizeof *w);
 	memcpy(w + q->nl, f, (size_t)fn * sizeof *w);
 	memcpy(w + q->nl + fn, q->right, (size_t)q->nr * sizeof *w);
-	int n = q->nl + fn + q->nr;
+	int n = q->nl + fn + q->nr, rs = q->nl + fn;
+	/* the words of the window that end after the left context, looked up
+	 * once for both passes; those inside the right context, once a mask */
+	uint32_t ids[WIN + 1][MAX_WORD + 1];
+	for (int i = q->nl + 1; i <= n; i++)
+		for (int d = 1; d <= MAX_WORD && d <= i; d++) {
+			int j = i - d;
+			uint32_t id = j >= rs ? x->rid[j - rs][i - rs] : word_id(x->m, w + j, d);
+			ids[i][d] = id || d == 1 ? id : NO_WORD;
+		}
 	double dp[WIN + 1];
 	jh_lm_state st[WIN + 1];
 	memcpy(dp, x->dp, (size_t)(q->nl + 1) * sizeof *dp);
 	memcpy(st, x->st, (size_t)(q->nl + 1) * sizeof *st);
+	seg_arg sa = {x, w, ids};
 	for (int i = q->nl + 1; i <= n; i++)
-		relax(x->m, w, i, 0, dp, st);
+		relax(&sa, i, 0, dp, st, NULL);
 	double best = dp[n];
 	if (src & JH_MR_SRC_DOC) { /* the fill as one word of the cache */
 		int fe = q->nl + fn;
@@ -319,7 +420,7 @@ static double score(const shared *x, const int32_t *f, int fn, unsigned src)
 		dp[fe] = x->dp[q->nl] + LOG_CACHE;
 		st[fe] = 0;
 		for (int i = fe + 1; i <= n; i++)
-			relax(x->m, w, i, fe, dp, st);
+			relax(&sa, i, fe, dp, st, NULL);
 		if (dp[n] > best)
 			best = dp[n];
 	}
@@ -334,11 +435,19 @@ static double score(const shared *x, const int32_t *f, int fn, unsigned src)
 /* ---- the candidate pool ---- */
 
 #define POOL 256
+#define POOL_SLOTS 512 /* open addressing over the pool, twice its size */
 
 typedef struct {
 	jh_mr_alt v[POOL];
 	int n;
+	int16_t slot[POOL_SLOTS]; /* index + 1 of the entry, by hash of its characters (0: free) */
 } pool;
+
+static void pool_init(pool *p)
+{
+	p->n = 0;
+	memset(p->slot, 0, sizeof p->slot);
+}
 
 static jh_mr_alt *pool_add(pool *p, const int32_t *cp, int n, unsigned src, const char *text,
                            size_t text_len)
@@ -348,18 +457,24 @@ static jh_mr_alt *pool_add(pool *p, const int32_t *cp, int n, unsigned src, cons
 	for (int k = 0; k < n; k++)
 		if (!(cp[k] >= 0x3400 && cp[k] <= 0x9FFF) && !(cp[k] >= 0x20000 && cp[k] <= 0x3FFFF))
 			return NULL; /* the model's punctuation and Latin words fill no mask */
-	for (int i = 0; i < p->n; i++)
-		if (p->v[i].n == n && !memcmp(p->v[i].cp, cp, (size_t)n * sizeof *cp)) {
-			p->v[i].src |= src;
-			if (text_len && !p->v[i].text_len) {
-				memcpy(p->v[i].text, text, text_len);
-				p->v[i].text_len = text_len;
+	/* a candidate comes from several sources: found by hash, not by a
+	 * walk over the pool (that walk was a tenth of a mask's cost) */
+	size_t h = (size_t)jh_hash_cps(cp, n) & (POOL_SLOTS - 1);
+	for (; p->slot[h]; h = (h + 1) & (POOL_SLOTS - 1)) {
+		jh_mr_alt *a = &p->v[p->slot[h] - 1];
+		if (a->n == n && !memcmp(a->cp, cp, (size_t)n * sizeof *cp)) {
+			a->src |= src;
+			if (text_len && !a->text_len && text_len < sizeof a->text) {
+				memcpy(a->text, text, text_len);
+				a->text_len = text_len;
 			}
-			return &p->v[i];
+			return a;
 		}
+	}
 	if (p->n == POOL)
 		return NULL;
 	jh_mr_alt *a = &p->v[p->n++];
+	p->slot[h] = (int16_t)p->n;
 	memset(a, 0, sizeof *a);
 	memcpy(a->cp, cp, (size_t)n * sizeof *cp);
 	a->n = n;
@@ -415,6 +530,7 @@ typedef struct {
 	const uint32_t *w1[BOTH_RIGHT];
 	const float *lp[BOTH_RIGHT];
 	uint32_t n[BOTH_RIGHT];
+	uint32_t at[BOTH_RIGHT]; /* where the last search in each list ended */
 	int nr;
 	uint32_t best[BOTH_KEEP];
 	double bs[BOTH_KEEP];
@@ -423,36 +539,55 @@ typedef struct {
 	double ts[JH_MR_MAX_FILL + 1][TRI_KEEP];
 } both_arg;
 
+/* The first entry of the sorted list v[lo, n) not below wid: a gallop from
+ * lo, since the successors come in id order and so do the lists (a
+ * binary search of each whole list per successor was a tenth of a mask). */
+static uint32_t gallop(const uint32_t *v, uint32_t lo, uint32_t n, uint32_t wid)
+{
+	uint32_t step = 1, hi = lo;
+	while (hi < n && v[hi] < wid) {
+		lo = hi + 1;
+		hi += step;
+		step *= 2;
+	}
+	if (hi > n)
+		hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (v[mid] < wid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 static void on_succ(void *arg, uint32_t wid, double lp)
 {
 	both_arg *a = arg;
-	int len = jh_lm_word_len(a->m->lm, wid);
+	int len = wid < a->m->n_words ? a->m->wlen[wid] : 0;
 	if (len < 1 || len > JH_MR_MAX_FILL || !len_ok(a->q, len))
 		return;
-	for (int k = 0; k < TRI_KEEP; k++)
-		if (!a->tri[len][k] || lp > a->ts[len][k]) {
-			if (a->tri[len][k] == wid)
+	if (!a->tri[len][TRI_KEEP - 1] || lp > a->ts[len][TRI_KEEP - 1]) /* else it ranks last */
+		for (int k = 0; k < TRI_KEEP; k++)
+			if (!a->tri[len][k] || lp > a->ts[len][k]) {
+				if (a->tri[len][k] == wid)
+					break;
+				for (int j = TRI_KEEP - 1; j > k; j--) {
+					a->tri[len][j] = a->tri[len][j - 1];
+					a->ts[len][j] = a->ts[len][j - 1];
+				}
+				a->tri[len][k] = wid;
+				a->ts[len][k] = lp;
 				break;
-			for (int j = TRI_KEEP - 1; j > k; j--) {
-				a->tri[len][j] = a->tri[len][j - 1];
-				a->ts[len][j] = a->ts[len][j - 1];
 			}
-			a->tri[len][k] = wid;
-			a->ts[len][k] = lp;
-			break;
-		}
 	double right = NEG;
 	for (int r = 0; r < a->nr; r++) {
-		const uint32_t *w1 = a->w1[r];
-		uint32_t lo = 0, hi = a->n[r];
-		while (lo < hi) {
-			uint32_t mid = lo + (hi - lo) / 2;
-			if (w1[mid] < wid)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < a->n[r] && w1[lo] == wid && a->lp[r][lo] > right)
+		if (a->at[r] >= a->n[r])
+			continue;
+		uint32_t lo = gallop(a->w1[r], a->at[r], a->n[r], wid);
+		a->at[r] = lo;
+		if (lo < a->n[r] && a->w1[r][lo] == wid && a->lp[r][lo] > right)
 			right = a->lp[r][lo];
 	}
 	if (right <= NEG)
@@ -489,6 +624,7 @@ static void gather_both(pool *p, const shared *x)
 	if (x->hist >> 24)
 		jh_lm_children(m->lm, x->hist, BOTH_SCAN, on_succ, &a);
 	jh_lm_state one;
+	memset(a.at, 0, sizeof a.at); /* the second history's successors start again */
 	if (x->last1 && (jh_lm_next(m->lm, 0, x->last1, &one), one >> 24) && one != x->hist)
 		jh_lm_children(m->lm, one, BOTH_SCAN, on_succ, &a);
 	for (int k = 0; k < a.nb; k++)
@@ -527,7 +663,7 @@ static int crosses(const jh_mr *m, const jh_mr_query *q, const jh_mr_alt *a)
 	int fe = q->nl + a->n, n = fe + q->nr;
 	for (int j = q->nl; j >= 0 && fe - j <= MAX_WORD; j--)
 		for (int i = fe + (j == q->nl); i <= n && i - j <= MAX_WORD; i++)
-			if (jh_lm_word(m->lm, w + j, i - j))
+			if (word_id(m, w + j, i - j))
 				return 1;
 	return 0;
 }
@@ -550,16 +686,16 @@ static void write_text(const jh_mr *m, const jh_mr_query *q, jh_mr_alt *a)
  * last words before it and the first after it (two model lookups), with
  * the priors; a fill the model does not hold as one word goes straight
  * to the full score. */
-static double quick(const shared *x, const jh_mr_alt *a)
+static double quick(shared *x, const jh_mr_alt *a)
 {
 	const jh_mr *m = x->m;
-	uint32_t id = jh_lm_word(m->lm, a->cp, a->n);
+	uint32_t id = word_id(m, a->cp, a->n);
 	if (!id)
 		return score(x, a->cp, a->n, a->src);
 	jh_lm_state st;
-	double s = jh_lm_next(m->lm, x->hist, id, &st);
+	double s = next_memo(x, x->hist, id, &st);
 	if (x->first_right)
-		s += jh_lm_next(m->lm, st, x->first_right, &st);
+		s += next_memo(x, st, x->first_right, &st);
 	s += x->dp[x->q->nl] + len_prior(x->q, a->n);
 	if (a->src & JH_MR_SRC_LISTED)
 		s += PRIOR_LISTED;
@@ -585,7 +721,7 @@ int jh_mr_rank(const jh_mr *m, const jh_mr_query *q, const jh_mr_alt *extra, int
 	pool *p = malloc(sizeof *p);
 	if (!p)
 		return -1;
-	p->n = 0;
+	pool_init(p);
 	shared x;
 	share(&x, m, q);
 	for (int i = 0; i < n_extra; i++)

@@ -121,15 +121,17 @@ static jh_lm_state pack(unsigned lvl, uint32_t i)
 	return (jh_lm_state)lvl << 24 | (i & 0xFFFFFF);
 }
 
+static inline uint32_t child_of(const jh_lm *lm, unsigned lvl, uint32_t i);
+
 /* The history a state leaves for the next word: a leaf or a node without
  * children stands for its thread. */
 static jh_lm_state historify(const jh_lm *lm, unsigned lvl, uint32_t i)
 {
 	if (!valid(lm, lvl, i))
 		return 0;
-	node x = get_any(lm, lvl, i);
-	if (lvl < lm->n && get_node(lm, lvl, i + 1).ch != x.ch)
+	if (lvl < lm->n && child_of(lm, lvl, i + 1) != child_of(lm, lvl, i))
 		return pack(lvl, i);
+	node x = get_any(lm, lvl, i);
 	if (x.bol >= lvl || !valid(lm, x.bol, x.bon) || x.bol >= lm->n)
 		return 0;
 	return pack(x.bol, x.bol ? x.bon : 0);
@@ -140,6 +142,17 @@ static jh_lm_state historify(const jh_lm *lm, unsigned lvl, uint32_t i)
 static inline uint32_t wid_at(const jh_lm *lm, unsigned lvl, uint32_t m)
 {
 	return rd32(lm->level[lvl] + (size_t)m * (lvl == lm->n ? 8 : 12)) & 0x3FFFF;
+}
+
+/* The probability index of entry m of level lvl, as get_any(...).pr,
+ * without decoding the rest (the table builds read millions). */
+static inline uint32_t pr_at(const jh_lm *lm, unsigned lvl, uint32_t m)
+{
+	if (lvl == lm->n) {
+		const unsigned char *p = lm->level[lvl] + (size_t)m * 8;
+		return (rd32(p + 4) >> 25) << 14 | rd32(p) >> 18;
+	}
+	return rd32(lm->level[lvl] + (size_t)m * 12 + 4) & 0xFFFF;
 }
 
 /* The first child of node (lvl, i), as get_node(...).ch. */
@@ -181,13 +194,13 @@ double jh_lm_next(const jh_lm *lm, jh_lm_state state, uint32_t wid, jh_lm_state 
 	if (lvl == 0)
 		i = 0;
 	for (;;) {
-		node x = get_node(lm, lvl, i);
 		/* id 0 is the model's sentence boundary: never a word of text */
 		long m = wid ? find_child(lm, lvl, i, wid) : -1;
 		if (m >= 0) {
 			*next = historify(lm, lvl + 1, (uint32_t)m);
-			return cost + lm->log_pr[get_any(lm, lvl + 1, (uint32_t)m).pr];
+			return cost + lm->log_pr[pr_at(lm, lvl + 1, (uint32_t)m)];
 		}
+		node x = get_node(lm, lvl, i); /* decoded only to back off */
 		cost += lm->log_bow[x.bow];
 		/* the thread goes down a level each time: the walk ends */
 		if (lvl == 0 || x.bol >= lvl || (x.bol && !valid(lm, x.bol, x.bon)))
@@ -221,7 +234,7 @@ size_t jh_lm_children(const jh_lm *lm, jh_lm_state state, size_t max, jh_lm_chil
 	if (max && hi - lo > max)
 		hi = lo + (uint32_t)max;
 	for (uint32_t m = lo; m < hi; m++)
-		fn(arg, wid_at(lm, lvl + 1, m), lm->log_pr[get_any(lm, lvl + 1, m).pr]);
+		fn(arg, wid_at(lm, lvl + 1, m), lm->log_pr[pr_at(lm, lvl + 1, m)]);
 	return hi - lo;
 }
 
@@ -238,7 +251,7 @@ void jh_lm_each_bigram(const jh_lm *lm, jh_lm_bigram_fn fn, void *arg)
 		if (a > b || b > lm->level_size[2])
 			continue;
 		for (uint32_t m = a; m < b; m++)
-			fn(arg, w1, wid_at(lm, 2, m), lm->log_pr[get_any(lm, 2, m).pr]);
+			fn(arg, w1, wid_at(lm, 2, m), lm->log_pr[pr_at(lm, 2, m)]);
 	}
 }
 
