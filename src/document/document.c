@@ -548,6 +548,10 @@ static int open_document(const char *bytes, size_t len, const jh_document_option
 		}
 		return JH_ERR_ENCODING;
 	}
+	if (d->dec.detect_problem && o->diag_fn) { /* read as UTF-8 all the same */
+		jh_diag dg = {JH_WARNING, o->name, 0, 0, NULL, d->dec.detect_problem};
+		o->diag_fn(&dg, o->payload);
+	}
 	d->markdown = is_markdown(o);
 	d->map = &d->dec;
 	*out = d;

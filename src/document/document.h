@@ -37,6 +37,8 @@ typedef struct {
 	const char *src;    /* the file's bytes (not owned) */
 	size_t src_len;
 	void *cd;           /* iconv converter for positions, opened when first needed */
+	const char *detect_problem; /* the encoding was to be detected, but uchardet
+	                               could not be loaded: why (static), or NULL */
 } decoded;
 
 /* Decode data: BOM, strict UTF-8, else the encoding forced (want, NULL or

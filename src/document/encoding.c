@@ -189,15 +189,16 @@ static struct {
 	const char *(*get_charset)(uchardet_t);
 	void (*delete_)(uchardet_t);
 	int ok;
+	char why[256]; /* why detection is off, for each document that needs it */
 } ud;
 static pthread_once_t ud_once = PTHREAD_ONCE_INIT;
 
 static void ud_load(void)
 {
 	void *h = dlopen(UCHARDET_SONAME, RTLD_NOW | RTLD_LOCAL);
-	if (!h) {
-		fprintf(stderr, "jinghua: cannot load %s (%s): encodings other than UTF-8 are not "
-		                "detected; name one with --encoding\n", UCHARDET_SONAME, dlerror());
+	if (!h) { /* the library prints nothing: each document that needed it says so */
+		snprintf(ud.why, sizeof ud.why, "cannot load %s (%s): encodings other than UTF-8 are "
+		         "not detected; name one with --encoding", UCHARDET_SONAME, dlerror());
 		return;
 	}
 	/* POSIX: a function pointer from dlsym is converted through the object */
@@ -208,13 +209,17 @@ static void ud_load(void)
 	*(void **)&ud.delete_ = dlsym(h, "uchardet_delete");
 	ud.ok = ud.new_ && ud.handle_data && ud.data_end && ud.get_charset && ud.delete_;
 	if (!ud.ok)
-		fprintf(stderr, "jinghua: %s lacks uchardet's functions: encodings other than UTF-8 "
-		                "are not detected\n", UCHARDET_SONAME);
+		snprintf(ud.why, sizeof ud.why, "%s lacks uchardet's functions: encodings other than "
+		         "UTF-8 are not detected; name one with --encoding", UCHARDET_SONAME);
 }
 
-static const char *detect(const char *data, size_t len, char *buf, size_t size)
+/* uchardet's guess, or NULL; *why says so when uchardet cannot be had. */
+static const char *detect(const char *data, size_t len, char *buf, size_t size,
+                          const char **why)
 {
 	pthread_once(&ud_once, ud_load);
+	if (!ud.ok)
+		*why = ud.why;
 	uchardet_t u = ud.ok ? ud.new_() : NULL;
 	if (!u)
 		return NULL;
@@ -447,7 +452,7 @@ int decode_text(const char *data, size_t len, const char *want, decoded *out, ch
 		const char *g = memchr(data, 0, len) ? utf16_guess(data, len) : NULL;
 		guessed = g == NULL;
 		if (!g && !mostly_utf8(data, len)) {
-			g = detect(data, len, name, sizeof name);
+			g = detect(data, len, name, sizeof name, &out->detect_problem);
 			if (g && family_of(g) == FAM_SINGLE && cjk_double_byte(data, len))
 				g = cjk_double_byte(data, len);
 		}
