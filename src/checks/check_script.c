@@ -234,10 +234,15 @@ static int cp_in_set(int32_t cp, const char *set)
 	return 0;
 }
 
+/* How sure a conversion in a paragraph is (para_doubt). */
+enum { DOUBT_NONE, DOUBT_MIXED, DOUBT_QUOTE };
+
 /* A run of minority characters [a, b): one finding, converted character by
  * character; safe only if each has a single form in the other variant.  In
- * a short quotation (an inscription) it is a hint with an unsafe fix. */
-static void emit_chars(jh_brun *run, size_t a, size_t b, int v)
+ * a short quotation (an inscription) or a paragraph written in the other
+ * variant (a quoted verse) it is a hint with an unsafe fix; in a paragraph
+ * mixed near half and half, a warning with an unsafe fix. */
+static void emit_chars(jh_brun *run, size_t a, size_t b, int v, int doubt)
 {
 	const variant_cfg *cfg = run->cfg;
 	jh_buf fix = {0}, note = {0}, alts = {0};
@@ -271,9 +276,9 @@ static void emit_chars(jh_brun *run, size_t a, size_t b, int v)
 		run->err = JH_ERR_NOMEM;
 	} else {
 		const jh_rule *r = run->rule;
-		int quoted = quoted_inscription(run->text, run->len, a, b);
+		int quoted = doubt == DOUBT_QUOTE || quoted_inscription(run->text, run->len, a, b);
 		jh_hit h = {r, run->rule_index, a, b, r->has_fix ? fix.data : NULL, fix.len,
-		            single && !quoted ? r->safety : JH_UNSAFE, note.data};
+		            single && !quoted && !doubt ? r->safety : JH_UNSAFE, note.data};
 		if ((rc = jh_findings_add_hit(run->out, run->text, &h)))
 			run->err = rc;
 		else if (quoted)
@@ -284,7 +289,59 @@ static void emit_chars(jh_brun *run, size_t a, size_t b, int v)
 	jh_buf_free(&alts);
 }
 
-static void chars_in_para(jh_brun *run, const para *p, int v)
+/* Counts of a paragraph (or block) held to v that say otherwise: written
+ * in the other variant (a quoted verse, 關關雎鳩 in a simplified anthology:
+ * four to one the other way, at least two characters), or mixed near half
+ * and half (four to five or more the other way, at least four characters),
+ * where no conversion is sure. */
+static int counts_doubt(uint32_t hans, uint32_t hant, int v)
+{
+	uint32_t against = v == V_HANT ? hans : hant, held = v == V_HANT ? hant : hans;
+	if (against >= 2 && against >= 4 * held)
+		return DOUBT_QUOTE;
+	if (against + held >= 4 && 5 * against >= 4 * held)
+		return DOUBT_MIXED;
+	return DOUBT_NONE;
+}
+
+/* Does the text between two paragraphs hold a line without CJK (a blank
+ * line, fortune's %, a scene break of ***)?  Then they are two blocks. */
+static int block_break(const char *text, size_t a, size_t b)
+{
+	int cjk = 1;
+	for (size_t i = a; i < b; i++) {
+		unsigned char c = (unsigned char)text[i];
+		if (c == '\n') {
+			if (!cjk)
+				return 1;
+			cjk = 0;
+		} else if (c >= 0xE3)
+			cjk = 1;
+	}
+	return 0;
+}
+
+/* The doubt of paragraph i: its own counts, or those of its block (the
+ * paragraphs around it up to a line without CJK), whichever is greater: a
+ * line of a quoted verse may hold one traditional character and nothing
+ * of its own variant (于嗟闊兮), its stanza says what it is. */
+static int para_doubt(const jh_brun *run, const para *v, size_t n, size_t i)
+{
+	int own = counts_doubt(v[i].hans, v[i].hant, v[i].v);
+	uint32_t hans = v[i].hans, hant = v[i].hant;
+	for (size_t k = i; k > 0 && !block_break(run->text, v[k - 1].end, v[k].start); k--) {
+		hans += v[k - 1].hans;
+		hant += v[k - 1].hant;
+	}
+	for (size_t k = i; k + 1 < n && !block_break(run->text, v[k].end, v[k + 1].start); k++) {
+		hans += v[k + 1].hans;
+		hant += v[k + 1].hant;
+	}
+	int block = counts_doubt(hans, hant, v[i].v);
+	return own > block ? own : block;
+}
+
+static void chars_in_para(jh_brun *run, const para *p, int v, int doubt)
 {
 	const variant_cfg *cfg = run->cfg;
 	uint8_t want = v == V_HANT ? F_HANS : F_HANT;
@@ -299,13 +356,13 @@ static void chars_in_para(jh_brun *run, const para *p, int v)
 			open = 1;
 			b = i + n;
 		} else if (open) {
-			emit_chars(run, a, b, v);
+			emit_chars(run, a, b, v, doubt);
 			open = 0;
 		}
 		i += n;
 	}
 	if (open)
-		emit_chars(run, a, b, v);
+		emit_chars(run, a, b, v, doubt);
 }
 
 static int is_numeral(int32_t cp)
@@ -498,7 +555,8 @@ static void variant_finish(jh_brun *run)
 	for (size_t i = 0; i < s->n && !run->err; i++) {
 		const para *p = &s->v[i];
 		if (cfg->mode == MODE_CHARS && ((p->v == V_HANT && p->hans) || (p->v == V_HANS && p->hant)))
-			chars_in_para(run, p, p->v);
+			/* the variant asked for is no guess: no doubt */
+			chars_in_para(run, p, p->v, forced > 0 ? DOUBT_NONE : para_doubt(run, s->v, s->n, i));
 		if (cfg->mode == MODE_PHRASES && p->v == V_HANT && p->suspects) {
 			phrases_arg a = {(variant_cfg *)cfg, run->diag_fn, run->payload};
 			int rc = jh_lazy_get(&((variant_cfg *)cfg)->phrases_once, load_phrases, &a);
