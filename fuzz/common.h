@@ -30,6 +30,13 @@ static void fuzz_quiet_diag(const jh_diag *d, void *payload)
 		}                                                                 \
 	} while (0)
 
+/* $JINGHUA_RULES, else the source tree's rules/. */
+static const char *fuzz_rules_dir(void)
+{
+	const char *dir = getenv("JINGHUA_RULES");
+	return dir && *dir ? dir : JH_FUZZ_RULES_DIR;
+}
+
 /* The rule set of $JINGHUA_RULES or the source tree's rules/, every rule
  * compiled.  Loading errors are tolerated (other engineers' rule files may
  * be half-written); an empty rule set is not. */
@@ -38,9 +45,7 @@ static jh_ruleset *fuzz_rules(void)
 	static jh_ruleset *rs;
 	if (rs)
 		return rs;
-	const char *dir = getenv("JINGHUA_RULES");
-	if (!dir || !*dir)
-		dir = JH_FUZZ_RULES_DIR;
+	const char *dir = fuzz_rules_dir();
 	if (jh_ruleset_new(&rs) != JH_OK)
 		abort();
 	jh_ruleset_load_dir(rs, dir, fuzz_quiet_diag, NULL);

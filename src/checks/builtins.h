@@ -15,6 +15,7 @@ typedef struct {
 	size_t pos, len;     /* bytes */
 	int32_t prev_cp;     /* the character before (any class), -2 at the start */
 	size_t prev_pos;
+	size_t han_before;   /* Han characters of the text before this one */
 } jh_char;
 
 /* Per-document state of one builtin rule. */
@@ -42,7 +43,23 @@ typedef struct jh_brun {
 	 * loaded on first use that turns out broken): jh_check_options'. */
 	jh_diag_fn diag_fn;
 	void *payload;
+	/* The Han characters of the whole text, set by the scan before
+	 * finish(): a check that only needs their number is not woken by them
+	 * (JH_HAN_COUNT). */
+	size_t han_total;
 } jh_brun;
+
+/* Which Han characters wake a check that has JH_C_HAN in its wake mask.
+ * The scan looks each BMP Han character up in one interest table (a bit
+ * per check, built once per rule set from han_wants), so a character no
+ * check wants costs a table load and wakes nothing. */
+enum {
+	JH_HAN_ALL = 0,    /* every Han character */
+	JH_HAN_WANTS,      /* those han_mark() marks; its step must still be a no-op on any
+	                    * other (it is woken by every astral Han character) */
+	JH_HAN_REPEAT,     /* a Han character right after the same character (的的) */
+	JH_HAN_COUNT       /* none: it reads c->han_before and run->han_total */
+};
 
 typedef struct {
 	const char *name;
@@ -58,6 +75,10 @@ typedef struct {
 	 * variants) have freed it before the findings grow.  Nothing else
 	 * depends on the order: findings are sorted afterwards. */
 	int finish_late;
+	int han;                      /* JH_HAN_*: which Han characters wake it */
+	/* For JH_HAN_WANTS: set bit in table[cp] for each BMP Han character
+	 * cp that must wake it (marking more is harmless, fewer is not). */
+	void (*han_mark)(const void *cfg, uint16_t *table, uint16_t bit);
 } jh_builtin_def;
 
 const jh_builtin_def *jh_builtin_find(const char *name);

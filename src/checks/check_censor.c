@@ -153,6 +153,8 @@ static int mc_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *pa
 	return JH_OK;
 }
 
+/* Woken only by the characters of its groups (mc_mark); the number of
+ * all Han characters comes from the scan (run->han_total). */
 static void mc_step(jh_brun *run, const jh_char *ch)
 {
 	const mc_cfg *c = run->cfg;
@@ -161,12 +163,19 @@ static void mc_step(jh_brun *run, const jh_char *ch)
 		run->err = JH_ERR_NOMEM;
 		return;
 	}
-	st->han++;
 	if (ch->cp >= 0x4E00 && ch->cp <= 0x9FFF) {
 		uint8_t g = c->idx[ch->cp - 0x4E00];
 		if (g)
 			st->count[g - 1]++;
 	}
+}
+
+static void mc_mark(const void *cfg, uint16_t *table, uint16_t bit)
+{
+	const mc_cfg *c = cfg;
+	for (int i = 0; i < c->ng; i++)
+		for (int j = 0; j < c->g[i].ncp; j++)
+			table[c->g[i].cps[j]] |= bit;
 }
 
 /* e^x for 0 <= x <= 700, without libm (the library links none, and this
@@ -380,6 +389,11 @@ static void mc_finish(jh_brun *run)
 {
 	const mc_cfg *c = run->cfg;
 	mc_state *st = run->state;
+	/* a text with Han characters but none of the groups' has no state yet */
+	if (!st && run->han_total && !run->err && !(st = run->state = calloc(1, sizeof *st)))
+		run->err = JH_ERR_NOMEM;
+	if (st)
+		st->han = run->han_total;
 	if (st && !run->err) {
 		int miss[MC_MAX_GROUPS];
 		double expected = 0;
@@ -400,6 +414,7 @@ static void mc_finish(jh_brun *run)
 }
 
 const jh_builtin_def jh_checks_censor[] = {
-	{"missing-chars", JH_C_HAN, mc_params, mc_compile, mc_free, mc_step, mc_finish},
+	{"missing-chars", JH_C_HAN, mc_params, mc_compile, mc_free, mc_step, mc_finish, 0, JH_HAN_WANTS,
+	 mc_mark},
 	{NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };

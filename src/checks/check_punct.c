@@ -2,6 +2,7 @@
  * runs of ！？, pairing of quotes and brackets per paragraph, and the
  * document's quote style.  These need state across characters (a stack of
  * open marks, counts over the whole document) that no regex can keep. */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,29 +29,43 @@ static int runon_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void 
 	return jh_compile_uint(r, "limit", 50, 100000, out, diag_fn, payload);
 }
 
-static void runon_flush(jh_brun *run)
+/* Run-on is not woken by Han characters (JH_HAN_COUNT): at each mark or
+ * line end it takes the number of Han characters since the last one from
+ * the scan's count (run->open_start holds the count at the last mark,
+ * run->open_end the byte after it).  Only a stretch over the limit is
+ * decoded again, for its first and last Han character. */
+static void runon_flush(jh_brun *run, size_t han, size_t pos)
 {
 	const unsigned long *limit = run->cfg;
-	if (run->run_len > *limit) {
+	size_t n = han - run->open_start;
+	if (n > *limit) {
+		const unsigned char *t = (const unsigned char *)run->text;
+		size_t p = run->open_end, first = SIZE_MAX, last = p;
+		while (p < pos) {
+			int32_t cp;
+			size_t k = jh_utf8_decode(t + p, run->len - p, &cp);
+			if (cp >= 0 && (jh_class_of(cp) & JH_C_HAN)) {
+				if (first == SIZE_MAX)
+					first = p;
+				last = p + k;
+			}
+			p += k;
+		}
 		char msg[160];
-		snprintf(msg, sizeof msg, "%zu 个汉字之间没有任何标点（上限 %lu），可能缺了标点", run->run_len,
+		snprintf(msg, sizeof msg, "%zu 个汉字之间没有任何标点（上限 %lu），可能缺了标点", n,
 		         *limit);
-		jh_brun_emit(run, run->run_start, run->run_end, NULL, 0, msg);
+		jh_brun_emit(run, first, last, NULL, 0, msg);
 	}
-	run->run_len = 0;
+	run->open_start = han;
 }
 
 static void runon_step(jh_brun *run, const jh_char *c)
 {
-	if (!(c->cls & JH_C_HAN)) {
-		runon_flush(run);
-		return;
-	}
-	if (!run->run_len)
-		run->run_start = c->pos;
-	run->run_len++;
-	run->run_end = c->pos + c->len;
+	runon_flush(run, c->han_before, c->pos);
+	run->open_end = c->pos + c->len;
 }
+
+static void runon_finish(jh_brun *run) { runon_flush(run, run->han_total, run->len); }
 
 /* ---- runs of ！ and ？ longer than a style allows ---- */
 
@@ -485,7 +500,7 @@ static void qstyle_finish(jh_brun *run)
 
 const jh_builtin_def jh_checks_punct[] = {
 	{"run-on", JH_C_HAN | JH_C_CJK_PUNCT | JH_C_ASCII_PUNCT | JH_C_NEWLINE, runon_params,
-	 runon_compile, free, runon_step, runon_flush},
+	 runon_compile, free, runon_step, runon_finish, 0, JH_HAN_COUNT, NULL},
 	{"mark-run", JH_C_CJK_PUNCT, markrun_params, markrun_compile, free, markrun_step, markrun_flush},
 	{"pairs", JH_C_CJK_PUNCT | JH_C_NEWLINE, NULL, NULL, NULL, pairs_step, pairs_finish},
 	{"quote-style", JH_C_CJK_PUNCT, qstyle_params, qstyle_compile, free, qstyle_step,

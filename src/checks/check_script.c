@@ -122,6 +122,18 @@ static void variant_step(jh_brun *run, const jh_char *c)
 	s->cur.suspects += !!(f & F_SUSPECT);
 }
 
+/* The Han characters variant_step counts: those with flags, in the
+ * ranges of BMP Han characters (charclass.h). */
+static void variant_mark(const void *cfg, uint16_t *table, uint16_t bit)
+{
+	static const int32_t han[][2] = {{0x3007, 0x3007}, {0x3400, 0x4DBF}, {0x4E00, 0x9FFF},
+	                                 {0xF900, 0xFAFF}};
+	for (size_t r = 0; r < sizeof han / sizeof *han; r++)
+		for (int32_t cp = han[r][0]; cp <= han[r][1]; cp++)
+			if (mode_flags(cfg, cp))
+				table[cp] |= bit;
+}
+
 /* A paragraph's own variant, when it has enough evidence of it. */
 static int para_own(const variant_cfg *cfg, const para *p)
 {
@@ -502,10 +514,10 @@ static void variant_finish(jh_brun *run)
 
 const jh_builtin_def jh_checks_script[] = {
 	{"variant", JH_C_HAN | JH_C_NEWLINE, variant_params, chars_compile, variant_free, variant_step,
-	 variant_finish},
+	 variant_finish, 0, JH_HAN_WANTS, variant_mark},
 	{"conversion", JH_C_HAN | JH_C_NEWLINE, variant_params, phrases_compile, variant_free,
-	 variant_step, variant_finish},
+	 variant_step, variant_finish, 0, JH_HAN_WANTS, variant_mark},
 	{"regional", JH_C_HAN | JH_C_NEWLINE, regional_params, regional_compile, variant_free,
-	 variant_step, variant_finish},
+	 variant_step, variant_finish, 0, JH_HAN_WANTS, variant_mark},
 	{NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };

@@ -254,19 +254,20 @@ static void doubled_flush(jh_brun *run)
 	jh_brun_emit_safety(run, a, c, g, 1, NULL, unsure ? JH_UNSAFE : run->rule->safety);
 }
 
+/* Woken only by a Han character right after the same one (JH_HAN_REPEAT):
+ * the second of a pair starts a run of two, each further one extends it. */
 static void doubled_step(jh_brun *run, const jh_char *c)
 {
-	if (run->run_len && c->cp == run->run_cp && c->prev_pos == run->run_end - c->len &&
-	    c->pos == run->run_end) {
+	if (run->run_len && c->cp == run->run_cp && c->pos == run->run_end) {
 		run->run_len++;
 		run->run_end = c->pos + c->len;
 		return;
 	}
 	doubled_flush(run);
 	run->run_cp = c->cp;
-	run->run_start = c->pos;
+	run->run_start = c->prev_pos;
 	run->run_end = c->pos + c->len;
-	run->run_len = 1;
+	run->run_len = 2;
 }
 
 static void doubled_finish(jh_brun *run) { doubled_flush(run); }
@@ -383,6 +384,21 @@ static void dword_step(jh_brun *run, const jh_char *c)
 	}
 }
 
+/* The last characters of the words (a doubled word ends at one of them). */
+static void dword_mark(const void *cfg, uint16_t *table, uint16_t bit)
+{
+	const dword_cfg *c = cfg;
+	for (size_t i = 0; i < c->words.cap; i++) {
+		if (!c->words.keys[i] || !c->words.lens[i])
+			continue;
+		size_t e = c->words.lens[i], s = jh_utf8_prev(c->words.keys[i], e);
+		int32_t cp;
+		if (jh_utf8_decode((const unsigned char *)c->words.keys[i] + s, e - s, &cp) == e - s &&
+		    cp >= 0 && cp < 0x10000)
+			table[cp] |= bit;
+	}
+}
+
 static void noop_step(jh_brun *run, const jh_char *c)
 {
 	(void)run;
@@ -390,8 +406,10 @@ static void noop_step(jh_brun *run, const jh_char *c)
 }
 
 const jh_builtin_def jh_checks_typo[] = {
-	{"doubled", JH_C_HAN, doubled_params, doubled_compile, doubled_free, doubled_step, doubled_finish},
-	{"doubled-word", JH_C_HAN, dword_params, dword_compile, dword_free, dword_step, NULL},
+	{"doubled", JH_C_HAN, doubled_params, doubled_compile, doubled_free, doubled_step, doubled_finish,
+	 0, JH_HAN_REPEAT, NULL},
+	{"doubled-word", JH_C_HAN, dword_params, dword_compile, dword_free, dword_step, NULL, 0,
+	 JH_HAN_WANTS, dword_mark},
 	/* wakes on nothing: counts the whole document in finish() */
 	{"name-drift", 0, jh_drift_params, jh_drift_compile, jh_drift_free, noop_step, jh_drift_finish},
 	{"context", 0, jh_context_params, jh_context_compile, jh_context_free, noop_step,

@@ -240,6 +240,13 @@ void pool_run(unsigned threads, void *ctx, pool_next_fn next, pool_work_fn work,
 unsigned default_threads(void);
 
 /* ---- jsonl.c ---- */
+/* stdin to stdout, as `--jsonl-filter` runs. */
 int jsonl_filter(jh_config *cfg, int fix, int unsafe, unsigned threads);
+typedef struct {
+	int fix, unsafe;
+	unsigned threads;     /* 0: 1 */
+} jsonl_options;
+/* The filter on any two streams (fuzz/fuzz_jsonl.c feeds it a buffer). */
+int jsonl_stream(jh_config *cfg, const jsonl_options *o, FILE *in, FILE *out);
 
 #endif

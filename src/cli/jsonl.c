@@ -30,7 +30,7 @@
 typedef struct {
 	const file_settings *fs, *fs_md;
 	int fix, unsafe;
-	FILE *in;
+	FILE *in, *out;
 	size_t line;          /* lines read so far */
 } jctx;
 
@@ -173,18 +173,18 @@ static void j_work(void *ctx, void *job, void **result)
 
 static void j_emit(void *ctx, size_t index, void *result)
 {
-	(void)ctx;
+	jctx *x = ctx;
 	(void)index;
 	jresult *res = result;
-	fputs(res->head, stdout);
+	fputs(res->head, x->out);
 	if (res->jd) {
 		const jh_findings *fs = jh_document_findings(res->jd);
 		for (size_t i = 0; i < fs->count; i++) {
 			if (i)
-				putchar(',');
-			json_finding(stdout, &res->doc, &fs->items[i]);
+				putc(',', x->out);
+			json_finding(x->out, &res->doc, &fs->items[i]);
 		}
-		fputs("]}\n", stdout);
+		fputs("]}\n", x->out);
 	}
 	jh_document_free(res->jd);
 	json_decref(res->record);
@@ -192,7 +192,7 @@ static void j_emit(void *ctx, size_t index, void *result)
 	free(res);
 }
 
-int jsonl_filter(jh_config *cfg, int fix, int unsafe, unsigned threads)
+int jsonl_stream(jh_config *cfg, const jsonl_options *o, FILE *in, FILE *out)
 {
 	const file_settings *fs, *fs_md;
 	int st = jh_config_settings(cfg, "./-", &fs);
@@ -203,9 +203,15 @@ int jsonl_filter(jh_config *cfg, int fix, int unsafe, unsigned threads)
 	/* a copy of the settings with Markdown forced, for "type": "markdown" */
 	file_settings md = *fs_md;
 	md.type = TYPE_MARKDOWN;
-	jctx x = {fs, &md, fix, unsafe, stdin, 0};
-	pool_run(threads, &x, j_next, j_work, j_emit, NULL);
-	if (fflush(stdout) || ferror(stdout))
+	jctx x = {fs, &md, o->fix, o->unsafe, in, out, 0};
+	pool_run(o->threads ? o->threads : 1, &x, j_next, j_work, j_emit, NULL);
+	if (fflush(out) || ferror(out))
 		return EXIT_IO;
 	return EXIT_CLEAN;
+}
+
+int jsonl_filter(jh_config *cfg, int fix, int unsafe, unsigned threads)
+{
+	jsonl_options o = {fix, unsafe, threads};
+	return jsonl_stream(cfg, &o, stdin, stdout);
 }

@@ -1,10 +1,12 @@
 /* scan.c — the class scan.  Every byte of the text passes through this loop
  * once, so it does as little as it can per character: decode, class, one
- * table lookup for triggers, one automaton step, and a call to a builtin
- * only when the character's class wakes it. */
+ * load from the interest table (interest.h), and only what that entry
+ * names: a trigger lookup, an automaton step, a Han check; other classes
+ * call the builtins their class wakes. */
 #include <stdlib.h>
 #include <string.h>
 #include "charclass.h"
+#include "interest.h"
 #include "rules.h"
 #include "scan.h"
 #include "utf8.h"
@@ -15,6 +17,11 @@ void jh_scan_result_free(jh_scan_result *r)
 	free(r->hits);
 	memset(r, 0, sizeof *r);
 }
+
+typedef struct {
+	void (*step)(jh_brun *run, const jh_char *c);
+	jh_brun *run;
+} waker;
 
 static int push_hits(const jh_lexicon *lx, int32_t state, size_t end, const unsigned char *enabled,
                      jh_scan_result *res)
@@ -41,6 +48,7 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 	const jh_regexes *rx = rs->regexes;
 	const jh_lexicon *lx = rs->lexicon;
 	const jh_builtins *bi = rs->builtins;
+	const jh_interest *it = rs->interest;
 
 	uint64_t trig_on = 0;
 	for (size_t i = 0; i < rx->n; i++)
@@ -51,34 +59,70 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 		lex_on = enabled[lx->entries[i].rule_index];
 	/* Per class, the builtins it wakes (a character has exactly one class
 	 * bit): looping over every builtin and testing its mask cost more than
-	 * the checks themselves. */
+	 * the checks themselves.  Han characters do not go through these
+	 * lists: the interest table says which Han checks each one wakes. */
 	enum { N_CLASSES = 13 };
-	typedef struct {
-		void (*step)(jh_brun *run, const jh_char *c);
-		jh_brun *run;
-	} waker;
-	waker *wakers = malloc((bi->n ? bi->n : 1) * N_CLASSES * sizeof *wakers);
-	size_t n_wakers[N_CLASSES] = {0};
+	waker *wakers = malloc((bi->n ? bi->n : 1) * (N_CLASSES + 1) * sizeof *wakers);
+	size_t n_wakers[N_CLASSES] = {0}, n_all = 0;
 	if (!wakers)
 		return JH_ERR_NOMEM;
+	waker *all = wakers + (size_t)N_CLASSES * bi->n; /* woken by every Han character */
 	uint32_t wake = 0;
 	for (size_t k = 0; k < bi->n; k++) {
 		if (!runs[k].rule)
 			continue;
-		wake |= bi->v[k].def->wake;
+		uint32_t w = bi->v[k].def->wake & ~(uint32_t)JH_C_HAN;
+		wake |= w;
 		for (int b = 0; b < N_CLASSES; b++)
-			if (bi->v[k].def->wake & (1u << b))
+			if (w & (1u << b))
 				wakers[(size_t)b * bi->n + n_wakers[b]++] = (waker){bi->v[k].def->step, &runs[k]};
 	}
+	for (size_t j = 0; j < it->n_all; j++)
+		if (runs[it->all_slots[j]].rule)
+			all[n_all++] = (waker){bi->v[it->all_slots[j]].def->step, &runs[it->all_slots[j]]};
+	waker lane[JH_I_LANES];
+	uint32_t want = (lex_on ? JH_I_LEX : 0) | (trig_on ? JH_I_TRIG : 0);
+	for (int l = 0; l < it->n_lanes; l++) {
+		size_t k = it->lane_slot[l];
+		lane[l] = (waker){bi->v[k].def->step, &runs[k]};
+		if (runs[k].rule)
+			want |= 1u << (JH_I_LANE0 + l);
+	}
+	const uint16_t *bits = it->bits;
+	const uint32_t astral = JH_I_LEX | JH_I_TRIG | it->astral_lanes;
 	int rc = JH_OK;
 
 	int32_t state = 0, prev_cp = -2;
-	size_t prev_pos = 0, i = 0;
+	size_t prev_pos = 0, i = 0, han = 0;
 	while (i < len) {
 		int32_t cp;
-		size_t n = t[i] < 0x80 ? (cp = t[i], 1) : jh_utf8_decode(t + i, len - i, &cp);
+		size_t n;
+		unsigned b0 = t[i];
+		/* ASCII, and the three bytes of CJK text whose lead byte needs no
+		 * range check beyond 80-BF on both continuations (E1-EC, EE-EF),
+		 * without the general decoder */
+		if (b0 < 0x80) {
+			cp = (int32_t)b0;
+			n = 1;
+		} else if (b0 >= 0xE1 && b0 <= 0xEF && b0 != 0xED && i + 2 < len &&
+		           (t[i + 1] & 0xC0) == 0x80 && (t[i + 2] & 0xC0) == 0x80) {
+			cp = (int32_t)((b0 & 0x0F) << 12 | (t[i + 1] & 0x3Fu) << 6 | (t[i + 2] & 0x3Fu));
+			n = 3;
+		} else {
+			n = jh_utf8_decode(t + i, len - i, &cp);
+		}
 		uint32_t cls = cp < 0 ? JH_C_INVALID : jh_class_of(cp);
-		if (trig_on && cp >= 0) {
+		uint32_t in = cp < 0 ? 0 : cp < 0x10000 ? bits[cp] : astral;
+		size_t han_before = han;
+		if (cls & JH_C_HAN) {
+			han++;
+			if (cp == prev_cp)
+				in |= it->repeat_lanes;
+		} else {
+			in &= JH_I_LEX | JH_I_TRIG; /* a Han check is never woken by another class */
+		}
+		in &= want;
+		if (in & JH_I_TRIG) {
 			uint64_t m = jh_trigger_mask(rx, cp) & trig_on;
 			if (m) {
 				if (jh_grow((void **)&res->events, &res->cap_events, res->n_events + 1,
@@ -95,7 +139,8 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 				}
 			}
 		}
-		if (lex_on) {
+		/* from the root, a character no word starts with leads back to it */
+		if (lex_on && (state || (in & JH_I_LEX))) {
 			state = jh_lex_step(lx, state, cp);
 			if ((lx->out[state] >= 0 || lx->dict[state]) &&
 			    push_hits(lx, state, i + n, enabled, res)) {
@@ -103,18 +148,30 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 				break;
 			}
 		}
-		if (cls & wake) {
-			jh_char c = {cp, cls, i, n, prev_cp, prev_pos};
-			int b = __builtin_ctz(cls);
-			const waker *w = wakers + (size_t)b * bi->n;
-			for (size_t j = 0, nw = n_wakers[b]; j < nw; j++)
-				w[j].step(w[j].run, &c);
+		uint32_t lanes = in >> JH_I_LANE0;
+		if ((cls & wake) || lanes || ((cls & JH_C_HAN) && n_all)) {
+			jh_char c = {cp, cls, i, n, prev_cp, prev_pos, han_before};
+			if (cls & wake) {
+				int b = __builtin_ctz(cls);
+				const waker *w = wakers + (size_t)b * bi->n;
+				for (size_t j = 0, nw = n_wakers[b]; j < nw; j++)
+					w[j].step(w[j].run, &c);
+			}
+			for (; lanes; lanes &= lanes - 1) {
+				const waker *w = &lane[__builtin_ctz(lanes)];
+				w->step(w->run, &c);
+			}
+			if (cls & JH_C_HAN)
+				for (size_t j = 0; j < n_all; j++)
+					all[j].step(all[j].run, &c);
 		}
 		prev_cp = cp;
 		prev_pos = i;
 		i += n;
 	}
 	free(wakers);
+	for (size_t k = 0; k < bi->n; k++)
+		runs[k].han_total = han;
 	/* finish() frees what a check keeps per document: called even when the
 	 * scan stopped short (out of memory), when its findings are dropped */
 	for (int late = 0; late < 2; late++)

@@ -54,6 +54,8 @@ void rpc_notify(const char *method, json_t *params); /* params consumed */
  * (type: 1 error, 2 warning, 3 info, 4 log). */
 void lsp_log(int type, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void lsp_log_enable_client(int on);
+/* Where lsp_log writes besides the client (NULL: stderr). */
+void lsp_log_set_stream(FILE *f);
 /* jansson's json_string() must not be called here: the CLI's report.c
  * defines a json_string() of its own, which wins inside this binary. */
 static inline json_t *jstr(const char *s)
@@ -161,6 +163,9 @@ void worker_reload(server *sv, json_t *settings);
 void worker_ensure_checked(server *sv, const char *uri);
 /* Mark request id cancelled ($/cancelRequest). */
 void worker_cancel_request(server *sv, json_t *id);
+/* Wait until the thread has nothing queued, due or running (checks that
+ * are not yet due are waited for too).  For the fuzzer, between inputs. */
+void worker_wait_idle(server *sv);
 
 /* ---- the server state (server.c) ---- */
 struct server {
@@ -205,5 +210,13 @@ void server_handle_request_in_worker(server *sv, json_t *msg);
 void options_from_json(adapter_options *o, json_t *j);
 
 int lsp_main(int argc, char **argv, const char *rules_dir, const char *cache_dir);
+/* The parts of lsp_main, also for fuzz/fuzz_lsp.c (not the public API):
+ * a server's state, one message body parsed and handled (-1 to go on, else
+ * the exit code), the loop over a stream's messages until exit or its end
+ * (the exit code), and the state freed (the worker stopped). */
+void server_init(server *sv, const char *rules_dir, const char *cache_dir);
+int server_message(server *sv, const char *body, size_t len);
+int server_loop(server *sv, FILE *in);
+void server_free(server *sv);
 
 #endif

@@ -14,6 +14,7 @@
 static pthread_mutex_t out_lock = PTHREAD_MUTEX_INITIALIZER;
 static int log_to_client;
 static FILE *proto_out;
+static FILE *log_out;
 
 void rpc_set_output(FILE *f)
 {
@@ -137,6 +138,11 @@ void rpc_notify(const char *method, json_t *params)
 	json_decref(m);
 }
 
+void lsp_log_set_stream(FILE *f)
+{
+	log_out = f;
+}
+
 void lsp_log_enable_client(int on)
 {
 	__atomic_store_n(&log_to_client, on, __ATOMIC_RELEASE);
@@ -149,7 +155,7 @@ void lsp_log(int type, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "%s\n", buf);
+	fprintf(log_out ? log_out : stderr, "%s\n", buf);
 	if (__atomic_load_n(&log_to_client, __ATOMIC_ACQUIRE)) {
 		/* a message cut inside a character is not valid UTF-8 */
 		size_t n = jh_utf8_valid_prefix(buf, strlen(buf));

@@ -360,6 +360,56 @@ static int handle(server *sv, json_t *msg)
 	return -1;
 }
 
+void server_init(server *sv, const char *rules_dir, const char *cache_dir)
+{
+	memset(sv, 0, sizeof *sv);
+	sv->debounce_ms = DEFAULT_DEBOUNCE_MS;
+	sv->aopts.rules_dir = rules_dir;
+	sv->aopts.cache_dir = cache_dir;
+	docs_init(&sv->docs);
+}
+
+void server_free(server *sv)
+{
+	lsp_log_enable_client(0);
+	worker_stop(sv);
+	docs_free(&sv->docs);
+	options_free(&sv->aopts);
+}
+
+int server_message(server *sv, const char *body, size_t len)
+{
+	json_error_t jerr;
+	json_t *msg = json_loadb(body, len, JSON_ALLOW_NUL, &jerr);
+	if (!msg) {
+		char why[200];
+		snprintf(why, sizeof why, "parse error: %s", jerr.text);
+		rpc_error(NULL, RPC_PARSE_ERROR, why);
+		lsp_log(1, "jinghua lsp: %s", why);
+		return -1;
+	}
+	int code = handle(sv, msg);
+	json_decref(msg);
+	return code;
+}
+
+int server_loop(server *sv, FILE *in)
+{
+	for (;;) {
+		char *body = NULL;
+		size_t len = 0;
+		int r = rpc_read(in, &body, &len);
+		if (r == 0) /* the client went away */
+			return sv->shutdown ? 0 : 1;
+		if (r < 0)
+			continue;
+		int code = server_message(sv, body, len);
+		free(body);
+		if (code >= 0)
+			return code;
+	}
+}
+
 static void usage(FILE *o)
 {
 	fprintf(o, "usage: jinghua lsp [--stdio]\n"
@@ -390,39 +440,10 @@ int lsp_main(int argc, char **argv, const char *rules_dir, const char *cache_dir
 	rpc_set_output(out);
 	signal(SIGPIPE, SIG_IGN);
 
-	server sv = {0};
-	sv.debounce_ms = DEFAULT_DEBOUNCE_MS;
-	sv.aopts.rules_dir = rules_dir;
-	sv.aopts.cache_dir = cache_dir;
-	docs_init(&sv.docs);
-	int code = -1;
-	while (code < 0) {
-		char *body = NULL;
-		size_t len = 0;
-		int r = rpc_read(stdin, &body, &len);
-		if (r == 0) { /* the client went away */
-			code = sv.shutdown ? 0 : 1;
-			break;
-		}
-		if (r < 0)
-			continue;
-		json_error_t jerr;
-		json_t *msg = json_loadb(body, len, JSON_ALLOW_NUL, &jerr);
-		free(body);
-		if (!msg) {
-			char why[200];
-			snprintf(why, sizeof why, "parse error: %s", jerr.text);
-			rpc_error(NULL, RPC_PARSE_ERROR, why);
-			lsp_log(1, "jinghua lsp: %s", why);
-			continue;
-		}
-		code = handle(&sv, msg);
-		json_decref(msg);
-	}
-	lsp_log_enable_client(0);
-	worker_stop(&sv);
-	docs_free(&sv.docs);
-	options_free(&sv.aopts);
+	server sv;
+	server_init(&sv, rules_dir, cache_dir);
+	int code = server_loop(&sv, stdin);
+	server_free(&sv);
 	rpc_set_output(NULL);
 	fclose(out);
 	return code;

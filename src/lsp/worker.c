@@ -29,6 +29,8 @@ struct worker {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
+	pthread_cond_t idle;   /* broadcast when there is nothing to do */
+	int busy;              /* a job or check taken and not finished */
 	pending *checks;
 	job *jobs, **tail;
 	int stop;
@@ -144,6 +146,17 @@ void worker_cancel_request(server *sv, json_t *id)
 	}
 }
 
+void worker_wait_idle(server *sv)
+{
+	struct worker *w = sv->w;
+	if (!w)
+		return;
+	pthread_mutex_lock(&w->lock);
+	while (!w->stop && (w->jobs || w->checks || w->busy))
+		pthread_cond_wait(&w->idle, &w->lock);
+	pthread_mutex_unlock(&w->lock);
+}
+
 static int is_cancelled(void *payload)
 {
 	struct worker *w = payload;
@@ -251,12 +264,14 @@ static void next_work(struct worker *w, job **j, char **uri)
 	*j = NULL;
 	*uri = NULL;
 	pthread_mutex_lock(&w->lock);
+	w->busy = 0; /* the last piece of work is done */
 	while (!w->stop) {
 		if (w->jobs) {
 			*j = w->jobs;
 			w->jobs = (*j)->next;
 			if (!w->jobs)
 				w->tail = &w->jobs;
+			w->busy = 1;
 			break;
 		}
 		pending **first = NULL;
@@ -264,6 +279,7 @@ static void next_work(struct worker *w, job **j, char **uri)
 			if (!first || (*p)->due < (*first)->due)
 				first = p;
 		if (!first) {
+			pthread_cond_broadcast(&w->idle);
 			pthread_cond_wait(&w->wake, &w->lock);
 			continue;
 		}
@@ -273,6 +289,7 @@ static void next_work(struct worker *w, job **j, char **uri)
 			*first = x->next;
 			*uri = x->uri;
 			free(x);
+			w->busy = 1;
 			break;
 		}
 		struct timespec ts = {(time_t)((*first)->due / 1000000000u),
@@ -318,7 +335,9 @@ int worker_start(server *sv)
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&w->wake, &ca);
 	pthread_condattr_destroy(&ca);
+	pthread_cond_init(&w->idle, NULL);
 	w->tail = &w->jobs;
+	w->busy = 1; /* loading the configuration first */
 	sv->w = w;
 	if (pthread_create(&w->thread, NULL, worker_main, sv)) {
 		sv->w = NULL;
@@ -352,6 +371,7 @@ void worker_stop(server *sv)
 		free(p);
 	}
 	pthread_cond_destroy(&w->wake);
+	pthread_cond_destroy(&w->idle);
 	pthread_mutex_destroy(&w->lock);
 	free(w);
 	sv->w = NULL;

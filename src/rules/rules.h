@@ -66,6 +66,7 @@ struct jh_ruleset {
 	struct jh_regexes *regexes;
 	struct jh_lexicon *lexicon;
 	struct jh_builtins *builtins;
+	struct jh_interest *interest; /* built by jh_ruleset_compile */
 	char *cache_dir;      /* compiled tables are cached here, or NULL */
 	/* Rule ids by hash (open addressing; slot = rule index + 1, 0 empty):
 	 * a load of 100,000 rules looked each new id up among all before. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "builtins.h"
+#include "interest.h"
 #include "lexicon.h"
 #include "regex.h"
 #include "rules.h"
@@ -98,6 +99,9 @@ void jh_ruleset_free(jh_ruleset *rs)
 		jh_lexicon_free(rs->lexicon);
 	if (rs->builtins)
 		jh_builtins_free(rs->builtins);
+	if (rs->interest)
+		jh_interest_free(rs->interest);
+	free(rs->interest);
 	free(rs->by_id);
 	free(rs->regexes);
 	free(rs->lexicon);
@@ -161,6 +165,14 @@ int jh_ruleset_compile(jh_ruleset *rs, jh_diag_fn fn, void *pl)
 	int rc = jh_lexicon_build(rs->lexicon);
 	if (rc)
 		return rc;
+	if (!(rs->interest = malloc(sizeof *rs->interest)))
+		return JH_ERR_NOMEM;
+	rc = jh_interest_build(rs->interest, rs->regexes, rs->lexicon, rs->builtins);
+	if (rc) {
+		free(rs->interest);
+		rs->interest = NULL;
+		return rc;
+	}
 	rs->compiled = 1;
 	return result;
 }

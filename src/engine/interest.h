@@ -1,0 +1,41 @@
+/* interest.h — the interest table of a rule set: one 16-bit mask per BMP
+ * code point, built once when the rules compile, that says which matchers
+ * a character can wake (a lexicon word starts with it, a regex rule is
+ * triggered by it, a Han check wants it).  The class scan looks every
+ * character up in it, so that a Han character whose entry is 0 costs a
+ * decode and a load and wakes nothing: seven indirect calls per Han
+ * character were the scan's largest cost. */
+#ifndef JH_INTEREST_H
+#define JH_INTEREST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct jh_regexes;
+struct jh_lexicon;
+struct jh_builtins;
+
+enum {
+	JH_I_LEX = 1u << 0,  /* the lexicon automaton has a root transition on it */
+	JH_I_TRIG = 1u << 1, /* some regex rule's trigger set holds it */
+	JH_I_LANE0 = 2       /* bits 2-15: one per Han check ("lane") */
+};
+#define JH_I_LANES 14
+
+typedef struct jh_interest {
+	uint16_t *bits;                 /* 65,536 entries */
+	int n_lanes;
+	size_t lane_slot[JH_I_LANES];   /* builtin slot of each lane */
+	uint16_t repeat_lanes;          /* lanes woken by a repeated Han character */
+	uint16_t astral_lanes;          /* lanes woken by every astral Han character */
+	size_t *all_slots;              /* checks woken by every Han character */
+	size_t n_all;
+} jh_interest;
+
+/* Build it after the lexicon's automaton; every builtin slot with JH_C_HAN
+ * in its wake mask gets a lane, or a place in all_slots. */
+int jh_interest_build(jh_interest *it, const struct jh_regexes *rx, const struct jh_lexicon *lx,
+                      const struct jh_builtins *bi);
+void jh_interest_free(jh_interest *it);
+
+#endif
