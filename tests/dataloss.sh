@@ -109,11 +109,13 @@ if command -v strace >/dev/null && strace -o /dev/null -e inject=fsync:delay_ent
 	mkdir -p "$TMP/sig"
 	for sig in INT TERM HUP; do
 		printf '他把子丨弹压进了枪膛。\n' >"$TMP/sig/s.txt"
-		# python resets SIGINT, which a shell ignores in background jobs
+		# python resets the three signals to their default: a shell ignores
+		# SIGINT in background jobs, and a test run under nohup ignores SIGHUP
+		# (which jinghua then keeps ignoring, as it should)
 		# LeakSanitizer stops the world with ptrace, which strace holds
 		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
 			strace -f -o /dev/null -e trace=fsync -e inject=fsync:delay_enter=4000000 \
-			/usr/bin/python3 -c 'import signal,os,sys; signal.signal(signal.SIGINT, signal.SIG_DFL); os.execv(sys.argv[1], sys.argv[1:])' \
+			/usr/bin/python3 -c 'import signal,os,sys; [signal.signal(s, signal.SIG_DFL) for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)]; os.execv(sys.argv[1], sys.argv[1:])' \
 			"$(command -v "$J" || echo "$J")" fix "$TMP/sig/s.txt" >/dev/null 2>&1 &
 		spid=$!
 		for _ in $(seq 100); do ls -a "$TMP/sig" | grep -q jinghua- && break; sleep 0.1; done
