@@ -9,8 +9,10 @@
 
 static inline int plain_at(const unsigned char *t, size_t i, size_t len)
 {
+	if (i + 2 >= len) /* also i == len: the byte at len is not the text's */
+		return 0;
 	unsigned b = t[i];
-	return b >= 0xE1 && b <= 0xEF && b != 0xED && i + 2 < len && (t[i + 1] & 0xC0) == 0x80 &&
+	return b >= 0xE1 && b <= 0xEF && b != 0xED && (t[i + 1] & 0xC0) == 0x80 &&
 	       (t[i + 2] & 0xC0) == 0x80;
 }
 
