@@ -286,6 +286,35 @@ for what in (b': 1 fix applied', b'.bin: binary file, skipped', b'.ro: read-only
     assert b'jinghua: ' + name + what in lines, (what, lines)
 PY
 
+# ... and in `hook`'s messages, which name the hook mid-sentence (they
+# printed it raw): core.hooksPath may hold any bytes
+git init -q "$TMP/hk"
+hk_dir=$(printf 'h\033[31mk\xff')
+mkdir "$TMP/hk/$hk_dir"
+git -C "$TMP/hk" config core.hooksPath "$hk_dir"
+(
+	cd "$TMP/hk" || exit 1
+	$J hook install && $J hook uninstall
+	ln -s /nonexistent "$hk_dir/pre-commit" && $J hook install
+	rm "$hk_dir/pre-commit" && printf '\177ELF\0' >"$hk_dir/pre-commit"
+	touch "$hk_dir/pre-commit.jinghua-chained" && $J hook install
+	rm "$hk_dir/pre-commit.jinghua-chained" && $J hook install && $J hook uninstall
+	rm "$hk_dir/pre-commit" && mkdir "$hk_dir/pre-commit" && $J hook install
+) >"$TMP/out" 2>&1
+python3 - "$TMP/out" <<'PY' && pass || { fail "hook messages: raw bytes of the hook's path"; cat -A "$TMP/out" >&2; }
+import sys
+out = open(sys.argv[1], 'rb').read()
+assert not any(c in out for c in (b'\x1b', b'\xff')), out
+lines = out.split(b'\n')[:-1]
+hook = rb'h\x1B[31mk\xFF/pre-commit'
+for want in (b'installed the pre-commit hook in ' + hook, b'removed the hook from ' + hook,
+             hook + b' is a symlink', hook + b'.jinghua-chained exists already; not chaining ' + hook,
+             b'kept whole as ' + hook + b'.jinghua-chained', b'the chained hook is back',
+             hook + b' is not a regular file'):
+    assert any(want in l for l in lines), (want, lines)
+PY
+rm -rf "$TMP/hk"
+
 # --statistics: "fixable" counts safe fixes only, fixes that need --unsafe
 # apart; a summary says how many binary files were skipped, not counted
 # as checked

@@ -136,7 +136,23 @@ static int is_chain_hook(const char *text, size_t len)
 	return len - e == strlen(CHAIN_LINE) && !memcmp(text + e, CHAIN_LINE, len - e);
 }
 
-static int install(const char *path, const file_data *old, int exists, const char *block)
+/* A file name as put_name writes it (control bytes and bytes that are not
+ * UTF-8 as \\xHH), for the messages here that name a hook mid-sentence
+ * (file_msg puts the name first): core.hooksPath may hold any bytes. */
+static char *shown(const char *path)
+{
+	char *s = NULL;
+	size_t n = 0;
+	FILE *o = open_memstream(&s, &n);
+	if (!o)
+		return xstrdup(path);
+	put_name(o, path);
+	fclose(o);
+	return s;
+}
+
+static int install(const char *path, const char *name, const file_data *old, int exists,
+                   const char *block)
 {
 	char *out = NULL;
 	size_t olen = 0, b, e;
@@ -167,9 +183,11 @@ static int install(const char *path, const file_data *old, int exists, const cha
 		/* not a shell script: keep it whole under another name and call it */
 		char *aside = xmalloc(strlen(path) + sizeof CHAINED_SUFFIX);
 		sprintf(aside, "%s%s", path, CHAINED_SUFFIX);
+		char *aside_name = shown(aside);
 		if (access(aside, F_OK) == 0) {
 			fprintf(stderr, "jinghua: %s exists already; not chaining %s (move one of them)\n",
-			        aside, path);
+			        aside_name, name);
+			free(aside_name);
 			free(aside);
 			fclose(o);
 			free(out);
@@ -186,8 +204,9 @@ static int install(const char *path, const file_data *old, int exists, const cha
 			rc = EXIT_IO;
 		} else {
 			printf("jinghua: installed the pre-commit hook in %s; the hook that was there is "
-			       "kept whole as %s and runs after the check\n", path, aside);
+			       "kept whole as %s and runs after the check\n", name, aside_name);
 		}
+		free(aside_name);
 		free(aside);
 		free(out);
 		return rc;
@@ -198,17 +217,17 @@ static int install(const char *path, const file_data *old, int exists, const cha
 		file_msg(stderr, path, "cannot write: %s\n", strerror(errno));
 		rc = EXIT_IO;
 	} else {
-		printf("jinghua: %s the pre-commit hook in %s\n", had ? "updated" : "installed", path);
+		printf("jinghua: %s the pre-commit hook in %s\n", had ? "updated" : "installed", name);
 	}
 	free(out);
 	return rc;
 }
 
-static int uninstall(const char *path, const file_data *old)
+static int uninstall(const char *path, const char *name, const file_data *old)
 {
 	size_t b, e;
 	if (!find_block(old->data, old->len, &b, &e)) {
-		printf("jinghua: no jinghua hook in %s\n", path);
+		printf("jinghua: no jinghua hook in %s\n", name);
 		return EXIT_CLEAN;
 	}
 	if (is_chain_hook(old->data, old->len)) {
@@ -221,7 +240,7 @@ static int uninstall(const char *path, const file_data *old)
 			rc = EXIT_IO;
 		} else {
 			printf("jinghua: removed the hook from %s; the chained hook is back in its place\n",
-			       path);
+			       name);
 		}
 		free(aside);
 		return rc;
@@ -241,7 +260,7 @@ static int uninstall(const char *path, const file_data *old)
 		file_msg(stderr, path, "%s\n", strerror(errno));
 		rc = EXIT_IO;
 	} else {
-		printf("jinghua: removed the hook from %s\n", path);
+		printf("jinghua: removed the hook from %s\n", name);
 	}
 	free(rest);
 	return rc;
@@ -274,29 +293,31 @@ int hook_command(int argc, char **argv)
 		fprintf(stderr, "jinghua: hook: not inside a git repository\n");
 		return EXIT_USAGE;
 	}
+	char *name = shown(path);
 	struct stat lst;
 	int exists = lstat(path, &lst) == 0;
 	int status;
 	file_data old = {0};
 	if (exists && S_ISLNK(lst.st_mode)) {
 		fprintf(stderr, "jinghua: %s is a symlink (a shared hook?); not changed: add "
-		                "`jinghua check --staged` to the file it points to yourself\n", path);
+		                "`jinghua check --staged` to the file it points to yourself\n", name);
 		status = EXIT_USAGE;
 	} else if (exists && !S_ISREG(lst.st_mode)) {
-		fprintf(stderr, "jinghua: %s is not a regular file; not changed\n", path);
+		fprintf(stderr, "jinghua: %s is not a regular file; not changed\n", name);
 		status = EXIT_USAGE;
 	} else if (exists && read_input(path, &old)) {
 		file_msg(stderr, path, "%s\n", strerror(errno));
 		status = EXIT_IO;
 	} else if (uninst) {
-		status = exists ? uninstall(path, &old) : (printf("jinghua: no jinghua hook in %s\n", path),
+		status = exists ? uninstall(path, name, &old) : (printf("jinghua: no jinghua hook in %s\n", name),
 		                                          EXIT_CLEAN);
 	} else {
 		char *block = make_block(argc, argv, extra);
-		status = install(path, &old, exists, block);
+		status = install(path, name, &old, exists, block);
 		free(block);
 	}
 	file_data_free(&old);
+	free(name);
 	free(path);
 	return status;
 }
