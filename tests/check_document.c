@@ -55,7 +55,7 @@ static void round_trip(const char *enc, const char *bom, size_t bom_len, const c
 	ck_assert_int_eq(encode_text(&d, d.text, d.len, &back, &back_len, err, sizeof err), 0);
 	ck_assert_uint_eq(back_len, bom_len + n);
 	ck_assert(!memcmp(back, file, back_len));
-	ck_assert(decoded_lossless(&d));
+	ck_assert_int_eq(decoded_lossless(&d), 1);
 	free(back);
 	decoded_free(&d);
 	free(file);
@@ -102,7 +102,7 @@ START_TEST(decode_odd_bytes_kept)
 	ck_assert(d.utf8);
 	ck_assert_uint_eq(d.len, 6);
 	decoded_free(&d);
-	ck_assert_int_eq(decode_text("x", 1, "no-such-codec", &d, err, sizeof err), -1);
+	ck_assert_int_eq(decode_text("x", 1, "no-such-codec", &d, err, sizeof err), JH_ERR_ENCODING);
 	ck_assert_ptr_nonnull(strstr(err, "NO-SUCH-CODEC"));
 }
 END_TEST

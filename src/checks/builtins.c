@@ -1,6 +1,7 @@
 /* builtins.c — the machinery of checks written in C: finding the check a
  * rule names, validating its parameters, emitting findings.  The checks
  * themselves live in check_<family>.c. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -102,12 +103,13 @@ int jh_data_readable(const jh_rule *r, const char *file, unsigned line, jh_diag_
 	if (!path)
 		return JH_ERR_NOMEM;
 	FILE *f = fopen(path, "rb");
-	if (!f)
+	int err = errno;
+	if (!f && err != ENOMEM)
 		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id, "cannot read %s", path);
-	else
+	else if (f)
 		fclose(f);
 	free(path);
-	return f ? JH_OK : JH_ERR_RULES;
+	return f ? JH_OK : err == ENOMEM ? JH_ERR_NOMEM : JH_ERR_RULES;
 }
 
 int jh_data_open(jh_tsv *t, const char *dir, const char *file, const jh_rule *r, unsigned line,

@@ -8,6 +8,7 @@
  *   document.c  one file: read, check/fix, write  pool.c    -j N, output in input order
  *   report.c    human, json, jsonl, statistics   format_*.c  sarif, github, checkstyle, rdjsonl
  *   jsonl.c     --jsonl-filter                   diff.c      unified diffs
+ *   xalloc.c    allocation that exits when memory runs out
  */
 #ifndef JH_CLI_H
 #define JH_CLI_H
@@ -20,6 +21,16 @@
 
 enum { EXIT_CLEAN = 0, EXIT_FINDINGS = 1, EXIT_USAGE = 2, EXIT_IO = 3 };
 #define FAIL_NEVER JH_FAIL_NEVER
+
+/* ---- xalloc.c: allocation that does not fail (out of memory: the
+ * process ends with a message and EXIT_IO; the command line only) ---- */
+void die_nomem(void) __attribute__((noreturn));
+void *xmalloc(size_t n);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+/* jh_path_join that does not fail */
+char *path_join(const char *dir, const char *name);
 
 /* ---- walk.c: turning PATH arguments into a list of files ---- */
 typedef struct {

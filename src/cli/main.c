@@ -248,6 +248,8 @@ static char *cli_cache_dir(void)
 /* A library status as the command's exit status. */
 static int cli_status(int rc)
 {
+	if (rc == JH_ERR_NOMEM) /* the library's other errors are reported through print_diag */
+		fputs("jinghua: out of memory\n", stderr);
 	return rc == JH_OK ? EXIT_CLEAN : rc == JH_ERR_CONFIG ? EXIT_USAGE : EXIT_IO;
 }
 

@@ -43,6 +43,53 @@ static void cfg_diag(const jh_diag *d)
 		diag_fn(d, diag_payload);
 }
 
+static __thread int nomem; /* see cfg_nomem */
+
+void cfg_nomem(void)
+{
+	nomem = 1;
+}
+
+int cfg_take_nomem(void)
+{
+	int n = nomem;
+	nomem = 0;
+	return n;
+}
+
+void *cfg_malloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		nomem = 1;
+	return p;
+}
+
+char *cfg_strndup(const char *s, size_t n)
+{
+	char *p = jh_strndup(s, n);
+	if (!p)
+		nomem = 1;
+	return p;
+}
+
+char *cfg_strdup(const char *s)
+{
+	return cfg_strndup(s, strlen(s));
+}
+
+int cfg_push(void *v, size_t n, size_t elem)
+{
+	void **pv = v;
+	void *q = realloc(*pv, (n + 1) * elem);
+	if (!q) {
+		nomem = 1;
+		return -1;
+	}
+	*pv = q;
+	return 0;
+}
+
 static __thread cfg_via via; /* the line that named the file being read */
 
 cfg_via cfg_set_via(cfg_via v)
@@ -91,10 +138,16 @@ static config *load_config(cfg_ctx *x, const char *path)
 		if (!strcmp(x->all[i]->path, path))
 			return x->all[i];
 	config *c = calloc(1, sizeof *c);
-	if (!c)
-		abort();
-	c->path = xstrdup(path);
-	c->dir = xstrdup(path);
+	if (!c || !(c->path = cfg_strdup(path)) || !(c->dir = cfg_strdup(path)) ||
+	    cfg_push(&x->all, x->n_all, sizeof *x->all)) {
+		cfg_nomem();
+		if (c)
+			config_free(c);
+		free(c);
+		x->failed = 1;
+		return NULL;
+	}
+	x->all[x->n_all++] = c;
 	char *slash = strrchr(c->dir, '/');
 	if (slash)
 		*slash = '\0';
@@ -103,8 +156,6 @@ static config *load_config(cfg_ctx *x, const char *path)
 	c->main.fail_on = -1;
 	if (load_into(c, path, 0))
 		c->bad = 1;
-	x->all = grow(x->all, x->n_all, sizeof *x->all);
-	x->all[x->n_all++] = c;
 	if (c->bad)
 		x->failed = 1;
 	return c;
@@ -113,16 +164,23 @@ static config *load_config(cfg_ctx *x, const char *path)
 cfg_ctx *cfg_new(const cfg_cli *cli)
 {
 	cfg_ctx *x = calloc(1, sizeof *x);
-	if (!x)
-		abort();
+	if (!x) {
+		cfg_nomem();
+		return NULL;
+	}
 	x->cli = *cli;
-	x->none.path = xstrdup("(no config)");
-	x->none.dir = xstrdup(".");
+	x->none.path = cfg_strdup("(no config)");
+	x->none.dir = cfg_strdup(".");
 	x->none.main.fail_on = -1;
 	if (cli->config) {
-		char *abs = path_absolute(cli->config);
-		x->forced = load_config(x, abs);
+		char *abs = jh_path_absolute(cli->config);
+		if (!abs)
+			cfg_nomem();
+		else
+			x->forced = load_config(x, abs);
 		free(abs);
+		if (!x->forced) /* out of memory */
+			x->failed = 1;
 	}
 	return x;
 }
@@ -158,12 +216,20 @@ static config *find_config(cfg_ctx *x, const char *dir)
 		if (!strcmp(d->dir, dir))
 			return d->cfg;
 	config *found = NULL;
-	char *probe = path_join(dir, ".jinghua.ini");
+	char *probe = jh_path_join(dir, ".jinghua.ini");
+	if (!probe) {
+		cfg_nomem();
+		return NULL;
+	}
 	struct stat st;
 	if (stat(probe, &st) == 0 && S_ISREG(st.st_mode)) {
 		found = load_config(x, probe);
 	} else if (strcmp(dir, "/") != 0) {
-		char *parent = xstrdup(dir);
+		char *parent = cfg_strdup(dir);
+		if (!parent) {
+			free(probe);
+			return NULL;
+		}
 		char *slash = strrchr(parent, '/');
 		if (slash == parent)
 			parent[1] = '\0';
@@ -174,9 +240,11 @@ static config *find_config(cfg_ctx *x, const char *dir)
 	}
 	free(probe);
 	dir_entry *e = calloc(1, sizeof *e);
-	if (!e)
-		abort();
-	e->dir = xstrdup(dir);
+	if (!e || !(e->dir = cfg_strdup(dir))) { /* not remembered: looked up again */
+		cfg_nomem();
+		free(e);
+		return found;
+	}
 	e->cfg = found;
 	e->next = x->dirs;
 	x->dirs = e;
@@ -185,14 +253,26 @@ static config *find_config(cfg_ctx *x, const char *dir)
 
 static config *config_for(cfg_ctx *x, const char *path, char **abs_out)
 {
-	char *abs = path_absolute(path);
+	char *abs = jh_path_absolute(path);
 	if (abs_out)
 		*abs_out = abs;
+	if (!abs) {
+		cfg_nomem();
+		return NULL;
+	}
 	if (x->forced)
 		return x->forced;
-	if (x->cli.no_config)
+	if (x->cli.no_config) {
+		if (!abs_out)
+			free(abs);
 		return &x->none;
-	char *dir = xstrdup(abs);
+	}
+	char *dir = cfg_strdup(abs);
+	if (!dir) {
+		if (!abs_out)
+			free(abs);
+		return NULL;
+	}
 	char *slash = strrchr(dir, '/');
 	if (slash == dir)
 		dir[1] = '\0';
@@ -211,19 +291,22 @@ static config *config_for(cfg_ctx *x, const char *path, char **abs_out)
 /* The folders a config's rule set is read from, in order. */
 static size_t rule_dirs_for(cfg_ctx *x, const config *c, char ***out)
 {
-	char **v = NULL;
-	size_t n = 0;
-	if (!x->cli.no_default_rules) {
-		v = grow(v, n, sizeof *v);
-		v[n++] = xstrdup(x->cli.rules_dir ? x->cli.rules_dir : jh_rules_dir());
-	}
-	for (size_t i = 0; i < c->n_rule_dirs; i++) {
-		v = grow(v, n, sizeof *v);
-		v[n++] = xstrdup(c->rule_dirs[i]);
-	}
-	for (size_t i = 0; i < x->cli.n_rule_dirs; i++) {
-		v = grow(v, n, sizeof *v);
-		v[n++] = xstrdup(x->cli.rule_dirs[i]);
+	size_t total = !x->cli.no_default_rules + c->n_rule_dirs + x->cli.n_rule_dirs, n = 0;
+	char **v = cfg_malloc(total * sizeof *v);
+	if (v) {
+		if (!x->cli.no_default_rules)
+			v[n++] = cfg_strdup(x->cli.rules_dir ? x->cli.rules_dir : jh_rules_dir());
+		for (size_t i = 0; i < c->n_rule_dirs; i++)
+			v[n++] = cfg_strdup(c->rule_dirs[i]);
+		for (size_t i = 0; i < x->cli.n_rule_dirs; i++)
+			v[n++] = cfg_strdup(x->cli.rule_dirs[i]);
+		for (size_t i = 0; i < n; i++)
+			if (!v[i]) { /* out of memory (noted): no folders */
+				free_list(v, n);
+				v = NULL;
+				n = 0;
+				break;
+			}
 	}
 	*out = v;
 	return n;
@@ -240,14 +323,20 @@ static int load_profile(cfg_ctx *x, config *c, char **dirs, size_t n_dirs, profi
 		name = "novel"; /* the default profile, when the rules ship one */
 	char *path = NULL;
 	if (strchr(name, '/') || (strlen(name) > 8 && !strcmp(name + strlen(name) - 8, ".profile"))) {
-		char *base = from ? xstrdup(from) : xstrdup("./x");
+		char *base = cfg_strdup(from ? from : "./x");
+		if (!base)
+			return 1;
 		char *slash = strrchr(base, '/');
 		*slash = '\0';
 		path = resolve_rel(base, name);
 		free(base);
+		if (!path)
+			return 1;
 	} else {
 		for (size_t i = n_dirs; i-- > 0 && !path;) {
-			char *p = xmalloc(strlen(dirs[i]) + strlen(name) + 32);
+			char *p = cfg_malloc(strlen(dirs[i]) + strlen(name) + 32);
+			if (!p)
+				return 1;
 			sprintf(p, "%s/profiles/%s.profile", dirs[i], name);
 			if (access(p, F_OK) == 0)
 				path = p;
@@ -268,8 +357,11 @@ static int load_profile(cfg_ctx *x, config *c, char **dirs, size_t n_dirs, profi
 		return 1;
 	}
 	profile *p = calloc(1, sizeof *p);
-	if (!p)
-		abort();
+	if (!p) {
+		cfg_nomem();
+		free(path);
+		return 1;
+	}
 	p->path = path;
 	char why[128];
 	char *probe = cfg_slurp(path, why, sizeof why);
@@ -329,8 +421,8 @@ static void compile_diag_fn(const jh_diag *d, void *payload)
 
 static void add_origin(compile_diag *cd, const char *file, const rule_cfg *r, const kv *p)
 {
-	cd->o = grow(cd->o, cd->n, sizeof *cd->o);
-	cd->o[cd->n++] = (param_origin){file, p->line, r->id, p->key};
+	if (cfg_push(&cd->o, cd->n, sizeof *cd->o) == 0) /* else the rule's own line is named */
+		cd->o[cd->n++] = (param_origin){file, p->line, r->id, p->key};
 }
 
 static int build_ruleset(cfg_ctx *x, config *c, const jh_ruleset **out)
@@ -338,6 +430,8 @@ static int build_ruleset(cfg_ctx *x, config *c, const jh_ruleset **out)
 	char **dirs;
 	size_t n_dirs = rule_dirs_for(x, c, &dirs);
 	int status = 0;
+	if (!dirs && !n_dirs && (!x->cli.no_default_rules || c->n_rule_dirs || x->cli.n_rule_dirs))
+		return EXIT_IO; /* out of memory */
 	if (load_profile(x, c, dirs, n_dirs, &c->prof)) {
 		free_list(dirs, n_dirs);
 		return EXIT_USAGE;
@@ -346,6 +440,11 @@ static int build_ruleset(cfg_ctx *x, config *c, const jh_ruleset **out)
 	size_t klen = 0;
 	char *key = NULL;
 	FILE *k = open_memstream(&key, &klen);
+	if (!k) {
+		cfg_nomem();
+		free_list(dirs, n_dirs);
+		return EXIT_IO;
+	}
 	for (size_t i = 0; i < n_dirs; i++)
 		fprintf(k, "d%s%c", dirs[i], 0);
 	const profile *p = c->prof;
@@ -357,7 +456,12 @@ static int build_ruleset(cfg_ctx *x, config *c, const jh_ruleset **out)
 		for (size_t j = 0; j < c->rules[i].n_params; j++)
 			fprintf(k, "p%s%c%s%c%s%c", c->rules[i].id, 0, c->rules[i].params[j].key, 0,
 			        c->rules[i].params[j].value, 0);
-	fclose(k);
+	if (ferror(k) | fclose(k) || !key) { /* open_memstream ran out of memory */
+		cfg_nomem();
+		free(key);
+		free_list(dirs, n_dirs);
+		return EXIT_IO;
+	}
 	/* keys hold NULs: stored as their length, then the bytes */
 	for (rs_entry *e = x->rulesets; e; e = e->next) {
 		if (!memcmp(e->key, &klen, sizeof klen) && !memcmp(e->key + sizeof klen, key, klen)) {
@@ -367,16 +471,24 @@ static int build_ruleset(cfg_ctx *x, config *c, const jh_ruleset **out)
 			return 0;
 		}
 	}
-	jh_ruleset *rs;
+	jh_ruleset *rs = NULL;
 	if (jh_ruleset_new(&rs) || jh_ruleset_set_cache_dir(rs, x->cli.cache_dir)) {
 		jh_ruleset_free(rs);
 		free(key);
 		free_list(dirs, n_dirs);
 		return EXIT_IO;
 	}
-	int errors = 0;
+	int errors = 0, nomem_rc = 0;
 	for (size_t i = 0; i < n_dirs; i++)
-		jh_ruleset_load_dir(rs, dirs[i], count_diag, &errors);
+		if (jh_ruleset_load_dir(rs, dirs[i], count_diag, &errors) == JH_ERR_NOMEM)
+			nomem_rc = 1;
+	if (nomem_rc) { /* the rules read are not checked: not to be compiled */
+		cfg_nomem();
+		jh_ruleset_free(rs);
+		free(key);
+		free_list(dirs, n_dirs);
+		return EXIT_IO;
+	}
 	compile_diag cd = {0};
 	for (int pass = 0; pass < 2; pass++) { /* every [rule.id] must name a rule */
 		const rule_cfg *rv = pass ? c->rules : p ? p->rules : NULL;
@@ -397,6 +509,8 @@ static int build_ruleset(cfg_ctx *x, config *c, const jh_ruleset **out)
 				int rc = jh_ruleset_set_param(rs, r->id, r->params[j].key, r->params[j].value);
 				if (rc == JH_ERR_ARG)
 					break; /* reported above */
+				if (rc == JH_ERR_NOMEM)
+					nomem_rc = 1;
 				add_origin(&cd, file, r, &r->params[j]);
 			}
 		}
@@ -404,7 +518,8 @@ static int build_ruleset(cfg_ctx *x, config *c, const jh_ruleset **out)
 	int rc = jh_ruleset_compile(rs, compile_diag_fn, &cd);
 	errors += cd.errors;
 	free(cd.o);
-	if (rc == JH_ERR_NOMEM) {
+	if (rc == JH_ERR_NOMEM || nomem_rc) {
+		cfg_nomem();
 		status = EXIT_IO;
 	} else if (errors) {
 		status = EXIT_USAGE;
@@ -416,9 +531,14 @@ static int build_ruleset(cfg_ctx *x, config *c, const jh_ruleset **out)
 		return status;
 	}
 	rs_entry *e = calloc(1, sizeof *e);
-	if (!e)
-		abort();
-	e->key = xmalloc(sizeof klen + klen);
+	if (!e || !(e->key = cfg_malloc(sizeof klen + klen))) {
+		cfg_nomem();
+		free(e);
+		jh_ruleset_free(rs);
+		free(key);
+		free_list(dirs, n_dirs);
+		return EXIT_IO;
+	}
 	memcpy(e->key, &klen, sizeof klen);
 	memcpy(e->key + sizeof klen, key, klen);
 	e->rs = rs;
@@ -466,8 +586,8 @@ static int apply_severity(const jh_ruleset *rs, signed char *sev, const spec *s,
 	size_t n = split_list(s->value, &items);
 	int errors = 0;
 	size_t nr = jh_ruleset_count(rs);
-	unsigned char *tmp = xmalloc(nr ? nr : 1);
-	for (size_t i = 0; i < n; i++) {
+	unsigned char *tmp = cfg_malloc(nr ? nr : 1);
+	for (size_t i = 0; tmp && i < n; i++) {
 		char *colon = strrchr(items[i], ':');
 		if (!colon) {
 			colon = strrchr(items[i], '=');
@@ -537,10 +657,10 @@ static char *relative_to(const char *dir, const char *abs)
 {
 	size_t dl = strlen(dir);
 	if (!strcmp(dir, "/"))
-		return xstrdup(abs + 1);
+		return cfg_strdup(abs + 1);
 	if (!strncmp(abs, dir, dl) && abs[dl] == '/')
-		return xstrdup(abs + dl + 1);
-	return xstrdup(abs);
+		return cfg_strdup(abs + dl + 1);
+	return cfg_strdup(abs);
 }
 
 /* Resolve c: rule set, profile, and every section checked once. */
@@ -557,8 +677,14 @@ static int resolve(cfg_ctx *x, config *c)
 	}
 	/* validate every name now, so a wrong one fails before any output */
 	size_t nr = jh_ruleset_count(c->rs);
-	unsigned char *en = xmalloc(nr + 1);
-	signed char *sev = xmalloc(nr + 1);
+	unsigned char *en = cfg_malloc(nr + 1);
+	signed char *sev = cfg_malloc(nr + 1);
+	if (!en || !sev) {
+		free(en);
+		free(sev);
+		c->bad = 1;
+		return EXIT_IO;
+	}
 	int errors = 0;
 	const profile *p = c->prof;
 	jh_ruleset_default_selection(c->rs, en);
@@ -589,11 +715,14 @@ static fsettings *make_settings(cfg_ctx *x, config *c, unsigned long long mask)
 	const jh_ruleset *rs = c->rs;
 	size_t nr = jh_ruleset_count(rs);
 	fsettings *f = calloc(1, sizeof *f);
-	if (!f)
-		abort();
+	if (!f || !(f->enabled = cfg_malloc(nr + 1)) || !(f->severity = cfg_malloc(nr + 1))) {
+		cfg_nomem();
+		if (f)
+			free(f->enabled);
+		free(f);
+		return NULL;
+	}
 	f->mask = mask;
-	f->enabled = xmalloc(nr + 1);
-	f->severity = xmalloc(nr + 1);
 	memset(f->severity, -1, nr + 1);
 	jh_ruleset_default_selection(rs, f->enabled);
 	const profile *p = c->prof;
@@ -653,7 +782,12 @@ static fsettings *make_settings(cfg_ctx *x, config *c, unsigned long long mask)
 		s->encoding = cli->encoding;
 	if (cli->variant)
 		s->variant = cli->variant;
-	f->accept = xmalloc((nw + 1) * sizeof *f->accept);
+	if (!(f->accept = cfg_malloc((nw + 1) * sizeof *f->accept))) {
+		free(f->enabled);
+		free(f->severity);
+		free(f);
+		return NULL;
+	}
 	size_t k = 0;
 	for (size_t i = 0; i < c->main.n_words; i++)
 		f->accept[k++] = c->main.words[i];
@@ -677,7 +811,9 @@ static fsettings *make_settings(cfg_ctx *x, config *c, unsigned long long mask)
 static int check_cli_names(cfg_ctx *x, const jh_ruleset *rs)
 {
 	size_t nr = jh_ruleset_count(rs);
-	unsigned char *en = xmalloc(nr + 1);
+	unsigned char *en = cfg_malloc(nr + 1);
+	if (!en)
+		return EXIT_IO;
 	int errors = 0;
 	const char *v[] = {x->cli.select, x->cli.extend_select, x->cli.ignore};
 	const char *names[] = {"select", "extend-select", "ignore"};
@@ -694,6 +830,10 @@ int cfg_settings(cfg_ctx *x, const char *path, const file_settings **out)
 {
 	char *abs = NULL;
 	config *c = config_for(x, path, &abs);
+	if (!c) { /* out of memory */
+		free(abs);
+		return EXIT_IO;
+	}
 	int st = resolve(x, c);
 	if (st) {
 		free(abs);
@@ -710,6 +850,10 @@ int cfg_settings(cfg_ctx *x, const char *path, const file_settings **out)
 	unsigned long long mask = 0;
 	if (c->n_paths) {
 		char *rel = relative_to(c->dir, abs);
+		if (!rel) {
+			free(abs);
+			return EXIT_IO;
+		}
 		for (size_t i = 0; i < c->n_paths; i++)
 			if (glob_match(c->paths[i].glob, rel))
 				mask |= 1ull << i;
@@ -721,7 +865,10 @@ int cfg_settings(cfg_ctx *x, const char *path, const file_settings **out)
 			*out = &f->s;
 			return 0;
 		}
-	*out = &make_settings(x, c, mask)->s;
+	fsettings *f = make_settings(x, c, mask);
+	if (!f)
+		return EXIT_IO;
+	*out = &f->s;
 	return 0;
 }
 
@@ -730,9 +877,9 @@ int cfg_excluded(cfg_ctx *x, const char *path)
 	char *abs = NULL;
 	config *c = config_for(x, path, &abs);
 	int hit = 0;
-	if (c->n_exclude) {
+	if (c && c->n_exclude) {
 		char *rel = relative_to(c->dir, abs);
-		for (size_t i = 0; i < c->n_exclude && !hit; i++)
+		for (size_t i = 0; rel && i < c->n_exclude && !hit; i++)
 			hit = glob_match(c->exclude[i], rel);
 		free(rel);
 	}
@@ -747,6 +894,8 @@ int cfg_base_ruleset(cfg_ctx *x, const jh_ruleset **out)
 		char *abs = NULL;
 		c = config_for(x, "./.", &abs);
 		free(abs);
+		if (!c)
+			return EXIT_IO;
 	}
 	int st = resolve(x, c);
 	if (st)
@@ -770,19 +919,25 @@ struct jh_config {
 	char **strings;        /* copies of the options' strings */
 	size_t n_strings;
 	const char **rule_dirs;
+	int nomem;             /* memory ran out in a call: the configuration is spent */
 };
 
+/* A copy of s owned by c (NULL for NULL; out of memory is noted). */
 static const char *keep(jh_config *c, const char *s)
 {
-	if (!s)
+	char *k;
+	if (!s || cfg_push(&c->strings, c->n_strings, sizeof *c->strings) || !(k = cfg_strdup(s)))
 		return NULL;
-	c->strings = xrealloc(c->strings, (c->n_strings + 1) * sizeof *c->strings);
-	return c->strings[c->n_strings++] = xstrdup(s);
+	return c->strings[c->n_strings++] = k;
 }
 
-static int public_status(int st)
+/* The internal status as the public one; memory that ran out during the
+ * call spends the configuration (what it holds may lack a part). */
+static int public_status(jh_config *c, int st)
 {
-	return st == 0 ? JH_OK : st == EXIT_USAGE ? JH_ERR_CONFIG : JH_ERR_NOMEM;
+	if (cfg_take_nomem() || st == EXIT_IO)
+		c->nomem = 1;
+	return c->nomem ? JH_ERR_NOMEM : st == 0 ? JH_OK : JH_ERR_CONFIG;
 }
 
 int jh_config_open(const jh_config_options *o, jh_config **out)
@@ -796,11 +951,12 @@ int jh_config_open(const jh_config_options *o, jh_config **out)
 	pthread_mutex_init(&c->lock, NULL);
 	c->diag_fn = o->diag_fn;
 	c->payload = o->payload;
+	cfg_take_nomem();
 	cfg_cli cli = {0};
 	cli.config = keep(c, o->config_file);
 	cli.no_config = o->no_config;
-	c->rule_dirs = xmalloc((o->n_rule_dirs + 1) * sizeof *c->rule_dirs);
-	for (size_t i = 0; i < o->n_rule_dirs; i++)
+	c->rule_dirs = cfg_malloc((o->n_rule_dirs + 1) * sizeof *c->rule_dirs);
+	for (size_t i = 0; c->rule_dirs && i < o->n_rule_dirs; i++)
 		c->rule_dirs[i] = keep(c, o->rule_dirs[i]);
 	cli.rule_dirs = c->rule_dirs;
 	cli.n_rule_dirs = o->n_rule_dirs;
@@ -815,12 +971,19 @@ int jh_config_open(const jh_config_options *o, jh_config **out)
 	cli.fail_on = o->fail_on;
 	cli.rules_dir = keep(c, o->rules_dir);
 	cli.cache_dir = o->cache_dir && *o->cache_dir ? keep(c, o->cache_dir) : NULL;
+	if (cfg_take_nomem()) { /* before anything is read: nothing to report */
+		jh_config_free(c);
+		return JH_ERR_NOMEM;
+	}
 	cfg_set_diag(c->diag_fn, c->payload);
 	c->ctx = cfg_new(&cli);
 	cfg_set_diag(NULL, NULL);
-	if (cfg_failed(c->ctx)) {
+	int st = public_status(c, c->ctx ? 0 : EXIT_IO);
+	if (st == JH_OK && cfg_failed(c->ctx))
+		st = JH_ERR_CONFIG;
+	if (st) {
 		jh_config_free(c);
-		return JH_ERR_CONFIG;
+		return st;
 	}
 	*out = c;
 	return JH_OK;
@@ -844,11 +1007,14 @@ int jh_config_settings(jh_config *c, const char *path, const jh_settings **out)
 	if (!c || !path || !out)
 		return JH_ERR_ARG;
 	pthread_mutex_lock(&c->lock);
-	cfg_set_diag(c->diag_fn, c->payload);
-	int st = cfg_settings(c->ctx, path, out);
-	cfg_set_diag(NULL, NULL);
+	int st = JH_ERR_NOMEM;
+	if (!c->nomem) {
+		cfg_set_diag(c->diag_fn, c->payload);
+		st = public_status(c, cfg_settings(c->ctx, path, out));
+		cfg_set_diag(NULL, NULL);
+	}
 	pthread_mutex_unlock(&c->lock);
-	return public_status(st);
+	return st;
 }
 
 int jh_config_excluded(jh_config *c, const char *path)
@@ -856,9 +1022,14 @@ int jh_config_excluded(jh_config *c, const char *path)
 	if (!c || !path)
 		return 0;
 	pthread_mutex_lock(&c->lock);
-	cfg_set_diag(c->diag_fn, c->payload);
-	int hit = cfg_excluded(c->ctx, path);
-	cfg_set_diag(NULL, NULL);
+	int hit = 0;
+	if (!c->nomem) {
+		cfg_set_diag(c->diag_fn, c->payload);
+		hit = cfg_excluded(c->ctx, path);
+		cfg_set_diag(NULL, NULL);
+		if (public_status(c, 0)) /* out of memory: not known, so not excluded */
+			hit = 0;
+	}
 	pthread_mutex_unlock(&c->lock);
 	return hit;
 }
@@ -868,9 +1039,12 @@ int jh_config_ruleset(jh_config *c, const jh_ruleset **out)
 	if (!c || !out)
 		return JH_ERR_ARG;
 	pthread_mutex_lock(&c->lock);
-	cfg_set_diag(c->diag_fn, c->payload);
-	int st = cfg_base_ruleset(c->ctx, out);
-	cfg_set_diag(NULL, NULL);
+	int st = JH_ERR_NOMEM;
+	if (!c->nomem) {
+		cfg_set_diag(c->diag_fn, c->payload);
+		st = public_status(c, cfg_base_ruleset(c->ctx, out));
+		cfg_set_diag(NULL, NULL);
+	}
 	pthread_mutex_unlock(&c->lock);
-	return public_status(st);
+	return st;
 }

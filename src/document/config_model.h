@@ -102,11 +102,21 @@ struct cfg_ctx {
 	int cli_checked;       /* the options' rule names checked once */
 };
 
-static inline void *grow(void *p, size_t n, size_t elem)
-{
-	/* arrays grow by one; sizes here are tiny */
-	return xrealloc(p, (n + 1) * elem);
-}
+/* Out of memory while a configuration is read or resolved: the reading
+ * goes on without what could not be allocated (all that was allocated
+ * stays owned by the model, so nothing leaks), cfg_nomem() notes it for
+ * the calling thread, and the public call that ran it returns
+ * JH_ERR_NOMEM (the configuration is spent: every later call does too).
+ * The helpers below note it themselves and return NULL or -1. */
+void cfg_nomem(void);
+/* Was memory short since the last call (and forget it)? */
+int cfg_take_nomem(void);
+void *cfg_malloc(size_t n);
+char *cfg_strdup(const char *s);
+char *cfg_strndup(const char *s, size_t n);
+/* Room for one more element after the n of *v (arrays grow by one: sizes
+ * here are tiny).  0, or -1 with *v as it was. */
+int cfg_push(void *v, size_t n, size_t elem);
 
 /* ---- config_read.c ---- */
 /* s without leading and trailing blanks (in place). */

@@ -67,11 +67,13 @@ size_t split_list(const char *v, char ***out)
 		while (*q && *q != ',' && *q != '\n' && strncmp(q, "，", 3) && strncmp(q, "、", 3))
 			q++;
 		len = (size_t)(q - p);
-		char *item = xstrndup(p, len);
-		char *t = trim(item);
-		if (*t) {
-			items = grow(items, n, sizeof *items);
-			items[n++] = xstrdup(t);
+		char *item = cfg_strndup(p, len);
+		char *t = item ? trim(item) : NULL, *copy;
+		if (t && *t && (copy = cfg_strdup(t))) {
+			if (cfg_push(&items, n, sizeof *items) == 0)
+				items[n++] = copy;
+			else
+				free(copy);
 		}
 		free(item);
 		if (!*q)
@@ -114,8 +116,11 @@ typedef struct {
 
 static void add_spec(spec **v, size_t *n, const char *value, unsigned line)
 {
-	*v = grow(*v, *n, sizeof **v);
-	(*v)[(*n)++] = (spec){xstrdup(value), line};
+	char *copy = cfg_strdup(value);
+	if (copy && cfg_push(v, *n, sizeof **v) == 0)
+		(*v)[(*n)++] = (spec){copy, line};
+	else
+		free(copy);
 }
 
 static rule_cfg *rule_section(rule_cfg **v, size_t *n, const char *id, unsigned line)
@@ -123,10 +128,14 @@ static rule_cfg *rule_section(rule_cfg **v, size_t *n, const char *id, unsigned 
 	for (size_t i = 0; i < *n; i++)
 		if (!strcmp((*v)[i].id, id))
 			return &(*v)[i];
-	*v = grow(*v, *n, sizeof **v);
+	char *copy = cfg_strdup(id);
+	if (!copy || cfg_push(v, *n, sizeof **v)) {
+		free(copy);
+		return NULL; /* out of memory: the section's keys are dropped */
+	}
 	rule_cfg *r = &(*v)[(*n)++];
 	memset(r, 0, sizeof *r);
-	r->id = xstrdup(id);
+	r->id = copy;
 	r->line = line;
 	r->severity = r->enabled = -1;
 	return r;
@@ -160,20 +169,31 @@ static void rule_key(ini_state *st, rule_cfg *r, const char *name, const char *v
 	    !strcmp(r->params[r->n_params - 1].key, name)) {
 		kv *p = &r->params[r->n_params - 1];
 		size_t a = strlen(p->value), b = strlen(value);
-		p->value = xrealloc(p->value, a + b + 2);
+		char *nv = realloc(p->value, a + b + 2);
+		if (!nv) {
+			cfg_nomem();
+			return;
+		}
+		p->value = nv;
 		p->value[a] = '\n';
 		memcpy(p->value + a + 1, value, b + 1);
 		return;
 	}
-	r->params = grow(r->params, r->n_params, sizeof *r->params);
-	r->params[r->n_params++] = (kv){xstrdup(name), xstrdup(value), st->line};
+	char *k = cfg_strdup(name), *v = cfg_strdup(value);
+	if (k && v && cfg_push(&r->params, r->n_params, sizeof *r->params) == 0) {
+		r->params[r->n_params++] = (kv){k, v, st->line};
+		return;
+	}
+	free(k);
+	free(v);
 }
 
 char *resolve_rel(const char *dir, const char *p)
 {
-	if (p[0] == '/')
-		return xstrdup(p);
-	return path_join(dir, p);
+	char *r = p[0] == '/' ? jh_strdup(p) : jh_path_join(dir, p);
+	if (!r)
+		cfg_nomem();
+	return r;
 }
 
 static void section_key(ini_state *st, config *c, section *s, const char *name, const char *value)
@@ -197,28 +217,35 @@ static void section_key(ini_state *st, config *c, section *s, const char *name, 
 		free(s->encoding);
 		s->encoding = NULL;
 		if (strcmp(value, "auto")) {
-			if (jh_encoding_check(value, NULL, 0))
+			int ec = jh_encoding_check(value, NULL, 0);
+			if (ec == JH_ERR_NOMEM)
+				cfg_nomem();
+			else if (ec)
 				SERR(st, "encoding: unknown encoding '%s' (see iconv -l)", value);
-			s->encoding = xstrdup(value);
+			s->encoding = cfg_strdup(value);
 		}
 	} else if (!strcmp(name, "variant")) {
 		if (!valid_variant(value))
 			SERR(st, "variant must be auto, hans or hant, not '%s'", value);
 		free(s->variant);
-		s->variant = xstrdup(value);
+		s->variant = cfg_strdup(value);
 	} else if (!strcmp(name, "words")) {
 		char **w;
 		size_t n = split_list(value, &w);
 		for (size_t i = 0; i < n; i++) {
-			s->words = grow(s->words, s->n_words, sizeof *s->words);
-			s->words[s->n_words++] = w[i];
+			if (cfg_push(&s->words, s->n_words, sizeof *s->words) == 0)
+				s->words[s->n_words++] = w[i];
+			else
+				free(w[i]);
 		}
 		free(w);
 	} else if (!strcmp(name, "words-file")) {
 		char *path = resolve_rel(c->dir, value);
 		char why[128];
-		char *text = cfg_slurp(path, why, sizeof why);
-		if (!text) {
+		char *text = path ? cfg_slurp(path, why, sizeof why) : NULL;
+		if (!path) {
+			/* out of memory (noted) */
+		} else if (!text) {
 			SERR(st, "cannot read words-file %s: %s", path, why);
 		} else {
 			for (char *ln = text, *next; ln; ln = next) {
@@ -232,8 +259,11 @@ static void section_key(ini_state *st, config *c, section *s, const char *name, 
 				t = trim(t);
 				if (!*t || *t == '#')
 					continue;
-				s->words = grow(s->words, s->n_words, sizeof *s->words);
-				s->words[s->n_words++] = xstrdup(t);
+				char *copy = cfg_strdup(t);
+				if (copy && cfg_push(&s->words, s->n_words, sizeof *s->words) == 0)
+					s->words[s->n_words++] = copy;
+				else
+					free(copy);
 			}
 			free(text);
 		}
@@ -241,19 +271,23 @@ static void section_key(ini_state *st, config *c, section *s, const char *name, 
 	} else if (main_sec && !strcmp(name, "profile")) {
 		free(c->profile);
 		free(c->profile_from);
-		c->profile = xstrdup(value);
+		c->profile = cfg_strdup(value);
 		c->profile_line = st->line;
-		c->profile_from = xstrdup(c->path);
+		c->profile_from = cfg_strdup(c->path);
 	} else if (main_sec && !strcmp(name, "rules")) {
 		char **w;
 		size_t n = split_list(value, &w);
 		for (size_t i = 0; i < n; i++) {
 			char *d = resolve_rel(c->dir, w[i]);
 			struct stat sb;
+			if (!d)
+				continue;
 			if (stat(d, &sb) || !S_ISDIR(sb.st_mode))
 				SERR(st, "rules folder %s does not exist", d);
-			c->rule_dirs = grow(c->rule_dirs, c->n_rule_dirs, sizeof *c->rule_dirs);
-			c->rule_dirs[c->n_rule_dirs++] = d;
+			if (cfg_push(&c->rule_dirs, c->n_rule_dirs, sizeof *c->rule_dirs) == 0)
+				c->rule_dirs[c->n_rule_dirs++] = d;
+			else
+				free(d);
 		}
 		free_list(w, n);
 	} else if (main_sec && !strcmp(name, "exclude")) {
@@ -265,8 +299,10 @@ static void section_key(ini_state *st, config *c, section *s, const char *name, 
 				free(w[i]);
 				continue;
 			}
-			c->exclude = grow(c->exclude, c->n_exclude, sizeof *c->exclude);
-			c->exclude[c->n_exclude++] = w[i];
+			if (cfg_push(&c->exclude, c->n_exclude, sizeof *c->exclude) == 0)
+				c->exclude[c->n_exclude++] = w[i];
+			else
+				free(w[i]);
 		}
 		free(w);
 	} else if (main_sec && !strcmp(name, "extend")) {
@@ -335,17 +371,20 @@ static int ini_cb(void *user, const char *sec, const char *name, const char *val
 				const char *g = sec + 5;
 				while (*g == ' ' || *g == '"')
 					g++;
-				char *glob = xstrdup(g);
-				size_t gl = strlen(glob);
+				char *glob = cfg_strdup(g);
+				size_t gl = glob ? strlen(glob) : 0;
 				while (gl && (glob[gl - 1] == '"' || glob[gl - 1] == ' '))
 					glob[--gl] = '\0';
-				if (!gl || c->n_paths >= 64 || gl > GLOB_MAX) {
+				if (!glob) {
+					/* out of memory (noted): the section's keys are dropped */
+				} else if (!gl || c->n_paths >= 64 || gl > GLOB_MAX) {
 					SERR(st, gl > GLOB_MAX ? "glob longer than 1024 bytes in [%.40s…]"
 					         : gl ? "too many [path:] sections (64 at most)"
 					              : "empty glob in [%s]", sec);
 					free(glob);
+				} else if (cfg_push(&c->paths, c->n_paths, sizeof *c->paths)) {
+					free(glob);
 				} else {
-					c->paths = grow(c->paths, c->n_paths, sizeof *c->paths);
 					section *s = &c->paths[c->n_paths++];
 					memset(s, 0, sizeof *s);
 					s->glob = glob;
@@ -424,7 +463,12 @@ char *cfg_slurp(const char *path, char *why, size_t why_size)
 		return NULL;
 	}
 	size_t cap = (size_t)sb.st_size + 2, len = 0; /* one more: a file that grew */
-	char *data = xmalloc(cap);
+	char *data = cfg_malloc(cap);
+	if (!data) {
+		snprintf(why, why_size, "out of memory");
+		close(fd);
+		return NULL;
+	}
 	for (;;) {
 		ssize_t n = read(fd, data + len, cap - 1 - len);
 		if (n < 0 && errno == EINTR)
@@ -445,7 +489,15 @@ char *cfg_slurp(const char *path, char *why, size_t why_size)
 				close(fd);
 				return NULL;
 			}
-			data = xrealloc(data, cap * 2);
+			char *nd = realloc(data, cap * 2);
+			if (!nd) {
+				cfg_nomem();
+				snprintf(why, why_size, "out of memory");
+				free(data);
+				close(fd);
+				return NULL;
+			}
+			data = nd;
 			cap *= 2;
 		}
 	}
@@ -485,6 +537,9 @@ int parse_ini(const char *path, void *target, int is_profile)
 			SERR(&st, "line longer than %d bytes", JH_INI_MAX_LINE);
 		else
 			SERR(&st, "syntax error (expected [section], key = value, or a comment)");
+	} else if (rc == -2) { /* inih's buffer: out of memory */
+		cfg_nomem();
+		st.errors++;
 	} else if (rc < 0) {
 		SERR(&st, "cannot parse");
 	}
@@ -585,7 +640,7 @@ static char *find_extend(const char *path, unsigned *at)
 			while (*eq == ' ' || *eq == '\t')
 				eq++;
 			if (*eq == '=') {
-				res = xstrdup(trim(eq + 1));
+				res = cfg_strdup(trim(eq + 1));
 				break;
 			}
 		}
@@ -603,14 +658,17 @@ int load_into(config *c, const char *path, int depth)
 	int errors = 0;
 	unsigned ext_line = 0;
 	char *ext = find_extend(path, &ext_line);
-	if (ext) {
-		char *dir = xstrdup(path);
+	char *dir = ext ? cfg_strdup(path) : NULL;
+	char *base = NULL, *bdir = NULL;
+	if (dir) {
 		char *slash = strrchr(dir, '/');
 		if (slash)
 			*slash = '\0';
-		char *base = resolve_rel(slash ? dir : ".", ext);
+		base = resolve_rel(slash ? dir : ".", ext);
+		bdir = base ? cfg_strdup(base) : NULL;
+	}
+	if (bdir) {
 		char *save_dir = c->dir;
-		char *bdir = xstrdup(base);
 		char *bs = strrchr(bdir, '/');
 		if (bs)
 			*bs = '\0';
@@ -626,13 +684,16 @@ int load_into(config *c, const char *path, int depth)
 		}
 		free(probe);
 		c->dir = save_dir;
-		free(bdir);
-		free(base);
-		free(dir);
-		free(ext);
 	}
+	free(bdir);
+	free(base);
+	free(dir);
+	free(ext);
 	char *save = c->path;
-	c->path = xstrdup(path);
+	if (!(c->path = cfg_strdup(path))) {
+		c->path = save;
+		return errors + 1; /* out of memory (noted) */
+	}
 	errors += parse_ini(path, c, 0);
 	free(c->path);
 	c->path = save;

@@ -16,6 +16,7 @@
 #include <string.h>
 #include "document.h"
 #include "findings.h"
+#include "util.h"
 
 /* ---- one analysis: the settings and options one text is checked with ---- */
 
@@ -80,24 +81,26 @@ static void skips_free(skips *s)
 	memset(s, 0, sizeof *s);
 }
 
-static void skip_add(skips *s, size_t a, size_t b, const unsigned char *mask)
+static int skip_add(skips *s, size_t a, size_t b, const unsigned char *mask)
 {
 	if (b <= a)
-		return;
-	if (s->n == s->cap) {
-		s->cap = s->cap ? s->cap * 2 : 16;
-		s->v = xrealloc(s->v, s->cap * sizeof *s->v);
-	}
+		return JH_OK;
+	if (jh_grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v))
+		return JH_ERR_NOMEM;
 	s->v[s->n++] = (jh_skip){a, b, mask};
+	return JH_OK;
 }
 
+/* A rule mask owned by s, all off; NULL for want of memory. */
 static unsigned char *new_mask(skips *s, size_t n)
 {
+	unsigned char **nm = realloc(s->masks, (s->n_masks + 1) * sizeof *s->masks);
+	if (!nm)
+		return NULL;
+	s->masks = nm;
 	unsigned char *m = calloc(n ? n : 1, 1);
-	if (!m)
-		abort();
-	s->masks = xrealloc(s->masks, (s->n_masks + 1) * sizeof *s->masks);
-	s->masks[s->n_masks++] = m;
+	if (m)
+		s->masks[s->n_masks++] = m;
 	return m;
 }
 
@@ -128,15 +131,17 @@ static int in_html(const md_prose *md, size_t pos)
 	return 0;
 }
 
-/* Find the switches in text; ranges are in text offsets. */
-static void find_switches(const char *text, size_t len, const md_prose *md, const jh_ruleset *rs,
-                          const analysis *an, skips *out)
+/* Find the switches in text; ranges are in text offsets.  JH_OK or
+ * JH_ERR_NOMEM. */
+static int find_switches(const char *text, size_t len, const md_prose *md, const jh_ruleset *rs,
+                         const analysis *an, skips *out)
 {
 	size_t nr = jh_ruleset_count(rs);
 	open_region *open = NULL;
-	size_t n_open = 0;
+	size_t n_open = 0, cap_open = 0;
+	int rc = JH_OK;
 	const char *p = text, *end = text + len;
-	while ((p = memchr(p, '<', (size_t)(end - p))) != NULL) {
+	while (rc == JH_OK && (p = memchr(p, '<', (size_t)(end - p))) != NULL) {
 		if (end - p < 4 || memcmp(p, "<!--", 4)) {
 			p++;
 			continue;
@@ -161,7 +166,11 @@ static void find_switches(const char *text, size_t len, const md_prose *md, cons
 			p = close + 3;
 			continue;
 		}
-		char *body = xstrndup(q, (size_t)(close - q));
+		char *body = jh_strndup(q, (size_t)(close - q));
+		if (!body) {
+			rc = JH_ERR_NOMEM;
+			break;
+		}
 		char *word = body, *rest = body + strcspn(body, " \t\r\n");
 		if (*rest)
 			*rest++ = '\0';
@@ -171,20 +180,30 @@ static void find_switches(const char *text, size_t len, const md_prose *md, cons
 		unsigned char *mask = NULL;
 		if (*rest) {
 			char bad[128];
-			mask = new_mask(out, nr);
+			if (!(mask = new_mask(out, nr))) {
+				free(body);
+				rc = JH_ERR_NOMEM;
+				break;
+			}
 			if (jh_selection_apply(rs, mask, rest, 1, bad, sizeof bad))
 				warn(an, line_of(text, at), "%s: no rule or family '%s'", word, bad);
 		}
 		if (!strcmp(word, "jinghua-disable")) {
-			open = xrealloc(open, (n_open + 1) * sizeof *open);
-			open[n_open++] = (open_region){at, mask};
+			if (jh_grow((void **)&open, &cap_open, n_open + 1, sizeof *open))
+				rc = JH_ERR_NOMEM;
+			else
+				open[n_open++] = (open_region){at, mask};
 		} else if (!strcmp(word, "jinghua-enable")) {
 			size_t keep = 0;
-			for (size_t i = 0; i < n_open; i++) {
+			for (size_t i = 0; i < n_open && rc == JH_OK; i++) {
 				open_region o = open[i];
-				skip_add(out, o.start, after, o.mask);
-				if (mask) { /* only some rules come back on: the rest stay off */
+				rc = skip_add(out, o.start, after, o.mask);
+				if (rc == JH_OK && mask) { /* only some rules come back on: the rest stay off */
 					unsigned char *rest_mask = new_mask(out, nr);
+					if (!rest_mask) {
+						rc = JH_ERR_NOMEM;
+						break;
+					}
 					int any = 0;
 					for (size_t k = 0; k < nr; k++) {
 						rest_mask[k] = (o.mask ? o.mask[k] : 1) && !mask[k];
@@ -210,7 +229,7 @@ static void find_switches(const char *text, size_t len, const md_prose *md, cons
 					a--;
 				b = nl ? (size_t)(nl - text) + 1 : len;
 			}
-			skip_add(out, a, b, mask);
+			rc = skip_add(out, a, b, mask);
 		} else {
 			warn(an, line_of(text, at), "unknown switch '%s' (jinghua-disable, jinghua-enable, "
 			     "jinghua-disable-next-line, jinghua-disable-line)", word);
@@ -218,11 +237,12 @@ static void find_switches(const char *text, size_t len, const md_prose *md, cons
 		free(body);
 		p = close + 3;
 	}
-	for (size_t i = 0; i < n_open; i++)
-		skip_add(out, open[i].start, len + 1, open[i].mask);
+	for (size_t i = 0; i < n_open && rc == JH_OK; i++)
+		rc = skip_add(out, open[i].start, len + 1, open[i].mask);
 	free(open);
-	if (out->n > 1) /* v is NULL when empty: not for qsort */
+	if (rc == JH_OK && out->n > 1) /* v is NULL when empty: not for qsort */
 		qsort(out->v, out->n, sizeof *out->v, cmp_skip);
+	return rc;
 }
 
 /* Which kinds of segment does [s, e) touch (a bit per seg_kind)? */
@@ -355,7 +375,10 @@ static int analyze(const analysis *a, const char *text, size_t len, jh_findings 
 	const char *ctext = text;
 	size_t clen = len;
 	if (a->markdown) {
-		if (markdown_prose(text, len, &md)) {
+		int mrc = markdown_prose(text, len, &md);
+		if (mrc == JH_ERR_NOMEM)
+			return mrc;
+		if (mrc) {
 			inform(a, "cannot parse as Markdown, checked as plain text");
 		} else {
 			ctext = md.text;
@@ -364,7 +387,11 @@ static int analyze(const analysis *a, const char *text, size_t len, jh_findings 
 	}
 	int is_md = ctext != text;
 	skips sk = {0};
-	find_switches(text, len, is_md ? &md : NULL, fs->ruleset, a, &sk);
+	if (find_switches(text, len, is_md ? &md : NULL, fs->ruleset, a, &sk)) {
+		skips_free(&sk);
+		md_prose_free(&md);
+		return JH_ERR_NOMEM;
+	}
 	if (is_md)
 		for (size_t i = 0; i < sk.n; i++) {
 			sk.v[i].start = md_to_prose(&md, sk.v[i].start);
@@ -538,10 +565,11 @@ static int open_document(const char *bytes, size_t len, const jh_document_option
 		return JH_ERR_NOMEM;
 	const char *want = o->encoding ? o->encoding : o->settings->encoding;
 	char err[200];
-	if (decode_text(bytes ? bytes : "", len, want, &d->dec, err, sizeof err)) {
+	int rc = decode_text(bytes ? bytes : "", len, want, &d->dec, err, sizeof err);
+	if (rc) {
 		free(d);
-		if (strstr(err, "memory"))
-			return JH_ERR_NOMEM;
+		if (rc == JH_ERR_NOMEM)
+			return rc;
 		if (o->diag_fn) {
 			jh_diag dg = {JH_ERROR, o->name, 0, 0, NULL, err};
 			o->diag_fn(&dg, o->payload);
@@ -623,13 +651,16 @@ static int encode_fixed(jh_document *d, const jh_document_options *o, const char
 		return JH_OK;
 	}
 	char emsg[200];
-	if (!decoded_lossless(dec)) {
+	int lossless = decoded_lossless(dec), rc = 0;
+	if (lossless < 0)
+		return lossless;
+	if (!lossless) {
 		snprintf(d->problem, sizeof d->problem,
 		         "this %s file would not be written back byte for byte; not changed (use --to-utf8)",
 		         dec->name);
-	} else if (encode_text(dec, ftext, flen, &d->bytes, &d->out_len, emsg, sizeof emsg)) {
-		if (strstr(emsg, "memory"))
-			return JH_ERR_NOMEM;
+	} else if ((rc = encode_text(dec, ftext, flen, &d->bytes, &d->out_len, emsg, sizeof emsg))) {
+		if (rc == JH_ERR_NOMEM)
+			return rc;
 		snprintf(d->problem, sizeof d->problem, "%s; not changed (use --to-utf8)", emsg);
 	} else {
 		d->out = d->bytes;
@@ -663,12 +694,17 @@ int jh_document_fix(const char *bytes, size_t len, const jh_document_options *o,
 			size_t fl = d->fixed_text ? flen : d->dec.len;
 			const decoded *map = NULL;
 			char emsg[200];
-			if (d->dec.utf8)
+			if (d->dec.utf8) {
 				map = &d->dec; /* offsets are the text's */
-			else if (!o->to_utf8 &&
-			         !decode_text(d->out, d->out_len, d->dec.name, &d->after, emsg, sizeof emsg))
-				map = &d->after;
-			rc = check_into(d, &a, ftext, fl, map);
+			} else if (!o->to_utf8) {
+				rc = decode_text(d->out, d->out_len, d->dec.name, &d->after, emsg, sizeof emsg);
+				if (rc == JH_OK)
+					map = &d->after;
+				else if (rc != JH_ERR_NOMEM)
+					rc = JH_OK; /* the bytes are the text's encoding: cannot happen */
+			}
+			if (rc == JH_OK)
+				rc = check_into(d, &a, ftext, fl, map);
 		}
 	}
 	if (rc) {

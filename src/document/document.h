@@ -8,16 +8,11 @@
 #include <stddef.h>
 #include "jinghua.h"
 
-/* ---- docutil.c: allocation that does not fail (out of memory: the
- * process ends, as the command line always did), paths ---- */
-void *xmalloc(size_t n);
-void *xrealloc(void *p, size_t n);
-char *xstrdup(const char *s);
-char *xstrndup(const char *s, size_t n);
+/* ---- paths.c: path arithmetic (NULL for want of memory) ---- */
 /* "dir/name" (dir may be "" or end in '/'); malloc'd. */
-char *path_join(const char *dir, const char *name);
+char *jh_path_join(const char *dir, const char *name);
 /* Absolute, lexically normalised form of path (no symlinks resolved). */
-char *path_absolute(const char *path);
+char *jh_path_absolute(const char *path);
 
 /* ---- encoding.c: bytes in any encoding → UTF-8 text, and back ---- */
 typedef struct {
@@ -43,18 +38,21 @@ typedef struct {
 
 /* Decode data: BOM, strict UTF-8, else the encoding forced (want, NULL or
  * "auto" = detect with uchardet).  For UTF-8 input text points at data.
- * Returns 0, or -1 with a message in err (unknown encoding name). */
+ * Returns 0, or JH_ERR_ENCODING (unknown encoding name) or JH_ERR_NOMEM
+ * with a message in err. */
 int decode_text(const char *data, size_t len, const char *want, decoded *out, char *err,
                 size_t errsize);
 void decoded_free(decoded *d);
-/* Does encoding the text again give the file's bytes back? */
+/* Does encoding the text again give the file's bytes back?  1 or 0, or
+ * JH_ERR_NOMEM (not known yet). */
 int decoded_lossless(decoded *d);
 /* "UTF-16LE" or "UTF-16BE" if data reads as UTF-16 text without a BOM. */
 const char *utf16_guess(const char *data, size_t len);
 /* Offset in the file of UTF-8 offset pos. */
 size_t decoded_orig_offset(const decoded *d, size_t pos);
 /* Encode UTF-8 text back into the file's encoding (markers become the
- * original undecodable bytes).  Returns 0, or -1 with a message in err. */
+ * original undecodable bytes).  Returns 0, or JH_ERR_ENCODING (a
+ * character the encoding lacks) or JH_ERR_NOMEM with a message in err. */
 int encode_text(const decoded *d, const char *text, size_t len, char **out, size_t *out_len,
                 char *err, size_t errsize);
 
@@ -131,6 +129,7 @@ typedef struct {
 	size_t n_html, cap_html;
 } md_prose;
 
+/* 0, JH_ERR_NOMEM, or -1 when md4c cannot take the document (over 4 GB). */
 int markdown_prose(const char *doc, size_t len, md_prose *out);
 void md_prose_free(md_prose *m);
 /* Map a prose offset to the document; end = 1 prefers the end of the

@@ -20,6 +20,7 @@
 #include <strings.h>
 #include <uchardet.h>
 #include "document.h"
+#include "util.h"
 #include "config.h"
 #include "utf8.h"
 
@@ -370,11 +371,13 @@ static int convert(iconv_t cd, char **ip, size_t *il, obuf *ob, size_t per_byte)
 	return 0;
 }
 
+/* 0, -1 for an encoding iconv does not know, -2 for want of memory.  The
+ * converter stays open in d->cd, for positions (decoded_orig_offset). */
 static int decode_with(const char *data, size_t len, const char *name, decoded *d)
 {
 	iconv_t cd = iconv_open("UTF-8", name);
 	if (cd == (iconv_t)-1)
-		return -1;
+		return errno == ENOMEM ? -2 : -1;
 	family fam = family_of(name);
 	obuf ob = {0};
 	size_t cap_marks = 0, cap_bad = 0;
@@ -419,7 +422,7 @@ static int decode_with(const char *data, size_t len, const char *name, decoded *
 		}
 		pos = end;
 	}
-	iconv_close(cd);
+	d->cd = cd; /* decoded_free closes it */
 	if (rc || ob_reserve(&ob, 1)) {
 		free(ob.p);
 		return -2;
@@ -467,12 +470,12 @@ int decode_text(const char *data, size_t len, const char *want, decoded *out, ch
 		if (rc == -1) {
 			snprintf(err, errsize, "unknown encoding '%s'", name);
 			decoded_free(out);
-			return -1;
+			return JH_ERR_ENCODING;
 		}
 		if (rc == -2) {
 			snprintf(err, errsize, "out of memory decoding %s", name);
 			decoded_free(out);
-			return -1;
+			return JH_ERR_NOMEM;
 		}
 		if (!guessed || plausible_decoding(out)) {
 			out->lossless = -1; /* found out when it matters: decoded_lossless */
@@ -498,8 +501,10 @@ int decoded_lossless(decoded *d)
 	if (d->lossless < 0) {
 		char *back = NULL, e2[8];
 		size_t blen = 0;
-		d->lossless = encode_text(d, d->text, d->len, &back, &blen, e2, sizeof e2) == 0 &&
-		              blen == d->src_len && memcmp(back, d->src, d->src_len) == 0;
+		int rc = encode_text(d, d->text, d->len, &back, &blen, e2, sizeof e2);
+		if (rc == JH_ERR_NOMEM)
+			return rc; /* not known yet */
+		d->lossless = rc == 0 && blen == d->src_len && memcmp(back, d->src, d->src_len) == 0;
 		free(back);
 	}
 	return d->lossless;
@@ -535,14 +540,7 @@ size_t decoded_orig_offset(const decoded *d, size_t pos)
 		return o;
 	/* one converter per document, opened on first use (a document belongs
 	 * to one thread) */
-	decoded *dm = (decoded *)d;
-	if (!dm->cd) {
-		iconv_t c = iconv_open("UTF-8", d->name);
-		if (c == (iconv_t)-1)
-			return o;
-		dm->cd = c;
-	}
-	iconv_t cd = (iconv_t)dm->cd;
+	iconv_t cd = (iconv_t)d->cd; /* decode_with's, kept open */
 	family fam = family_of(d->name);
 	const unsigned char *s = (const unsigned char *)d->src;
 	while (u < pos && o < d->src_len) {
@@ -568,14 +566,18 @@ int encode_text(const decoded *d, const char *text, size_t len, char **out, size
                 char *err, size_t errsize)
 {
 	if (d->utf8) {
-		*out = xstrndup(text, len);
+		if (!(*out = jh_strndup(text, len))) {
+			snprintf(err, errsize, "out of memory");
+			return JH_ERR_NOMEM;
+		}
 		*out_len = len;
 		return 0;
 	}
 	iconv_t cd = iconv_open(d->name, "UTF-8");
 	if (cd == (iconv_t)-1) {
-		snprintf(err, errsize, "cannot encode in %s", d->name);
-		return -1;
+		int nomem = errno == ENOMEM;
+		snprintf(err, errsize, nomem ? "out of memory" : "cannot encode in %s", d->name);
+		return nomem ? JH_ERR_NOMEM : JH_ERR_ENCODING;
 	}
 	obuf ob = {0};
 	size_t bad = 0, pos = 0;
@@ -587,7 +589,7 @@ int encode_text(const decoded *d, const char *text, size_t len, char **out, size
 		size_t il = end - pos;
 		int r = convert(cd, &ip, &il, &ob, 2);
 		if (r < 0) {
-			rc = -1;
+			rc = JH_ERR_NOMEM;
 			snprintf(err, errsize, "out of memory");
 		} else if (r > 0) {
 			/* a character the encoding has no bytes for */
@@ -602,12 +604,15 @@ int encode_text(const decoded *d, const char *text, size_t len, char **out, size
 				cp = ((c[0] & 0x07) << 18) | ((c[1] & 0x3F) << 12) | ((c[2] & 0x3F) << 6) | (c[3] & 0x3F);
 			snprintf(err, errsize, "U+%04X (byte %zu of the fixed text) cannot be written in %s",
 			         (unsigned)cp, at, d->name);
-			rc = -1;
+			rc = JH_ERR_ENCODING;
 		}
 		if (rc == 0 && m) {
-			if (bad >= d->n_bad || ob_reserve(&ob, 1)) {
+			if (bad >= d->n_bad) {
 				snprintf(err, errsize, "undecodable bytes were lost while fixing");
-				rc = -1;
+				rc = JH_ERR_ENCODING;
+			} else if (ob_reserve(&ob, 1)) {
+				snprintf(err, errsize, "out of memory");
+				rc = JH_ERR_NOMEM;
 			} else {
 				ob.p[ob.len++] = (char)d->bad[bad++];
 			}
@@ -621,18 +626,19 @@ int encode_text(const decoded *d, const char *text, size_t len, char **out, size
 		size_t ol = ob.cap - ob.len;
 		iconv(cd, NULL, NULL, &op, &ol);
 		ob.len = (size_t)(op - ob.p);
+	} else if (rc == 0) {
+		snprintf(err, errsize, "out of memory");
+		rc = JH_ERR_NOMEM;
 	}
 	iconv_close(cd);
 	if (rc == 0 && bad != d->n_bad) {
 		snprintf(err, errsize, "undecodable bytes were lost while fixing");
-		rc = -1;
+		rc = JH_ERR_ENCODING;
 	}
 	if (rc) {
 		free(ob.p);
-		return -1;
+		return rc;
 	}
-	if (!ob.p)
-		ob.p = xstrndup("", 0);
 	*out = ob.p;
 	*out_len = ob.len;
 	return 0;
@@ -647,8 +653,9 @@ int jh_encoding_check(const char *name, char *canonical, size_t size)
 	decoded d;
 	char err[128];
 	/* decoding invalid UTF-8 forces the named codec to be opened */
-	if (decode_text("\xff", 1, name, &d, err, sizeof err))
-		return strstr(err, "memory") ? JH_ERR_NOMEM : JH_ERR_ENCODING;
+	int rc = decode_text("\xff", 1, name, &d, err, sizeof err);
+	if (rc)
+		return rc;
 	decoded_free(&d);
 	return JH_OK;
 }

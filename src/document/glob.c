@@ -148,12 +148,12 @@ int glob_match(const char *pattern, const char *path)
 		pattern += 2;
 	size_t n = strlen(pattern);
 	if (n && pattern[n - 1] == '/') { /* "drafts/" = everything in it */
-		char *p = xmalloc(n + 3);
+		char p[GLOB_MAX + 3];
+		if (n > GLOB_MAX)
+			return 0;
 		memcpy(p, pattern, n);
 		memcpy(p + n, "**", 3);
-		int r = gmatch_top(p, path);
-		free(p);
-		return r;
+		return gmatch_top(p, path);
 	}
 	return gmatch_top(pattern, path);
 }

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 #include "document.h"
+#include "util.h"
 
 typedef struct {
 	md_prose *m;
@@ -143,7 +144,9 @@ static int cb_enter_span(MD_SPANTYPE type, void *detail, void *ud)
 	else if (type == MD_SPAN_A && x->link_depth++ == 0) {
 		MD_SPAN_A_DETAIL *a = detail;
 		free(x->href);
-		x->href = xstrndup(a->href.text ? a->href.text : "", a->href.size);
+		x->href = jh_strndup(a->href.text ? a->href.text : "", a->href.size);
+		if (!x->href)
+			return x->failed = 1; /* md_parse stops */
 		x->link_seg = x->m->n_segs;
 	}
 	return 0;
@@ -361,14 +364,17 @@ int markdown_prose(const char *doc, size_t len, md_prose *out)
 	p.leave_span = cb_leave_span;
 	p.text = cb_text;
 	size_t fm = front_matter(doc, len);
+	if (len - fm > (MD_SIZE)-1)
+		return -1;
+	/* md4c fails only when memory runs out (and our callbacks stop it only then) */
 	int rc = md_parse(doc + fm, (MD_SIZE)(len - fm), &p, &x);
 	free(x.href);
+	if (!rc && !x.failed && !out->text && !(out->text = jh_strndup("", 0)))
+		x.failed = 1;
 	if (rc || x.failed) {
 		md_prose_free(out);
-		return -1;
+		return JH_ERR_NOMEM;
 	}
-	if (!out->text)
-		out->text = xstrndup("", 0);
 	return 0;
 }
 

@@ -65,7 +65,8 @@ int jh_lexicon_add(jh_lexicon *lx, long rule_index, const char *wrong, size_t wl
 	e->line = line;
 	e->safety = -1;
 	e->next_same = -1;
-	if (!e->wrong || (right && !e->right)) {
+	if (!e->wrong || (right && !e->right) || (note && *note && !e->note) ||
+	    (prev_not && *prev_not && !e->prev_not) || (next_not && *next_not && !e->next_not)) {
 		free(e->wrong);
 		free(e->right);
 		free(e->note);
@@ -95,16 +96,17 @@ int jh_lexicon_load_tsv(jh_lexicon *lx, long rule_index, const char *path, const
 {
 	FILE *f = fopen(path, "rb");
 	if (!f) {
+		int err = errno;
 		jh_report(diag_fn, payload, JH_ERROR, path, 0, 0, rule_id, "cannot read lexicon: %s",
-		          strerror(errno));
-		return JH_ERR_RULES;
+		          strerror(err));
+		return err == ENOMEM ? JH_ERR_NOMEM : JH_ERR_RULES;
 	}
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t got;
 	unsigned lineno = 0;
 	int errors = 0, rc = JH_OK;
-	while ((got = getline(&line, &cap, f)) >= 0) {
+	while ((errno = 0, got = getline(&line, &cap, f)) >= 0) {
 		lineno++;
 		size_t n = (size_t)got;
 		if (lineno == 1 && n >= 3 && memcmp(line, "\xEF\xBB\xBF", 3) == 0) {
@@ -150,6 +152,10 @@ int jh_lexicon_load_tsv(jh_lexicon *lx, long rule_index, const char *path, const
 		}
 		const char *err;
 		char *right = nf > 1 ? jh_unescape(fields[1], 0, &err) : NULL;
+		if (nf > 1 && !right && JH_UNESCAPE_NOMEM(err)) {
+			rc = JH_ERR_NOMEM;
+			break;
+		}
 		if (nf > 1 && !right) {
 			jh_report(diag_fn, payload, JH_ERROR, path, lineno, 0, rule_id, "%s", err);
 			errors++;
@@ -164,6 +170,8 @@ int jh_lexicon_load_tsv(jh_lexicon *lx, long rule_index, const char *path, const
 		if (rc)
 			break;
 	}
+	if (rc == JH_OK && got < 0 && errno == ENOMEM) /* not the end: the line's buffer */
+		rc = JH_ERR_NOMEM;
 	free(line);
 	fclose(f);
 	if (rc)

@@ -130,6 +130,8 @@ int jh_regexes_add(jh_regexes *rx, jh_rule *r, long rule_index, jh_diag_fn diag_
 		opts |= PCRE2_USE_OFFSET_LIMIT;
 	pcre2_code *code = pcre2_compile((PCRE2_SPTR)r->pattern, PCRE2_ZERO_TERMINATED, opts,
 	                                 &errcode, &erroff, NULL);
+	if (!code && errcode == PCRE2_ERROR_HEAP_FAILED)
+		return JH_ERR_NOMEM;
 	if (!code) {
 		PCRE2_UCHAR msg[256];
 		pcre2_get_error_message(errcode, msg, sizeof msg);
@@ -167,8 +169,10 @@ int jh_regexes_add(jh_regexes *rx, jh_rule *r, long rule_index, jh_diag_fn diag_
 	x->bit = rx->n_bits++ % 64;
 	if (r->trigger) {
 		int rc = parse_trigger(rx, r->trigger, (uint64_t)1 << x->bit);
-		if (rc == JH_ERR_NOMEM)
+		if (rc == JH_ERR_NOMEM) {
+			pcre2_code_free(code);
 			return rc;
+		}
 		if (rc) {
 			jh_report(diag_fn, payload, JH_ERROR, r->file, r->line, 0, r->id,
 			          "bad trigger '%s': list characters or ranges a-b, escapes \\x{HEX} \\- \\\\ \\s",
@@ -408,6 +412,8 @@ int jh_regex_run(const jh_regexes *rx, size_t slot, const jh_rule *rule, const c
 				break;
 			continue;
 		}
+		if (rc == PCRE2_ERROR_NOMEMORY)
+			return JH_ERR_NOMEM;
 		if (rc < 0) {
 			PCRE2_UCHAR msg[160];
 			pcre2_get_error_message(rc, msg, sizeof msg);

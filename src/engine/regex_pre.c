@@ -337,8 +337,9 @@ static pcre2_code *class_code(jh_pre_class *c)
 	PCRE2_SIZE off;
 	code = pcre2_compile((PCRE2_SPTR)c->src, PCRE2_ZERO_TERMINATED,
 	                     PCRE2_UTF | PCRE2_UCP | PCRE2_ANCHORED, &e, &off, NULL);
-	if (!code) {
-		__atomic_store_n(&c->bad, 1, __ATOMIC_RELAXED);
+	if (!code) { /* out of memory: tried again next time */
+		if (e != PCRE2_ERROR_HEAP_FAILED)
+			__atomic_store_n(&c->bad, 1, __ATOMIC_RELAXED);
 		return NULL;
 	}
 	pcre2_code *none = NULL;

@@ -50,22 +50,32 @@ static const char hard_pattern[] =
 	"|\\{(?:[A-Za-z_][A-Za-z0-9_.]*|\\d*)(?:![rsa])?(?::[^{}\\s]{0,16})?\\}";
 
 static pcre2_code *soft_re, *hard_re;
-static pthread_once_t compiled = PTHREAD_ONCE_INIT;
+static int compiled; /* both are, once and for the process (read with atomics) */
+static pthread_mutex_t compile_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static void compile_patterns(void)
+/* JH_OK, or JH_ERR_NOMEM (then the next check tries again). */
+static int compile_patterns(void)
 {
+	if (__atomic_load_n(&compiled, __ATOMIC_ACQUIRE))
+		return JH_OK;
+	pthread_mutex_lock(&compile_lock);
 	int err;
 	PCRE2_SIZE off;
 	/* the text may hold invalid UTF-8 (it is reported, never mended):
 	 * matched without this, such bytes made the JIT code read out of
 	 * bounds (a libFuzzer crash) */
 	uint32_t o = PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF;
-	soft_re = pcre2_compile((PCRE2_SPTR)soft_pattern, PCRE2_ZERO_TERMINATED, o, &err, &off, NULL);
-	hard_re = pcre2_compile((PCRE2_SPTR)hard_pattern, PCRE2_ZERO_TERMINATED, o, &err, &off, NULL);
-	if (soft_re)
-		pcre2_jit_compile(soft_re, PCRE2_JIT_COMPLETE);
-	if (hard_re)
+	if (!soft_re && (soft_re = pcre2_compile((PCRE2_SPTR)soft_pattern, PCRE2_ZERO_TERMINATED, o,
+	                                         &err, &off, NULL)))
+		pcre2_jit_compile(soft_re, PCRE2_JIT_COMPLETE); /* without JIT: slower, the same */
+	if (!hard_re && (hard_re = pcre2_compile((PCRE2_SPTR)hard_pattern, PCRE2_ZERO_TERMINATED, o,
+	                                         &err, &off, NULL)))
 		pcre2_jit_compile(hard_re, PCRE2_JIT_COMPLETE);
+	int ok = soft_re && hard_re; /* the patterns are fixed: only memory can fail them */
+	if (ok)
+		__atomic_store_n(&compiled, 1, __ATOMIC_RELEASE);
+	pthread_mutex_unlock(&compile_lock);
+	return ok ? JH_OK : JH_ERR_NOMEM;
 }
 
 int jh_verbatim_family(const char *family)
@@ -93,6 +103,8 @@ static int add_spans(spans *s, const pcre2_code *re, const char *text, size_t a,
 	size_t at = a;
 	while (at < b) {
 		int rc = pcre2_match(re, (PCRE2_SPTR)text, b, at, PCRE2_NO_UTF_CHECK, md, NULL);
+		if (rc == PCRE2_ERROR_NOMEMORY)
+			return JH_ERR_NOMEM;
 		if (rc < 0)
 			break;
 		PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
@@ -175,9 +187,8 @@ static int finding_inside(const jh_finding *f, const char *text, const span *v, 
 int jh_verbatim_drop(jh_findings *out, size_t first, const char *text, size_t len,
                      const jh_rule *const *rules, size_t n_rules)
 {
-	pthread_once(&compiled, compile_patterns);
-	if (!soft_re && !hard_re)
-		return JH_OK;
+	if (compile_patterns())
+		return JH_ERR_NOMEM;
 	pcre2_match_data *md = NULL;
 	spans s = {0};
 	int rc = JH_OK;

@@ -166,6 +166,7 @@ typedef struct {
 	jh_rule *cur;        /* rule being read, owned by rs once pushed */
 	char last_key[32];
 	int errors;
+	int nomem;           /* the handler stopped inih: memory ran out */
 	unsigned cur_section_line; /* the [section] line the current rule came from */
 } loader;
 
@@ -324,6 +325,8 @@ static int add_example(loader *ld, jh_rule *r, jh_example_kind kind, const char 
 {
 	const char *err;
 	char *text = jh_unescape(value, 1, &err);
+	if (!text && JH_UNESCAPE_NOMEM(err))
+		return JH_ERR_NOMEM;
 	if (!text) {
 		LERR(ld, "%s", err);
 		return JH_OK;
@@ -360,6 +363,8 @@ static int parse_map(loader *ld, jh_rule *r, const char *value)
 {
 	const char *err;
 	char *v = jh_unescape(value, 0, &err);
+	if (!v && JH_UNESCAPE_NOMEM(err))
+		return JH_ERR_NOMEM;
 	if (!v) {
 		LERR(ld, "map: %s", err);
 		return JH_OK;
@@ -454,6 +459,8 @@ static int handle_key(loader *ld, jh_rule *r, const char *name, const char *valu
 	if (!strcmp(name, "fix")) {
 		const char *err;
 		char *v = jh_unescape(value, 0, &err);
+		if (!v && JH_UNESCAPE_NOMEM(err))
+			return JH_ERR_NOMEM;
 		if (!v) {
 			LERR(ld, "fix: %s", err);
 			r->broken = 1;
@@ -481,7 +488,9 @@ static int handle_key(loader *ld, jh_rule *r, const char *name, const char *valu
 			return JH_OK;
 		}
 		const char *err;
-		if (!(e->fixed = jh_unescape(value, 1, &err)))
+		if (!(e->fixed = jh_unescape(value, 1, &err)) && JH_UNESCAPE_NOMEM(err))
+			return JH_ERR_NOMEM;
+		if (!e->fixed)
 			LERR(ld, "fixed: %s", err);
 		return JH_OK;
 	}
@@ -526,10 +535,13 @@ static int ini_cb(void *user, const char *section, const char *name, const char 
 	if (!ld->cur || strcmp(ld->cur->id, section) != 0 ||
 	    (ld->in.section_line && ld->in.section_line != ld->cur_section_line)) {
 		if (push_rule(ld, section))
-			return 0;
+			return !(ld->nomem = 1);
 		ld->last_key[0] = '\0';
 	}
-	return handle_key(ld, ld->cur, name, value) == JH_OK;
+	if (handle_key(ld, ld->cur, name, value) == JH_OK)
+		return 1;
+	ld->nomem = 1; /* the only way it fails */
+	return 0;
 }
 
 /* Checks that need the whole section: required keys per kind. */
@@ -587,7 +599,7 @@ static int load_text(jh_ruleset *rs, const char *name, const char *text, const c
 	rs->loads++;
 	int too_long;
 	int rc = jh_ini_parse_text(&ld.in, text, ini_cb, &ld, &too_long);
-	if (rc == -2)
+	if (rc == -2 || ld.nomem) /* the rules read so far are the rule set's, not checked */
 		return JH_ERR_NOMEM;
 	if (rc > 0) {
 		/* Our handler never fails but on memory, so this is a line inih could
@@ -614,9 +626,10 @@ int jh_ruleset_load_file(jh_ruleset *rs, const char *path, jh_diag_fn diag_fn, v
 	size_t len;
 	char *text = jh_read_file(path, &len);
 	if (!text) {
+		int err = errno;
 		jh_report(diag_fn, payload, JH_ERROR, path, 0, 0, NULL, "cannot read rule file: %s",
-		          strerror(errno));
-		return JH_ERR_IO;
+		          strerror(err));
+		return err == ENOMEM ? JH_ERR_NOMEM : JH_ERR_IO;
 	}
 	if (strlen(text) != len || jh_utf8_valid_prefix(text, len) != len) {
 		size_t at = jh_utf8_valid_prefix(text, len);
@@ -633,12 +646,11 @@ int jh_ruleset_load_file(jh_ruleset *rs, const char *path, jh_diag_fn diag_fn, v
 	/* Lexicons live in data/ beside the rule file. */
 	const char *slash = strrchr(path, '/');
 	jh_buf dir = {0};
-	if (slash)
-		jh_buf_append(&dir, path, (size_t)(slash - path));
-	else
-		jh_buf_puts(&dir, ".");
-	jh_buf_puts(&dir, "/data");
-	int rc = dir.data ? load_text(rs, path, text, dir.data, diag_fn, payload) : JH_ERR_NOMEM;
+	int rc = slash ? jh_buf_append(&dir, path, (size_t)(slash - path)) : jh_buf_puts(&dir, ".");
+	if (rc == JH_OK)
+		rc = jh_buf_puts(&dir, "/data");
+	if (rc == JH_OK)
+		rc = load_text(rs, path, text, dir.data, diag_fn, payload);
 	jh_buf_free(&dir);
 	free(text);
 	return rc;
@@ -653,9 +665,10 @@ int jh_ruleset_load_dir(jh_ruleset *rs, const char *dir, jh_diag_fn diag_fn, voi
 {
 	DIR *d = opendir(dir);
 	if (!d) {
+		int err = errno;
 		jh_report(diag_fn, payload, JH_ERROR, dir, 0, 0, NULL, "cannot open rules folder: %s",
-		          strerror(errno));
-		return JH_ERR_IO;
+		          strerror(err));
+		return err == ENOMEM ? JH_ERR_NOMEM : JH_ERR_IO;
 	}
 	char **names = NULL;
 	size_t n = 0, cap = 0;

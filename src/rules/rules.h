@@ -84,5 +84,7 @@ const char *jh_rule_param(const jh_rule *r, const char *key, unsigned *line);
  * nonzero: examples of invalid input) of an example or fix value.  Returns
  * NULL and sets *err on a bad escape. */
 char *jh_unescape(const char *s, int raw, const char **err);
+/* Was it memory that jh_unescape lacked (not a bad escape)? */
+#define JH_UNESCAPE_NOMEM(err) ((err) && !strcmp((err), "out of memory"))
 
 #endif

@@ -55,6 +55,7 @@ int jh_severity_parse(const char *name, jh_severity *out)
 
 int jh_ruleset_new(jh_ruleset **out)
 {
+	*out = NULL;
 	jh_ruleset *rs = calloc(1, sizeof *rs);
 	if (!rs)
 		return JH_ERR_NOMEM;
