@@ -35,10 +35,10 @@ import argparse
 import collections
 import os
 import re
-import subprocess
-import sys
 
-DICT = "/usr/lib/python3/dist-packages/jieba/dict.txt"
+import lexicons
+from lexicons import package_version
+
 HAN = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff]+$")
 MIN_FREQ = 20
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data")
@@ -63,21 +63,11 @@ COMMON = ["的", "一", "是", "不", "在", "有", "中", "上", "为爲為", "
           "个個", "以", "到", "时時", "要", "出", "可", "下", "能", "后後"]
 
 
-def package_version(name):
-    try:
-        return subprocess.run(["dpkg-query", "-W", "-f=${Version}", name],
-                              capture_output=True, text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 def load_jieba():
     words = {}
-    with open(DICT, encoding="utf-8") as f:
-        for line in f:
-            w, freq, _ = line.split(" ")
-            if HAN.match(w):
-                words[w] = words.get(w, 0) + int(freq)
+    for w, freq, _ in lexicons.Jieba().rows:
+        if HAN.match(w):
+            words[w] = words.get(w, 0) + freq
     return words
 
 
@@ -134,8 +124,7 @@ def write_kou(words, jv):
     after = sorted({w[1] for w in words if len(w) == 2 and w[0] == "口" and words[w] >= 30})
     before = "".join(c for c in before if c != "口")
     after = "".join(c for c in after if c != "口") + "声相"
-    trad = subprocess.run(["opencc", "-c", "s2t.json"], input=before + "\n" + after + "\n",
-                          capture_output=True, text=True, check=True).stdout.split("\n")
+    trad = lexicons.opencc("s2t.json", [before, after])
     before = "".join(sorted(set(before + trad[0])))
     after = "".join(sorted(set(after + trad[1])))
     with open(os.path.join(OUT, "censor-kou.tsv"), "w", encoding="utf-8") as out:
@@ -146,18 +135,11 @@ def write_kou(words, jv):
 
 
 def write_t2s():
-    import tempfile
-    with tempfile.TemporaryDirectory() as d:
-        out = os.path.join(d, "ts.txt")
-        subprocess.run(["opencc_dict", "-i", "/usr/share/opencc/TSCharacters.ocd2", "-o", out,
-                        "-f", "ocd2", "-t", "text"], check=True)
-        pairs = []
-        with open(out, encoding="utf-8") as f:
-            for line in f:
-                k, v = line.rstrip("\n").split("\t")
-                v = v.split(" ")[0]
-                if len(k) == 1 and len(v) == 1 and k != v and 0x3400 <= ord(k) <= 0x9FFF:
-                    pairs.append((k, v))
+    pairs = []
+    for k, v in lexicons.ocd2("TSCharacters"):
+        v = v[0]
+        if len(k) == 1 and len(v) == 1 and k != v and 0x3400 <= ord(k) <= 0x9FFF:
+            pairs.append((k, v))
     with open(os.path.join(OUT, "censor-t2s.tsv"), "w", encoding="utf-8") as out:
         header(out, "censor-t2s.tsv — traditional<TAB>simplified character, for mask-suggest",
                "OpenCC %s TSCharacters.ocd2" % package_version("libopencc-data"))

@@ -38,12 +38,11 @@ its first or last character.
 """
 import os
 import re
-import subprocess
 import sys
-import tempfile
 
-OCD = "/usr/share/opencc"
-JIEBA = "/usr/lib/python3/dist-packages/jieba/dict.txt"
+import lexicons
+from lexicons import package_version as version
+
 MIN_FREQ = 100        # jieba frequency of words taken into the phrase table
 GUARD_FREQ = 50       # a competing word must be at least this frequent to matter
 EXCLUDE = {"数里"}    # 数里 "a few li" is mostly 引數裡, 參數裡 (in the argument)
@@ -61,32 +60,11 @@ TRANSLITERATION = "马玛哈卡亚巴加萨特德尔拉利克斯"  # 马里 is M
 HAN = re.compile(r"^[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+$")
 
 
-def version(pkg):
-    try:
-        return subprocess.run(["dpkg-query", "-W", "-f=${Version}", pkg], capture_output=True,
-                              text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-
-
 def dump(name):
-    with tempfile.NamedTemporaryFile(suffix=".txt") as tmp:
-        subprocess.run(["opencc_dict", "-i", f"{OCD}/{name}.ocd2", "-o", tmp.name, "-f", "ocd2",
-                        "-t", "text"], check=True)
-        out = {}
-        with open(tmp.name, encoding="utf-8") as f:
-            for line in f:
-                k, _, v = line.rstrip("\n").partition("\t")
-                if k:
-                    out[k] = v.split(" ")
-        return out
+    return {k: v for k, v in lexicons.ocd2(name) if k}
 
 
-def convert(config, words):
-    out = subprocess.run(["opencc", "-c", config], input="\n".join(words) + "\n",
-                         capture_output=True, text=True, check=True).stdout.split("\n")
-    assert len(out) >= len(words)
-    return out[:len(words)]
+convert = lexicons.opencc
 
 
 def main():
@@ -132,13 +110,11 @@ def main():
 
     # ---- phrases ----
     freq, names = {}, set()
-    with open(JIEBA, encoding="utf-8") as f:
-        for line in f:
-            p = line.split()
-            if len(p) >= 2 and HAN.match(p[0]):
-                freq[p[0]] = int(p[1])
-                if len(p) > 2 and p[2] in NAME_TAGS:
-                    names.add(p[0])
+    for w, n, pos in lexicons.Jieba().rows:
+        if HAN.match(w):
+            freq[w] = n
+            if pos in NAME_TAGS:
+                names.add(w)
     amb = {c: v for c, v in st.items() if len(c) == 1 and (len(v) > 1 or v[0] == c)}
     words = sorted(w for w, n in freq.items()
                    if 2 <= len(w) <= MAX_LEN and n >= MIN_FREQ and any(c in amb for c in w)

@@ -32,27 +32,14 @@ unicode-data (Unicode licence), and OpenCC's STCharacters dictionary
     apt-get install -y unicode-data opencc
     python3 rules/tools/gen-typo-similar.py rules/data
 """
-import bz2
 import os
-import subprocess
 import sys
-import tempfile
 import unicodedata
 
-UNIHAN = "/usr/share/unicode/"
-OPENCC = "/usr/share/opencc/STCharacters.ocd2"
+import lexicons
+from lexicons import package_version as version
+
 MAX_SHAPE = 8
-
-
-def read(name, fields):
-    out = {f: {} for f in fields}
-    with bz2.open(UNIHAN + name, "rt", encoding="utf-8") as f:
-        for line in f:
-            if line.startswith("U+"):
-                cp, key, value = line.rstrip("\n").split("\t", 2)
-                if key in out:
-                    out[key][int(cp[2:], 16)] = value
-    return out
 
 
 def plain(syllable):
@@ -104,34 +91,17 @@ def shapes(chars, cangjie, strokes):
 
 
 def traditional_forms():
-    with tempfile.TemporaryDirectory() as tmp:
-        txt = os.path.join(tmp, "st.txt")
-        subprocess.run(["opencc_dict", "-i", OPENCC, "-o", txt, "-f", "ocd2", "-t", "text"],
-                       check=True)
-        forms = {}
-        with open(txt, encoding="utf-8") as f:
-            for line in f:
-                s, _, t = line.rstrip("\n").partition("\t")
-                if len(s) == 1 and t:
-                    forms[s] = t.split()
-        return forms
-
-
-def version(pkg):
-    try:
-        return subprocess.run(["dpkg-query", "-W", "-f=${Version}", pkg], capture_output=True,
-                              text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
+    return {s: t for s, t in lexicons.ocd2("STCharacters") if len(s) == 1 and t != [""]}
 
 
 def main():
     if len(sys.argv) != 2:
         sys.exit("usage: gen-typo-similar.py DATA-DIR")
-    rd = read("Unihan_Readings.txt.bz2", ("kMandarin", "kTGHZ2013", "kXHC1983"))
-    var = read("Unihan_Variants.txt.bz2", ("kTraditionalVariant", "kSemanticVariant", "kZVariant"))
-    cangjie = read("Unihan_DictionaryLikeData.txt.bz2", ("kCangjie",))["kCangjie"]
-    strokes = read("Unihan_IRGSources.txt.bz2", ("kTotalStrokes",))["kTotalStrokes"]
+    rd = lexicons.unihan("Unihan_Readings.txt.bz2", ("kMandarin", "kTGHZ2013", "kXHC1983"))
+    var = lexicons.unihan("Unihan_Variants.txt.bz2",
+                          ("kTraditionalVariant", "kSemanticVariant", "kZVariant"))
+    cangjie = lexicons.unihan("Unihan_DictionaryLikeData.txt.bz2", ("kCangjie",))["kCangjie"]
+    strokes = lexicons.unihan("Unihan_IRGSources.txt.bz2", ("kTotalStrokes",))["kTotalStrokes"]
     chars = sorted(cp for cp in rd["kTGHZ2013"] if 0x4E00 <= cp <= 0x9FFF)
     shape = shapes(chars, cangjie, strokes)
     uv = version("unicode-data")

@@ -225,24 +225,6 @@ static int is_rtl(int32_t cp)
 	       (cp >= 0xFE70 && cp <= 0xFEFC);
 }
 
-/* Does an ANSI control sequence start at pos: ESC [ parameters and a final
- * byte (ESC [ 35;1m, ESC [ m: a terminal's colours, as in fortunes-zh)?
- * It is markup of its own, not a stray control: deleting the ESC would
- * leave "[35;1m" in the text, so the sequence is left alone. */
-static int ansi_sequence(const char *text, size_t len, size_t pos)
-{
-	if (pos + 2 >= len || text[pos] != 0x1B || text[pos + 1] != '[')
-		return 0;
-	for (size_t p = pos + 2; p < len && p < pos + 34; p++) {
-		unsigned char b = (unsigned char)text[p];
-		if (b >= 0x40 && b <= 0x7E)
-			return 1; /* the final byte */
-		if (b < 0x20 || b > 0x3F)
-			return 0; /* parameter and intermediate bytes are 0x20-0x3F */
-	}
-	return 0;
-}
-
 /* Is cp at [pos, pos+len) one to remove?  Zero-width spaces and joiners, a
  * BOM after the start (censor.zero-width), soft hyphens and variation
  * selectors next to CJK (censor.invisible) are censor's. */
@@ -252,7 +234,7 @@ static int unwanted(const char *text, size_t len, int32_t cp, size_t pos, size_t
 	    (cp >= 0x2061 && cp <= 0x2064))
 		return 1;
 	if (cp < 0x20)
-		return cp != '\t' && cp != '\n' && cp != '\r' && !ansi_sequence(text, len, pos);
+		return cp != '\t' && cp != '\n' && cp != '\r';
 	if (cp == 0x7F || (cp >= 0x80 && cp <= 0x9F && cp != 0x85))
 		return 1;
 	if (cp == 0x200E || cp == 0x200F || cp == 0x061C) {
@@ -282,13 +264,22 @@ static void invisible_flush(jh_brun *run)
 	run->run_len = 0;
 }
 
+/* An ESC is a finding of its own, never part of a run: it may begin a
+ * terminal control sequence (ESC [ 35;1m), a verbatim span that drops any
+ * finding editing it, and a stray BEL next to it would be dropped with it. */
+static int joins_run(const jh_brun *run, const jh_char *c)
+{
+	return run->run_len && c->pos == run->run_end && c->cp != 0x1B &&
+	       run->text[run->run_start] != 0x1B;
+}
+
 static void invisible_step(jh_brun *run, const jh_char *c)
 {
 	if (c->cp < 0 || !unwanted(run->text, run->len, c->cp, c->pos, c->len)) {
 		invisible_flush(run);
 		return;
 	}
-	if (run->run_len && c->pos == run->run_end) {
+	if (joins_run(run, c)) {
 		run->run_end += c->len;
 		run->run_len++;
 		return;

@@ -1,5 +1,5 @@
 /* verbatim.c — the parts of a line that are not prose: URLs, e-mail
- * addresses, paths and format specifiers.  A spacing, punctuation, script
+ * addresses, paths, format specifiers and terminal control sequences.  A spacing, punctuation, script
  * or typo rule never edits them (a space in a URL breaks it, a 。 in a path
  * names another file); censor rules still see them (censor.url is about
  * URLs).
@@ -8,6 +8,7 @@
  * of those families, so a text without any costs nothing.  Patterns are
  * PCRE2 (no library finds "the URL in this Chinese sentence": the end of a
  * URL among Han characters is a convention, written down here). */
+#define _GNU_SOURCE /* memmem */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 #include <pthread.h>
@@ -38,8 +39,13 @@ static const char soft_pattern[] =
 	"|(?<![A-Za-z0-9])[A-Za-z]:\\\\[^" STOP ",;:!?)\\]]*";
 
 /* Spans not even touched at their edges: what a program fills in, so the
- * text around it is not ours to space (%s个文件 may read 3个文件). */
+ * text around it is not ours to space (%s个文件 may read 3个文件); and
+ * what a terminal reads, invisible in the text around it. */
 static const char hard_pattern[] =
+	/* an ANSI control sequence (ECMA-48 CSI: ESC [ 35;1m, ESC [ m, the
+	 * colours of fortunes-zh): deleting its ESC leaves "[35;1m" behind, a
+	 * space after its m (the Latin–Han spacing) lands inside the prose */
+	"\\x1B\\[[\\x30-\\x3F]*[\\x20-\\x2F]*[\\x40-\\x7E]|"
 	/* printf: %s %d %-5.2f %1$s %(name)s %lld */
 	"%(?:\\d+\\$|\\([A-Za-z_][A-Za-z0-9_]*\\))?[-+ #0]*(?:\\d+|\\*)?(?:\\.(?:\\d+|\\*))?"
 	"(?:hh|h|ll|l|L|z|j|t|q)?[diouxXeEfFgGaAcspn@]"
@@ -155,20 +161,38 @@ static int inside(const span *v, size_t n, size_t fs, size_t fe)
 	return 0;
 }
 
-/* What an edit really changes: its span less the bytes its replacement
- * keeps at either end (m → "m " after an address is an insertion at the
- * address's end, not an edit of its last letter). */
-static void changed(const char *text, const jh_edit *e, size_t *cs, size_t *ce)
+/* Does the edit of text[s, t) to r[0, rl) change a byte inside a span?  Only
+ * what it really changes counts: not the bytes its replacement keeps at
+ * either end (m → "m " after an address is an insertion at the address's
+ * end, not an edit of its last letter), nor a span it keeps whole in its
+ * middle ("(见 ESC[35m“某节”ESC[m)" → "（见 …）" edits the two brackets
+ * only: what is on either side of the span is compared on its own). */
+static int edit_hits(const char *text, size_t s, size_t t, const char *r, size_t rl,
+                     const span *v, size_t n)
 {
-	size_t s = e->byte_start, t = e->byte_end;
-	const char *r = e->replacement ? e->replacement : "";
-	size_t rl = strlen(r), i = 0, j = 0;
+	size_t i = 0, j = 0;
 	while (s + i < t && i < rl && text[s + i] == r[i])
 		i++;
 	while (t - j > s + i && rl - j > i && text[t - 1 - j] == r[rl - 1 - j])
 		j++;
-	*cs = s + i;
-	*ce = t - j;
+	s += i;
+	t -= j;
+	r += i;
+	rl -= i + j;
+	if (s == t && !rl)
+		return 0; /* nothing changed here */
+	for (size_t k = 0; k < n; k++) {
+		size_t a = v[k].start, b = v[k].end;
+		if (a < s || b > t || b <= a)
+			continue;
+		const char *m = memmem(r, rl, text + a, b - a);
+		if (!m)
+			continue;
+		size_t q = (size_t)(m - r);
+		return edit_hits(text, s, a, r, q, v, n) ||
+		       edit_hits(text, b, t, m + (b - a), rl - q - (b - a), v, n);
+	}
+	return inside(v, n, s, t);
 }
 
 static int finding_inside(const jh_finding *f, const char *text, const span *v, size_t n)
@@ -176,9 +200,9 @@ static int finding_inside(const jh_finding *f, const char *text, const span *v, 
 	if (!f->n_edits)
 		return inside(v, n, f->byte_start, f->byte_end);
 	for (size_t j = 0; j < f->n_edits; j++) {
-		size_t cs, ce;
-		changed(text, &f->edits[j], &cs, &ce);
-		if (inside(v, n, cs, ce))
+		const jh_edit *e = &f->edits[j];
+		const char *r = e->replacement ? e->replacement : "";
+		if (edit_hits(text, e->byte_start, e->byte_end, r, strlen(r), v, n))
 			return 1;
 	}
 	return 0;
