@@ -340,6 +340,114 @@ START_TEST(conversion_table_cache)
 }
 END_TEST
 
+/* The character table's and the suspects' compiled forms in the cache
+ * folder: written by the first compile, mapped by the next (same
+ * findings), not used when damaged (an offset out of range, cut short),
+ * and not used once the table they came from changes. */
+static void script_findings(jh_ruleset *rs, const char *text, char *out, size_t size)
+{
+	jh_findings fs = JH_FINDINGS_INIT;
+	test_check(rs, text, strlen(text), &fs);
+	size_t n = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < fs.count; i++)
+		n += (size_t)snprintf(out + n, n < size ? size - n : 0, "%s:%zu:%s;", fs.items[i].rule_id,
+		                      fs.items[i].byte_start,
+		                      fs.items[i].n_edits ? fs.items[i].edits[0].replacement : "");
+	jh_findings_clear(&fs);
+}
+
+/* The script rules read with their tables from data_dir. */
+static jh_ruleset *script_rules_from(const char *data_dir, const char *cache)
+{
+	FILE *f = fopen(SCRIPT_RULES, "rb");
+	ck_assert_ptr_nonnull(f);
+	static char ini[64 * 1024];
+	size_t n = fread(ini, 1, sizeof ini - 1, f);
+	fclose(f);
+	ck_assert_uint_lt(n, sizeof ini - 1);
+	ini[n] = '\0';
+	jh_ruleset *rs;
+	test_diags ds = TEST_DIAGS_INIT;
+	ck_assert_int_eq(jh_ruleset_new(&rs), JH_OK);
+	ck_assert_int_eq(jh_ruleset_set_cache_dir(rs, cache), JH_OK);
+	ck_assert_msg(jh_ruleset_load_string(rs, "script.rules", ini, data_dir, test_diag_collect, &ds) == JH_OK,
+	              "%s", test_diags_text(&ds));
+	ck_assert_msg(jh_ruleset_compile(rs, test_diag_collect, &ds) == JH_OK, "%s", test_diags_text(&ds));
+	test_diags_free(&ds);
+	return rs;
+}
+
+START_TEST(script_tables_cache)
+{
+	char dir[] = "/tmp/jh-chars-cache.XXXXXX", chars[600] = "", susp[600] = "";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char data[700], cache[700], cmd[2000];
+	snprintf(data, sizeof data, "%s/data", dir);
+	snprintf(cache, sizeof cache, "%s/cache", dir);
+	snprintf(cmd, sizeof cmd, "mkdir '%s' && cp '%s'/rules/data/script-*.tsv '%s'", data, JH_SRCDIR, data);
+	ck_assert_int_eq(system(cmd), 0);
+	const char *text = "他們帶著剩下的騎兵向北撤退，这個時候日軍還沒有發現。"
+	                   "日軍已經被包圍，將果斷髮起突圍。";
+	char cold[800], warm[800];
+	jh_ruleset *rs = script_rules_from(data, cache);
+	script_findings(rs, text, cold, sizeof cold);
+	jh_ruleset_free(rs);
+	ck_assert_msg(strstr(cold, "script.mixed-variant:") && strstr(cold, "script.conversion-error:"), "cold: %s",
+	              cold);
+	ck_assert_uint_eq(test_files_in(cache, "chars-", chars, sizeof chars), 1);
+	ck_assert_uint_eq(test_files_in(cache, "suspects-", susp, sizeof susp), 1);
+	rs = script_rules_from(data, cache);
+	script_findings(rs, text, warm, sizeof warm);
+	jh_ruleset_free(rs);
+	ck_assert_str_eq(warm, cold);
+	/* the first entry's forms out of range: not used, built again */
+	FILE *f = fopen(chars, "r+b");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fseek(f, 80, SEEK_SET), 0); /* after the head, the counts, cp and flags */
+	fputs("\xff\xff\xff\x7f", f);
+	fclose(f);
+	rs = script_rules_from(data, cache);
+	script_findings(rs, text, warm, sizeof warm);
+	jh_ruleset_free(rs);
+	ck_assert_str_eq(warm, cold);
+	f = fopen(chars, "rb"); /* and written again whole */
+	ck_assert_ptr_nonnull(f);
+	unsigned char at80[4] = {0};
+	ck_assert_int_eq(fseek(f, 80, SEEK_SET), 0);
+	ck_assert_uint_eq(fread(at80, 1, 4, f), 4);
+	fclose(f);
+	ck_assert_msg(memcmp(at80, "\xff\xff\xff\x7f", 4) != 0, "the damaged cache was kept");
+	/* both cut short: not used */
+	struct stat st;
+	ck_assert_int_eq(stat(chars, &st), 0);
+	ck_assert_int_eq(truncate(chars, st.st_size - 1), 0);
+	ck_assert_int_eq(stat(susp, &st), 0);
+	ck_assert_int_eq(truncate(susp, st.st_size - 1), 0);
+	rs = script_rules_from(data, cache);
+	script_findings(rs, text, warm, sizeof warm);
+	jh_ruleset_free(rs);
+	ck_assert_str_eq(warm, cold);
+	/* the tables changed: 这 is no longer a simplified character, and no
+	 * phrase makes 髮 a suspect; the cached forms of the old ones are not
+	 * used */
+	snprintf(cmd, sizeof cmd,
+	         "cd '%s' && grep -v '^这' script-chars.tsv > c.tmp && mv c.tmp script-chars.tsv && "
+	         "grep -v '髮' script-phrases.tsv > p.tmp && mv p.tmp script-phrases.tsv",
+	         data);
+	ck_assert_int_eq(system(cmd), 0);
+	rs = script_rules_from(data, cache);
+	script_findings(rs, text, warm, sizeof warm);
+	jh_ruleset_free(rs);
+	ck_assert_msg(!strstr(warm, "script.mixed-variant:") && !strstr(warm, "script.conversion-error:"),
+	              "changed tables: %s", warm);
+	ck_assert_uint_eq(test_files_in(cache, "chars-", NULL, 0), 2);
+	ck_assert_uint_eq(test_files_in(cache, "suspects-", NULL, 0), 2);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 START_TEST(conversion_leaves_words_alone)
 {
 	jh_ruleset *rs = script_rules(NULL, NULL, NULL);
@@ -460,6 +568,7 @@ Suite *script_suite(void)
 	tcase_add_test(tc, conversion_errors);
 	tcase_add_test(tc, conversion_table_read_when_needed);
 	tcase_add_test(tc, conversion_table_cache);
+	tcase_add_test(tc, script_tables_cache);
 	tcase_add_test(tc, conversion_leaves_words_alone);
 	tcase_add_test(tc, invisible_and_controls);
 	tcase_add_test(tc, lookalikes);

@@ -65,7 +65,10 @@ int parse_variant(const char *v)
  * the same file, so it is parsed once per process and shared (jh_shared,
  * keyed by its path). */
 typedef struct script_chars {
-	char *text;
+	char *text;              /* the table split in place, or in the map */
+	size_t text_len;         /* with its terminating NUL */
+	void *map;               /* the compiled form (see chars_map), or NULL */
+	size_t map_len;
 	char_ent *ents;          /* sorted by code point */
 	size_t n_ents;
 	uint8_t *bmp;            /* F_HANS / F_HANT of every BMP code point */
@@ -74,7 +77,10 @@ typedef struct script_chars {
 static void chars_free(void *obj)
 {
 	script_chars *t = obj;
-	free(t->text);
+	if (t->map)
+		munmap(t->map, t->map_len);
+	else
+		free(t->text);
 	free(t->ents);
 	free(t->bmp);
 	free(t);
@@ -115,14 +121,111 @@ static int chars_parse(script_chars *t, jh_tsv *tsv)
 	return JH_OK;
 }
 
+/* ---- the character table's compiled form ----
+ *
+ * Parsing the 7,900 lines of script-chars.tsv was 2.7 M instructions of
+ * every start (a one-line check is 23 M).  The compiled form holds the
+ * entries with their forms as offsets into the split text, and the text;
+ * the BMP flags are set again from the entries (8,000 stores).  The text
+ * stays mapped: the entries point into it. */
+
+#define CHARS_MAGIC "JHCHRS\0\1"
+
+typedef struct {
+	int32_t cp;
+	uint32_t flags;
+	uint32_t forms;          /* offset in the text */
+	uint32_t pad;
+} chars_cent;
+
+#define CHARS_LAYOUT ((uint32_t)sizeof(chars_cent))
+
+typedef struct {
+	uint64_t n_ents, text_len;
+} chars_counts;
+
+static int chars_bmp(script_chars *t)
+{
+	if (!(t->bmp = calloc(0x10000, 1)))
+		return JH_ERR_NOMEM;
+	for (size_t i = 0; i < t->n_ents; i++)
+		if (t->ents[i].cp < 0x10000)
+			t->bmp[t->ents[i].cp] |= t->ents[i].flags;
+	return JH_OK;
+}
+
+/* 0 when t is the checked map (entries in order, offsets in range, the
+ * text ending in a NUL); -1 to build it; JH_ERR_NOMEM. */
+static int chars_map(script_chars *t, const char *cache, const char *path)
+{
+	void *map;
+	size_t len;
+	if (jh_cache_map(cache, path, "chars", CHARS_MAGIC, CHARS_LAYOUT, &map, &len) != 0)
+		return -1;
+	const char *base = map;
+	size_t at = jh_cache_align(sizeof(jh_cache_head));
+	chars_counts h = {0};
+	int ok = len >= at + sizeof h;
+	size_t ents = 0, text = 0;
+	if (ok) {
+		memcpy(&h, base + at, sizeof h);
+		ents = jh_cache_align(at + sizeof h);
+		ok = h.n_ents < ((size_t)1 << 24) && h.text_len && h.text_len < UINT32_MAX;
+		if (ok) {
+			text = jh_cache_align(ents + h.n_ents * sizeof(chars_cent));
+			ok = text + h.text_len == len && !base[len - 1];
+		}
+	}
+	const chars_cent *ce = (const chars_cent *)(base + ents);
+	for (size_t i = 0; ok && i < h.n_ents; i++)
+		ok = ce[i].cp >= 0 && ce[i].cp <= 0x10FFFF && (i == 0 || ce[i - 1].cp < ce[i].cp) &&
+		     (ce[i].flags == F_HANS || ce[i].flags == F_HANT) && ce[i].forms < h.text_len;
+	if (ok && h.n_ents && !(t->ents = malloc(h.n_ents * sizeof *t->ents))) {
+		munmap(map, len);
+		return JH_ERR_NOMEM;
+	}
+	if (!ok) {
+		munmap(map, len);
+		return -1;
+	}
+	t->map = map;
+	t->map_len = len;
+	t->text = (char *)base + text;
+	t->text_len = h.text_len;
+	for (size_t i = 0; i < h.n_ents; i++)
+		t->ents[i] = (char_ent){ce[i].cp, (uint8_t)ce[i].flags, t->text + ce[i].forms};
+	t->n_ents = h.n_ents;
+	return chars_bmp(t);
+}
+
+static void chars_store(const script_chars *t, const char *cache, const char *path)
+{
+	if (!t->text || t->text_len >= UINT32_MAX)
+		return;
+	chars_cent *ce = malloc((t->n_ents ? t->n_ents : 1) * sizeof *ce);
+	if (!ce)
+		return;
+	for (size_t i = 0; i < t->n_ents; i++)
+		ce[i] = (chars_cent){t->ents[i].cp, t->ents[i].flags, (uint32_t)(t->ents[i].forms - t->text), 0};
+	chars_counts h = {t->n_ents, t->text_len};
+	const jh_cache_section s[] = {
+		{&h, sizeof h},
+		{ce, t->n_ents * sizeof *ce},
+		{t->text, t->text_len},
+	};
+	jh_cache_store(cache, path, "chars", CHARS_MAGIC, CHARS_LAYOUT, s, sizeof s / sizeof *s);
+	free(ce);
+}
+
 typedef struct {
 	const jh_rule *r;
-	const char *file;
+	const char *file, *path;
 	unsigned line;
 	jh_diag_fn diag_fn;
 	void *payload;
 } chars_arg;
 
+/* The table mapped from the cache folder, else read and cached. */
 static int chars_load(void *arg, void **obj)
 {
 	const chars_arg *a = arg;
@@ -130,11 +233,18 @@ static int chars_load(void *arg, void **obj)
 	if (!t)
 		return JH_ERR_NOMEM;
 	*obj = t;
+	const char *cache = a->r->cache_dir;
+	int rc = cache ? chars_map(t, cache, a->path) : -1;
+	if (rc >= 0)
+		return rc;
 	jh_tsv tsv;
-	int rc = jh_data_open(&tsv, NULL, a->file, a->r, a->line, a->diag_fn, a->payload);
+	rc = jh_data_open(&tsv, NULL, a->file, a->r, a->line, a->diag_fn, a->payload);
 	if (rc == JH_OK)
 		rc = chars_parse(t, &tsv);
+	t->text_len = tsv.len + 1; /* with jh_tsv's terminating NUL */
 	t->text = jh_tsv_take(&tsv);
+	if (rc == JH_OK && cache)
+		chars_store(t, cache, a->path);
 	return rc;
 }
 
@@ -144,7 +254,7 @@ static int chars_get(const jh_rule *r, const char *file, unsigned line, script_c
 	char *path = jh_data_path(r, file);
 	if (!path)
 		return JH_ERR_NOMEM;
-	chars_arg a = {r, file, line, diag_fn, payload};
+	chars_arg a = {r, file, path, line, diag_fn, payload};
 	void *obj;
 	int rc = jh_shared_get(path, 0, chars_load, &a, chars_free, &obj);
 	free(path);
@@ -202,33 +312,10 @@ static const char *phrases_file(const jh_rule *r, unsigned *line)
 	return file ? file : "script-phrases.tsv";
 }
 
-/* Which characters are suspects: the phrase table read line by line
- * through one small buffer, keeping nothing but their flags (in this
- * check's own copy of the character flags).  The table itself, 600 KB
- * and 4,700 entries, is read only when a traditional paragraph has a
- * suspect: reading it at every start was a third of a hook's page faults,
- * and each new page costs this VM 10-15 us. */
-static int scan_suspects(variant_cfg *c, const jh_rule *r, jh_diag_fn diag_fn, void *payload)
+/* Mark the suspects of the phrase table open in f (then closed): 1 when
+ * it was read to its end. */
+static int mark_file(variant_cfg *c, FILE *f)
 {
-	unsigned line;
-	const char *file = phrases_file(r, &line);
-	char *path = jh_data_path(r, file);
-	if (!path)
-		return JH_ERR_NOMEM;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id, "cannot read %s", path);
-	free(path);
-	if (!f)
-		return JH_ERR_RULES;
-	uint8_t *own = malloc(0x10000);
-	if (!own) {
-		fclose(f);
-		return JH_ERR_NOMEM;
-	}
-	memcpy(own, c->bmp, 0x10000); /* the shared flags, and this check's suspects */
-	c->bmp = own;
-	c->own_bmp = 1;
 	char *ln = NULL;
 	size_t cap = 0;
 	ssize_t got;
@@ -242,13 +329,97 @@ static int scan_suspects(variant_cfg *c, const jh_rule *r, jh_diag_fn diag_fn, v
 			mark_suspects(c, fld[0], fl[0], fld[1], strcspn(fld[1], "|"));
 	}
 	free(ln);
+	int whole = feof(f) && !ferror(f);
 	fclose(f);
+	return whole;
+}
+
+/* The suspects as found in a phrase table: their code points, in the cache
+ * folder (kind "suspects", keyed by the phrase table).  Reading the 600 KB
+ * table line by line for them was 3.7 M instructions of every start. */
+
+#define SUSPECTS_MAGIC "JHSUSP\0\1"
+#define SUSPECTS_LAYOUT ((uint32_t)sizeof(uint16_t))
+
+static int suspects_map(variant_cfg *c, const char *cache, const char *path)
+{
+	void *map;
+	size_t len;
+	if (jh_cache_map(cache, path, "suspects", SUSPECTS_MAGIC, SUSPECTS_LAYOUT, &map, &len) != 0)
+		return -1;
+	size_t at = jh_cache_align(sizeof(jh_cache_head));
+	uint64_t n = 0;
+	if (len >= at + sizeof n)
+		memcpy(&n, (const char *)map + at, sizeof n);
+	at = jh_cache_align(at + sizeof n);
+	if (len < at || n != (len - at) / sizeof(uint16_t) || (len - at) % sizeof(uint16_t)) {
+		munmap(map, len);
+		return -1;
+	}
+	const uint16_t *cp = (const uint16_t *)((const char *)map + at);
+	for (size_t i = 0; i < n; i++)
+		c->bmp[cp[i]] |= F_SUSPECT;
+	munmap(map, len);
+	return 0;
+}
+
+static void suspects_store(const variant_cfg *c, const char *cache, const char *path)
+{
+	uint64_t n = 0;
+	for (size_t cp = 0; cp < 0x10000; cp++)
+		n += (c->bmp[cp] & F_SUSPECT) != 0;
+	uint16_t *v = malloc((n ? n : 1) * sizeof *v);
+	if (!v)
+		return;
+	size_t k = 0;
+	for (size_t cp = 0; cp < 0x10000; cp++)
+		if (c->bmp[cp] & F_SUSPECT)
+			v[k++] = (uint16_t)cp;
+	const jh_cache_section s[] = {{&n, sizeof n}, {v, n * sizeof *v}};
+	jh_cache_store(cache, path, "suspects", SUSPECTS_MAGIC, SUSPECTS_LAYOUT, s, 2);
+	free(v);
+}
+
+/* Which characters are suspects: the phrase table read line by line
+ * through one small buffer, keeping nothing but their flags (in this
+ * check's own copy of the character flags).  The table itself, 600 KB
+ * and 4,700 entries, is read only when a traditional paragraph has a
+ * suspect: reading it at every start was a third of a hook's page faults,
+ * and each new page costs this VM 10-15 us. */
+static int scan_suspects(variant_cfg *c, const jh_rule *r, jh_diag_fn diag_fn, void *payload)
+{
+	unsigned line;
+	const char *file = phrases_file(r, &line);
+	char *path = jh_data_path(r, file);
+	if (!path)
+		return JH_ERR_NOMEM;
+	uint8_t *own = malloc(0x10000);
+	if (!own) {
+		free(path);
+		return JH_ERR_NOMEM;
+	}
+	memcpy(own, c->bmp, 0x10000); /* the shared flags, and this check's suspects */
+	c->bmp = own;
+	c->own_bmp = 1;
+	const char *cache = r->cache_dir;
+	int mapped = cache && suspects_map(c, cache, path) == 0;
+	FILE *f = mapped ? NULL : fopen(path, "rb");
+	if (!mapped && !f)
+		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id, "cannot read %s", path);
+	if (!mapped && !f) {
+		free(path);
+		return JH_ERR_RULES;
+	}
+	if (f && mark_file(c, f) && cache)
+		suspects_store(c, cache, path);
+	free(path);
 	/* 150余騎兵, 20裡: checked by numeral_fix(), not by the table */
 	c->bmp[0x4F59] |= F_SUSPECT; /* 余 */
 	c->bmp[0x88E1] |= F_SUSPECT; /* 裡 */
 	c->bmp[0x88CF] |= F_SUSPECT; /* 裏 */
 	return JH_OK;
 }
+
 
 
 /* ---- the phrase table, built or mapped ----

@@ -4,6 +4,7 @@
 #define JH_BUF_H
 
 #include <stddef.h>
+#include <string.h>
 #include "jinghua.h"
 
 typedef struct {
@@ -24,5 +25,15 @@ char *jh_strndup(const char *s, size_t n);
 
 /* Grow *arr (element size elem) so that it holds at least need elements. */
 int jh_grow(void **arr, size_t *cap, size_t need, size_t elem);
+
+/* src into dst[size] (size > 0), cut short to fit, NUL-terminated:
+ * snprintf's "%s" without its format machinery (the rule loader copies
+ * every key name at each start). */
+static inline void jh_copy_str(char *dst, size_t size, const char *src)
+{
+	size_t n = strnlen(src, size - 1);
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
 
 #endif

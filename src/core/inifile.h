@@ -15,6 +15,7 @@
 /* Where the reader is in the text; the handler reads line and cont. */
 typedef struct {
 	const char *text;      /* NUL-terminated */
+	size_t len;            /* strlen(text) */
 	size_t pos;
 	unsigned line;         /* 1-based line being read */
 	unsigned section_line; /* line of the last [section] header */

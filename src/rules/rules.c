@@ -407,7 +407,7 @@ static int handle_key(loader *ld, jh_rule *r, const char *name, const char *valu
 		LERR(ld, "key '%s' cannot continue on an indented line", name);
 		return JH_OK;
 	}
-	snprintf(ld->last_key, sizeof ld->last_key, "%s", name);
+	jh_copy_str(ld->last_key, sizeof ld->last_key, name);
 	note_key(ld, name);
 
 	if (!strcmp(name, "kind")) {
