@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "tablecache.h"
 #include "tests.h"
 
 #define CENSOR_RULES JH_SRCDIR "/rules/censor.rules"
@@ -132,9 +133,10 @@ START_TEST(word_model_shared_by_rule_sets)
 }
 END_TEST
 
-/* The compiled model in the cache folder: the first run writes it, the
- * next maps it and suggests the same; a cache file cut short or with a
- * broken header is not used (the model is built again, and written again
+/* The compiled tables in the cache folder (the unigram word model; the
+ * trigram model's tables of mask restoration): the first run writes them,
+ * the next maps them and suggests the same; a cache file cut short or with
+ * a broken header is not used (the table is built again, and written again
  * whole); with JINGHUA_CACHE_DIR empty nothing is written. */
 static void check_sample(jh_findings *fs, const char *text)
 {
@@ -149,19 +151,15 @@ static void check_sample(jh_findings *fs, const char *text)
 	jh_ruleset_free(rs); /* the last holder: the shared model goes with it */
 }
 
-START_TEST(word_model_cache)
+/* The cache file of kind prefix in dir: cut short, then with a broken
+ * header, it is not used (the same findings as cold) and is written
+ * again whole. */
+static void cache_file_recovers(const char *dir, const char *prefix, const char *text,
+                                const jh_findings *cold)
 {
-	char dir[] = "/tmp/jh-cache-test.XXXXXX", file[600] = "";
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	char *saved = test_env_set("JINGHUA_CACHE_DIR", dir);
-	char *text = test_read_sample("002_39197a4f12f91164.txt");
-	jh_findings cold, warm, again;
-	check_sample(&cold, text);
-	ck_assert_uint_eq(test_files_in(dir, "words-", file, sizeof file), 1);
-	check_sample(&warm, text);
-	assert_same_findings(&cold, &warm, 0);
-	jh_findings_clear(&warm);
-	/* cut short: not used, written again */
+	char file[600] = "";
+	jh_findings again;
+	ck_assert_uint_eq(test_files_in(dir, prefix, file, sizeof file), 1);
 	FILE *f = fopen(file, "r+b");
 	ck_assert_ptr_nonnull(f);
 	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
@@ -169,19 +167,72 @@ START_TEST(word_model_cache)
 	fclose(f);
 	ck_assert_int_eq(truncate(file, size - 1), 0);
 	check_sample(&again, text);
-	assert_same_findings(&cold, &again, 0);
+	assert_same_findings(cold, &again, 0);
 	jh_findings_clear(&again);
 	struct stat st;
 	ck_assert_int_eq(stat(file, &st), 0);
 	ck_assert_int_eq(st.st_size, size);
-	/* a broken header: not used */
 	f = fopen(file, "r+b");
 	ck_assert_ptr_nonnull(f);
 	fputs("garbage!", f);
 	fclose(f);
 	check_sample(&again, text);
-	assert_same_findings(&cold, &again, 0);
+	assert_same_findings(cold, &again, 0);
 	jh_findings_clear(&again);
+	ck_assert_int_eq(stat(file, &st), 0);
+	ck_assert_int_eq(st.st_size, size);
+}
+
+/* The restoration tables' counts (after the file's head: the form, then
+ * the number of words) name what the tables were built as: a file whose
+ * counts differ is not used, and is written again as it should be. */
+static void restore_counts_checked(const char *dir, const char *text, const jh_findings *cold)
+{
+	char file[600] = "";
+	ck_assert_uint_eq(test_files_in(dir, "restore-", file, sizeof file), 1);
+	unsigned char want[16], got[16];
+	long at = (long)jh_cache_align(sizeof(jh_cache_head));
+	for (int k = 0; k < 2; k++) { /* k 0: the form; k 1: the word count */
+		FILE *f = fopen(file, "r+b");
+		ck_assert_ptr_nonnull(f);
+		ck_assert_int_eq(fseek(f, at + 8 * k, SEEK_SET), 0);
+		ck_assert_uint_eq(fread(want, 1, 8, f), 8);
+		ck_assert_int_eq(fseek(f, at + 8 * k, SEEK_SET), 0);
+		ck_assert_int_eq(fputc(want[0] ^ 0x40, f), want[0] ^ 0x40);
+		fclose(f);
+		jh_findings again;
+		check_sample(&again, text);
+		assert_same_findings(cold, &again, 0);
+		jh_findings_clear(&again);
+		f = fopen(file, "rb");
+		ck_assert_ptr_nonnull(f);
+		ck_assert_int_eq(fseek(f, at + 8 * k, SEEK_SET), 0);
+		ck_assert_uint_eq(fread(got, 1, 8, f), 8);
+		fclose(f);
+		ck_assert_mem_eq(got, want, 8);
+	}
+}
+
+START_TEST(word_model_cache)
+{
+	char dir[] = "/tmp/jh-cache-test.XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char *saved = test_env_set("JINGHUA_CACHE_DIR", dir);
+	char *text = test_read_sample("002_39197a4f12f91164.txt");
+	jh_findings cold, warm, again;
+	check_sample(&cold, text);
+	ck_assert_uint_eq(test_files_in(dir, "words-", NULL, 0), 1);
+	/* the trigram model's tables of mask restoration, when it is installed */
+	int lm = access("/usr/lib/x86_64-linux-gnu/sunpinyin/data/lm_sc.t3g", R_OK) == 0;
+	ck_assert_uint_eq(test_files_in(dir, "restore-", NULL, 0), lm ? 1 : 0);
+	check_sample(&warm, text);
+	assert_same_findings(&cold, &warm, 0);
+	jh_findings_clear(&warm);
+	cache_file_recovers(dir, "words-", text, &cold);
+	if (lm)
+		cache_file_recovers(dir, "restore-", text, &cold);
+	if (lm)
+		restore_counts_checked(dir, text, &cold);
 	/* no cache folder: nothing written */
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
@@ -191,6 +242,18 @@ START_TEST(word_model_cache)
 	assert_same_findings(&cold, &again, 0);
 	ck_assert_uint_eq(test_files_in(dir, "", NULL, 0), 0);
 	jh_findings_clear(&again);
+	/* a cache folder that cannot be made (under a plain file; root may
+	 * write anywhere, so no mode bits): the same findings, no error */
+	char below[600];
+	FILE *plain = fopen(dir, "w");
+	ck_assert_ptr_nonnull(plain);
+	fclose(plain);
+	snprintf(below, sizeof below, "%s/cache", dir);
+	setenv("JINGHUA_CACHE_DIR", below, 1);
+	check_sample(&again, text);
+	assert_same_findings(&cold, &again, 0);
+	jh_findings_clear(&again);
+	ck_assert_int_eq(unlink(dir), 0);
 	jh_findings_clear(&cold);
 	test_env_restore("JINGHUA_CACHE_DIR", saved);
 	free(text);

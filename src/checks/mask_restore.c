@@ -24,6 +24,7 @@
 #include <string.h>
 #include "builtins.h"
 #include "mask_restore.h"
+#include "mask_restore_cache.h"
 #include "seg_step.h"
 #include "typo_lm.h"
 #include "utf8.h"
@@ -33,26 +34,28 @@
  * masked word, so they get the most. */
 static const int k_per_len[JH_MR_MAX_FILL + 1] = {0, 12, 32, 6, 6};
 #define K_ALL 56
+/* The form of the tables build_tables makes, as the cache file records
+ * it: change it with anything that changes what they hold (the slots per
+ * length, the scores kept, the filter's hash), so that no process maps a
+ * cache file of the old form. */
+#define TABLES_FORM 1
 #define S2T_LO 0x3400
 #define S2T_HI 0x9FFF
 
 struct jh_mr {
 	jh_lm *lm;
-	uint32_t n_words;
-	uint32_t *pred; /* K_ALL ids per word, by length then score (0 = empty) */
-	/* every bigram by its second word: the first words before w2 are
-	 * rev_w1[rev_off[w2] .. rev_off[w2 + 1]), in id order, with ln P(w2 | w1) */
-	uint32_t *rev_off, *rev_w1;
-	float *rev_lp;
-	int32_t *s2t;          /* simplified -> usual traditional, per code point (0 = same) */
-	/* each word's length and unigram, copied from the model so that the
-	 * builds and the successor scan read an array, not call across files */
-	uint8_t *wlen;
-	float *uni;
-	/* a Bloom filter (one hash) of the lexicon's words of two characters
+	/* built from the model at the first mask, or mapped from the cache
+	 * folder (mask_restore_cache.c):
+	 * pred: K_ALL ids per word, by length then score (0 = empty);
+	 * every bigram by its second word: the first words before w2 are
+	 * rev_w1[rev_off[w2] .. rev_off[w2 + 1]), in id order, with ln P(w2 | w1);
+	 * each word's length and unigram, copied from the model so that the
+	 * builds and the successor scan read an array, not call across files;
+	 * a Bloom filter (one hash) of the lexicon's words of two characters
 	 * or more: most stretches of a window are no word, and this says so
 	 * without the lexicon's lookup */
-	uint64_t *bloom;
+	jh_mr_tables t;
+	int32_t *s2t;          /* simplified -> usual traditional, per code point (0 = same) */
 };
 
 #define BLOOM_BITS 22
@@ -65,9 +68,9 @@ static inline uint64_t bloom_bit(const int32_t *cp, int n)
 /* jh_lm_word, with the filter in front. */
 static uint32_t word_id(const jh_mr *m, const int32_t *cp, int n)
 {
-	if (n >= 2 && m->bloom) {
+	if (n >= 2 && m->t.bloom) {
 		uint64_t b = bloom_bit(cp, n);
-		if (!(m->bloom[b >> 6] >> (b & 63) & 1))
+		if (!(m->t.bloom[b >> 6] >> (b & 63) & 1))
 			return 0;
 	}
 	return jh_lm_word(m->lm, cp, n);
@@ -75,15 +78,15 @@ static uint32_t word_id(const jh_mr *m, const int32_t *cp, int n)
 
 static int build_bloom(jh_mr *m)
 {
-	m->bloom = calloc((size_t)1 << (BLOOM_BITS - 6), sizeof *m->bloom);
-	if (!m->bloom)
+	m->t.bloom = calloc(m->t.bloom_words, sizeof *m->t.bloom);
+	if (!m->t.bloom)
 		return JH_ERR_NOMEM;
-	for (uint32_t id = 1; id < m->n_words; id++) {
+	for (uint32_t id = 1; id < m->t.n_words; id++) {
 		int32_t cp[JH_LM_MAX_WORD];
 		int n = jh_lm_word_text(m->lm, id, cp, JH_LM_MAX_WORD);
 		if (n >= 2 && n <= JH_LM_MAX_WORD) {
 			uint64_t b = bloom_bit(cp, n);
-			m->bloom[b >> 6] |= (uint64_t)1 << (b & 63);
+			m->t.bloom[b >> 6] |= (uint64_t)1 << (b & 63);
 		}
 	}
 	return JH_OK;
@@ -125,12 +128,12 @@ static void on_bigram(void *arg, uint32_t w1, uint32_t w2, double lp)
 {
 	build_arg *a = arg;
 	jh_mr *m = a->m;
-	if (w1 >= m->n_words || w2 >= m->n_words || !w1 || !w2)
+	if (w1 >= m->t.n_words || w2 >= m->t.n_words || !w1 || !w2)
 		return;
-	m->rev_off[w2 + 1]++; /* the reverse index's counts, in the same pass */
-	int l1 = m->wlen[w1];
+	m->t.rev_off[w2 + 1]++; /* the reverse index's counts, in the same pass */
+	int l1 = m->t.wlen[w1];
 	if (l1 >= 1 && l1 <= JH_MR_MAX_FILL) /* before w2, by P(w1) P(w2 | w1) */
-		keep(m->pred, a->ps, w2, l1, w1, (float)(lp + (double)m->uni[w1]));
+		keep(m->t.pred, a->ps, w2, l1, w1, (float)(lp + (double)m->t.uni[w1]));
 }
 
 typedef struct {
@@ -144,11 +147,11 @@ static void rev_put(void *arg, uint32_t w1, uint32_t w2, double lp)
 	/* the bigrams on_bigram counted, no others: an uncounted one (the
 	 * sentence start, id 0, as first word) would run into the next
 	 * word's list and leave it unsorted */
-	if (w1 >= a->m->n_words || w2 >= a->m->n_words || !w1 || !w2)
+	if (w1 >= a->m->t.n_words || w2 >= a->m->t.n_words || !w1 || !w2)
 		return;
 	uint32_t at = a->fill[w2]++;
-	a->m->rev_w1[at] = w1;
-	a->m->rev_lp[at] = (float)lp;
+	a->m->t.rev_w1[at] = w1;
+	a->m->t.rev_lp[at] = (float)lp;
 }
 
 /* The reverse bigram index, from the counts on_bigram made: the model's
@@ -156,17 +159,17 @@ static void rev_put(void *arg, uint32_t w1, uint32_t w2, double lp)
 static int build_rev(jh_mr *m)
 {
 	rev_arg a = {m, NULL};
-	for (uint32_t w = 0; w < m->n_words; w++)
-		m->rev_off[w + 1] += m->rev_off[w];
-	size_t total = m->rev_off[m->n_words];
-	m->rev_w1 = malloc((total ? total : 1) * sizeof *m->rev_w1);
-	m->rev_lp = malloc((total ? total : 1) * sizeof *m->rev_lp);
-	a.fill = malloc((size_t)m->n_words * sizeof *a.fill);
-	if (!m->rev_w1 || !m->rev_lp || !a.fill) {
+	for (uint32_t w = 0; w < m->t.n_words; w++)
+		m->t.rev_off[w + 1] += m->t.rev_off[w];
+	size_t total = m->t.n_rev = m->t.rev_off[m->t.n_words];
+	m->t.rev_w1 = malloc((total ? total : 1) * sizeof *m->t.rev_w1);
+	m->t.rev_lp = malloc((total ? total : 1) * sizeof *m->t.rev_lp);
+	a.fill = malloc((size_t)m->t.n_words * sizeof *a.fill);
+	if (!m->t.rev_w1 || !m->t.rev_lp || !a.fill) {
 		free(a.fill);
 		return JH_ERR_NOMEM;
 	}
-	memcpy(a.fill, m->rev_off, (size_t)m->n_words * sizeof *a.fill);
+	memcpy(a.fill, m->t.rev_off, (size_t)m->t.n_words * sizeof *a.fill);
 	jh_lm_each_bigram(m->lm, rev_put, &a);
 	free(a.fill);
 	return JH_OK;
@@ -174,12 +177,12 @@ static int build_rev(jh_mr *m)
 
 static int build_lists(jh_mr *m)
 {
-	size_t cells = (size_t)m->n_words * K_ALL;
-	m->pred = calloc(cells, sizeof *m->pred);
-	m->rev_off = calloc((size_t)m->n_words + 1, sizeof *m->rev_off);
+	size_t cells = (size_t)m->t.n_words * K_ALL;
+	m->t.pred = calloc(cells, sizeof *m->t.pred);
+	m->t.rev_off = calloc((size_t)m->t.n_words + 1, sizeof *m->t.rev_off);
 	build_arg a = {m, malloc(cells * sizeof(float))};
 	int rc = JH_OK;
-	if (!m->pred || !m->rev_off || !a.ps)
+	if (!m->t.pred || !m->t.rev_off || !a.ps)
 		rc = JH_ERR_NOMEM;
 	else
 		jh_lm_each_bigram(m->lm, on_bigram, &a);
@@ -216,15 +219,27 @@ void jh_mr_free(jh_mr *m)
 	if (!m)
 		return;
 	jh_lm_free(m->lm);
-	free(m->pred);
-	free(m->rev_off);
-	free(m->rev_w1);
-	free(m->rev_lp);
+	jh_mr_tables_free(&m->t);
 	free(m->s2t);
-	free(m->wlen);
-	free(m->uni);
-	free(m->bloom);
 	free(m);
+}
+
+/* The tables from the model: lengths, unigrams, the filter, the lists. */
+static int build_tables(jh_mr *m)
+{
+	m->t.wlen = malloc(m->t.n_words ? m->t.n_words : 1);
+	m->t.uni = malloc((m->t.n_words ? m->t.n_words : 1) * sizeof *m->t.uni);
+	int rc = m->t.wlen && m->t.uni ? JH_OK : JH_ERR_NOMEM;
+	for (uint32_t w = 0; rc == JH_OK && w < m->t.n_words; w++) {
+		int l = jh_lm_word_len(m->lm, w);
+		m->t.wlen[w] = (uint8_t)(l <= JH_MR_MAX_FILL ? l : 0);
+		m->t.uni[w] = (float)jh_lm_unigram(m->lm, w);
+	}
+	if (rc == JH_OK)
+		rc = build_bloom(m);
+	if (rc == JH_OK)
+		rc = build_lists(m);
+	return rc;
 }
 
 int jh_mr_open(jh_mr **out, const jh_rule *r, const char *lm, const char *lexicon,
@@ -239,19 +254,15 @@ int jh_mr_open(jh_mr **out, const jh_rule *r, const char *lm, const char *lexico
 	if (rc && rc != JH_ERR_IO)
 		jh_report(diag_fn, payload, JH_ERROR, r->file, r->line, 0, r->id, "%s", err);
 	if (rc == JH_OK) {
-		m->n_words = jh_lm_count(m->lm);
-		m->wlen = malloc(m->n_words ? m->n_words : 1);
-		m->uni = malloc((m->n_words ? m->n_words : 1) * sizeof *m->uni);
-		rc = m->wlen && m->uni ? JH_OK : JH_ERR_NOMEM;
-		for (uint32_t w = 0; rc == JH_OK && w < m->n_words; w++) {
-			int l = jh_lm_word_len(m->lm, w);
-			m->wlen[w] = (uint8_t)(l <= JH_MR_MAX_FILL ? l : 0);
-			m->uni[w] = (float)jh_lm_unigram(m->lm, w);
+		m->t.n_words = jh_lm_count(m->lm);
+		m->t.form = TABLES_FORM;
+		m->t.k_all = K_ALL;
+		m->t.bloom_words = (size_t)1 << (BLOOM_BITS - 6);
+		if (jh_mr_cache_map(&m->t, r->cache_dir, lm, lexicon) != 0) {
+			rc = build_tables(m);
+			if (rc == JH_OK)
+				jh_mr_cache_store(&m->t, r->cache_dir, lm, lexicon);
 		}
-		if (rc == JH_OK)
-			rc = build_bloom(m);
-		if (rc == JH_OK)
-			rc = build_lists(m);
 	}
 	if (rc == JH_OK && s2t)
 		rc = load_s2t(m, r, s2t, s2t_line, diag_fn, payload);
@@ -565,7 +576,7 @@ static uint32_t gallop(const uint32_t *v, uint32_t lo, uint32_t n, uint32_t wid)
 static void on_succ(void *arg, uint32_t wid, double lp)
 {
 	both_arg *a = arg;
-	int len = wid < a->m->n_words ? a->m->wlen[wid] : 0;
+	int len = wid < a->m->t.n_words ? a->m->t.wlen[wid] : 0;
 	if (len < 1 || len > JH_MR_MAX_FILL || !len_ok(a->q, len))
 		return;
 	if (!a->tri[len][TRI_KEEP - 1] || lp > a->ts[len][TRI_KEEP - 1]) /* else it ranks last */
@@ -615,11 +626,11 @@ static void gather_both(pool *p, const shared *x)
 	both_arg a = {.m = m, .q = q};
 	for (int k = 1; k <= q->nr && k <= MAX_WORD && a.nr < BOTH_RIGHT; k++) {
 		uint32_t r = jh_lm_word(m->lm, q->right, k);
-		if (!r || r >= m->n_words || m->rev_off[r + 1] == m->rev_off[r])
+		if (!r || r >= m->t.n_words || m->t.rev_off[r + 1] == m->t.rev_off[r])
 			continue;
-		a.w1[a.nr] = m->rev_w1 + m->rev_off[r];
-		a.lp[a.nr] = m->rev_lp + m->rev_off[r];
-		a.n[a.nr++] = m->rev_off[r + 1] - m->rev_off[r];
+		a.w1[a.nr] = m->t.rev_w1 + m->t.rev_off[r];
+		a.lp[a.nr] = m->t.rev_lp + m->t.rev_off[r];
+		a.n[a.nr++] = m->t.rev_off[r + 1] - m->t.rev_off[r];
 	}
 	if (x->hist >> 24)
 		jh_lm_children(m->lm, x->hist, BOTH_SCAN, on_succ, &a);
@@ -638,8 +649,8 @@ static void gather(pool *p, const shared *x)
 {
 	gather_both(p, x);
 	const jh_mr *m = x->m;
-	if (x->first_right && x->first_right < m->n_words)
-		add_list(p, m, m->pred + (size_t)x->first_right * K_ALL, x->q);
+	if (x->first_right && x->first_right < m->t.n_words)
+		add_list(p, m, m->t.pred + (size_t)x->first_right * K_ALL, x->q);
 }
 
 static int cmp_alt(const void *a, const void *b)
