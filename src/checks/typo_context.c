@@ -22,10 +22,10 @@
  * Debian sunpinyin-data, read at run time) on a window of four characters
  * either side, and the best one wins when it raises the log-probability by
  * the margin of its kind: a homophone needs less proof than a similar
- * syllable or a look-alike, and a change of a function character more.  A
- * winner is written into the sentence, so the next spots are scored
- * against the corrected text.  Without the model jieba's unigram scores
- * are used.
+ * syllable or a look-alike, and a change of a function character more.
+ * The spots' best candidates are then decided together for the sentence
+ * (typo_context_decode.c), so that slips close together are fixed
+ * together.  Without the model jieba's unigram scores are used.
  *
  * Guards: a pair that the document writes more than once is meant (a name,
  * a term), and so is a rare character (濑名); a candidate that takes a
@@ -197,6 +197,17 @@ static int occurs(pair_count *t, const char *text, size_t len, int32_t a, int32_
 	return t->key[j] && t->n[j] >= times;
 }
 
+enum { K_SAME, K_NEAR, K_SHAPE, K_GROUP };
+
+#define MAX_CAND 192
+
+typedef struct {
+	int32_t x[2];
+	int k;            /* characters replaced: 1 or 2 */
+	int kind;
+	double gain, need;
+} cand;
+
 /* A trigram answer kept: each candidate is scored on a window that shares
  * most of its words with the original's, so the same (history, word)
  * pairs come back again and again, and the model's lookups are binary
@@ -215,6 +226,8 @@ typedef struct {
 	int *step;
 	unsigned char *single;
 	size_t cap;
+	cand *opt;            /* the spots' options, in order */
+	jd_opt *jopt;
 	struct tri_slot *tri; /* the model's answers, TRI_SLOTS of them */
 	pair_count pairs;     /* the document's pairs, for the guards */
 	struct spot_memo *memo; /* spots decided in this document */
@@ -253,7 +266,13 @@ static int scratch_fit(scratch *s, size_t n)
 	unsigned char *single = realloc(s->single, cap);
 	if (single)
 		s->single = single;
-	if (!cp || !simp || !pos || !best || !step || !single)
+	cand *opt = realloc(s->opt, cap * sizeof *opt);
+	if (opt)
+		s->opt = opt;
+	jd_opt *jopt = realloc(s->jopt, cap * sizeof *jopt);
+	if (jopt)
+		s->jopt = jopt;
+	if (!cp || !simp || !pos || !best || !step || !single || !opt || !jopt)
 		return JH_ERR_NOMEM;
 	s->cap = cap;
 	return JH_OK;
@@ -267,6 +286,8 @@ static void scratch_free(scratch *s)
 	free(s->best);
 	free(s->step);
 	free(s->single);
+	free(s->opt);
+	free(s->jopt);
 	free(s->tri);
 	free(s->memo);
 	pc_free(&s->pairs);
@@ -390,17 +411,6 @@ static double lm_window(const ctx_cfg *c, scratch *s, int n, int i, int k, const
 }
 
 /* ---- candidates ---- */
-
-enum { K_SAME, K_NEAR, K_SHAPE, K_GROUP };
-
-#define MAX_CAND 192
-
-typedef struct {
-	int32_t x[2];
-	int k;            /* characters replaced: 1 or 2 */
-	int kind;
-	double gain, need;
-} cand;
 
 /* A spot: the run, where, what is there, and what has been tried. */
 typedef struct {
@@ -574,6 +584,37 @@ static int de_before_verb(const spot *p, int32_t x)
 	return !(side_tag(p, 1) & TAG_VERB);
 }
 
+/* Candidates that complete a word of three or four characters around the
+ * spot (令一种 → 另一种, 望尘莫急 → 望尘莫及): the index holds, for each
+ * such word and each of its characters, that character under the others
+ * and its classes; a hash hit is checked in the dictionary. */
+static void long_cands(spot *p)
+{
+	const ctx_cfg *c = p->c;
+	const int32_t *t = p->s->simp;
+	int32_t sx = t[p->i];
+	uint32_t cl[MAX_READ];
+	int ncl = classes_of(c, sx, cl);
+	for (int L = 3; L <= MAX_WORD; L++)
+		for (int o = 0; o < L; o++) {
+			int a = p->i - o;
+			if (a < 0 || a + L > p->n)
+				continue;
+			int32_t w[MAX_WORD];
+			memcpy(w, t + a, (size_t)L * sizeof *w);
+			uint32_t h = conf_long_hash(w, L, o);
+			for (int j = 0; j < ncl; j++) {
+				uint32_t nv;
+				const int32_t *v = conf_get(c, conf_key(CONF_LONG, h, cl[j]), &nv);
+				for (uint32_t k = 0; k < nv; k++) {
+					w[o] = v[k];
+					if (dict_freq(c, w, L) >= c->long_freq)
+						try_cand(p, &v[k], 1, kind_of(c, sx, v[k]));
+				}
+			}
+		}
+}
+
 /* Candidates for the one character at the spot: from the index (they
  * complete a word with a neighbour and sound alike), its look-alikes that
  * complete a word, its group of function characters. */
@@ -605,6 +646,8 @@ static void single_cands(spot *p, int32_t l, int32_t r)
 				try_cand(p, &v[k], 1, kind_of(c, sx, v[k]));
 		}
 	}
+	if (c->long_freq)
+		long_cands(p);
 	for (unsigned k = 0; in && k < in->n_shape; k++) {
 		int32_t x = c->shape_cp[in->shape + k];
 		if (makes_word(c, l, x) || makes_word(c, x, r))
@@ -638,14 +681,15 @@ static void pair_cands(spot *p)
 }
 
 /* The candidate that wins by the most over its margin, if it also beats
- * every other candidate by 2; NULL if none. */
-static const cand *winner(const spot *p)
+ * every other candidate by 2 and comes within slack of its margin; NULL
+ * if none.  (With slack 0: the winner of the spot alone.) */
+static const cand *best_of(const spot *p, double slack)
 {
 	const cand *best = NULL;
 	for (int j = 0; j < p->nv; j++)
 		if (!best || p->v[j].gain - p->v[j].need > best->gain - best->need)
 			best = &p->v[j];
-	if (!best || best->gain < best->need)
+	if (!best || best->gain < best->need - slack)
 		return NULL;
 	for (int j = 0; j < p->nv; j++)
 		if (&p->v[j] != best && p->v[j].gain > best->gain - 2)
@@ -677,11 +721,10 @@ static int breaks_name(const jh_brun *run, const ctx_cfg *c, scratch *s, int n, 
 	       occurs(&s->pairs, run->text, run->len, s->cp[i + k], s->cp[i + k + 1], 3);
 }
 
-/* Report x for [i, i+k) unless the document writes the pair more than
- * once (then it is meant: a name, a term, 義昌 in 大島義昌) or it breaks a
- * name. */
-static int emit(jh_brun *run, const ctx_cfg *c, scratch *s, int n, const cand *v, int i,
-                int script)
+/* May x be reported for [i, i+k)?  Not when the document writes the pair
+ * more than once (then it is meant: a name, a term, 義昌 in 大島義昌) or
+ * when it breaks a name. */
+static int guard_ok(const jh_brun *run, const ctx_cfg *c, scratch *s, int n, const cand *v, int i)
 {
 	const char *t = run->text;
 	int k = v->k;
@@ -690,18 +733,21 @@ static int emit(jh_brun *run, const ctx_cfg *c, scratch *s, int n, const cand *v
 	          : (i > 0 && occurs(pc, t, run->len, s->cp[i - 1], s->cp[i], 2)) ||
 	                (i + 1 < n && occurs(pc, t, run->len, s->cp[i], s->cp[i + 1], 2)))
 		return 0;
-	if (breaks_name(run, c, s, n, i, v))
-		return 0;
+	return !breaks_name(run, c, s, n, i, v);
+}
+
+/* Report x for [i, i+k). */
+static void emit(jh_brun *run, const ctx_cfg *c, scratch *s, const cand *v, int i, int script)
+{
 	char fix[16];
 	size_t fl = 0;
-	for (int j = 0; j < k; j++)
+	for (int j = 0; j < v->k; j++)
 		fl += jh_utf8_encode(script > 0 ? trad_form(c, v->x[j]) : v->x[j], fix + fl);
 	fix[fl] = '\0';
-	jh_hit h = {run->rule, run->rule_index, s->pos[i], s->pos[i + k], fix, fl, JH_UNSAFE, NULL};
-	int rc = jh_findings_add_hit(run->out, t, &h);
+	jh_hit h = {run->rule, run->rule_index, s->pos[i], s->pos[i + v->k], fix, fl, JH_UNSAFE, NULL};
+	int rc = jh_findings_add_hit(run->out, run->text, &h);
 	if (rc && !run->err)
 		run->err = rc;
-	return 1;
 }
 
 /* A spot's decision depends on nothing but the characters within reach
@@ -712,8 +758,7 @@ static int emit(jh_brun *run, const ctx_cfg *c, scratch *s, int n, const cand *v
 #define MEMO_KEY (2 * WINDOW + 2 + 3)
 struct spot_memo {
 	int32_t key[MEMO_KEY]; /* all 0: empty (a key has the spot) */
-	int32_t x[2];
-	int k;                 /* the winner's characters; 0: no winner */
+	cand v;                /* the spot's option; k = 0: none */
 };
 
 static void memo_key(const scratch *s, int n, int i, int word, int script, int32_t *key)
@@ -734,65 +779,149 @@ static struct spot_memo *memo_slot(scratch *s, const int32_t *key)
 	return &s->memo[h & (s->memo_cap - 1)];
 }
 
+/* With JINGHUA_CONTEXT_TRACE set, each document's spots and their
+ * candidates go to stderr, for bench/typo-eval's candidate recall: one
+ * line "doc" per document, then per Han character "c <byte> <why>
+ * <candidates as they would be written>" (why: spot, word, rare, nosyl). */
+static void trace_spot(FILE *tr, const ctx_cfg *c, const scratch *s, int i, const char *why,
+                       const spot *p, int script)
+{
+	if (!tr)
+		return;
+	fprintf(tr, "c\t%zu\t%s\t", s->pos[i], why);
+	for (int j = 0; p && j < p->nv; j++) {
+		char b[16];
+		size_t l = 0;
+		for (int q = 0; q < p->v[j].k; q++)
+			l += jh_utf8_encode(script > 0 ? trad_form(c, p->v[j].x[q]) : p->v[j].x[q], b + l);
+		fprintf(tr, "%s%.*s", j ? " " : "", (int)l, b);
+	}
+	for (int j = 0; p && j < p->n_later; j++) {
+		char b[8];
+		size_t l = jh_utf8_encode(script > 0 ? trad_form(c, p->later[j]) : p->later[j], b);
+		fprintf(tr, " %.*s", (int)l, b);
+	}
+	fputc('\n', tr);
+}
+
+/* The option of the spot at i (the sentence as written): its best
+ * candidate within slack of its margin that the guards allow; 0 if none. */
+static int spot_option(jh_brun *run, const ctx_cfg *c, scratch *s, int n, int i, int script,
+                       FILE *tr, cand *out)
+{
+	const char_info *in = info_of(c, s->simp[i]);
+	/* A rare character is seldom what an input method offers first:
+	 * it is chosen (濑 in 濑名, a name) */
+	if (!in || !in->syl[0] || c->single_logp[s->simp[i] - CJK_LO] < c->rare_logp) {
+		trace_spot(tr, c, s, i, in && in->syl[0] ? "rare" : "nosyl", NULL, script);
+		return 0;
+	}
+	int32_t l = i > 0 ? s->simp[i - 1] : 0, r = i + 1 < n ? s->simp[i + 1] : 0;
+	int word = !s->single[i] || makes_word(c, l, s->simp[i]) || makes_word(c, s->simp[i], r);
+	if (word && (!c->lm || !c->pair_margin)) {
+		trace_spot(tr, c, s, i, "word", NULL, script);
+		return 0; /* only a pair of characters may replace a word */
+	}
+	int32_t key[MEMO_KEY];
+	memo_key(s, n, i, word, script, key);
+	struct spot_memo *m = tr ? NULL : memo_slot(s, key);
+	if (m && memcmp(m->key, key, sizeof key) == 0) {
+		*out = m->v;
+		return m->v.k && guard_ok(run, c, s, n, out, i);
+	}
+	spot sp, *p = &sp;
+	p->nv = p->n_later = 0;
+	p->c = c, p->s = s, p->n = n, p->i = i, p->script = script, p->word = word;
+	p->score = c->lm ? lm_window : uni_window;
+	p->base[0] = p->base[1] = NAN;
+	s->base_ok[0] = s->base_ok[1] = 0;
+	single_cands(p, l, r);
+	if (c->lm && c->pair_margin)
+		pair_cands(p);
+	double slack = (double)c->joint_slack;
+	const cand *v = best_of(p, slack);
+	if ((v || tr) && p->n_later) {
+		/* what the gate put off may still win or stand in the way */
+		for (int j = 0; j < p->n_later; j++)
+			try_cand(p, &p->later[j], 1, K_GROUP);
+		p->n_later = 0;
+		v = best_of(p, slack);
+	}
+	trace_spot(tr, c, s, i, "spot", p, script);
+	cand none = {{0, 0}, 0, 0, 0, 0};
+	if (m) {
+		memcpy(m->key, key, sizeof key);
+		m->v = v ? *v : none;
+	}
+	if (!v)
+		return 0;
+	*out = *v;
+	return guard_ok(run, c, s, n, out, i);
+}
+
+/* jd_decode's callback: the option's gain with the options near written
+ * into the sentence. */
+typedef struct {
+	const ctx_cfg *c;
+	scratch *s;
+	int n;
+} rescore_ctx;
+
+static double rescore(void *arg, int opt, const int *near, int nn)
+{
+	rescore_ctx *r = arg;
+	scratch *s = r->s;
+	int32_t saved[2 * JD_MAX_CHG];
+	for (int q = 0; q < nn; q++)
+		for (int j = 0; j < s->jopt[near[q]].k; j++) {
+			saved[2 * q + j] = s->simp[s->jopt[near[q]].i + j];
+			s->simp[s->jopt[near[q]].i + j] = s->opt[near[q]].x[j];
+		}
+	double (*score)(const ctx_cfg *, scratch *, int, int, int, const int32_t *) =
+		r->c->lm ? lm_window : uni_window;
+	const jd_opt *o = &s->jopt[opt];
+	s->base_ok[0] = s->base_ok[1] = 0;
+	double base = score(r->c, s, r->n, o->i, o->k, s->simp + o->i);
+	double gain = score(r->c, s, r->n, o->i, o->k, s->opt[opt].x) - base;
+	s->base_ok[0] = s->base_ok[1] = 0;
+	for (int q = nn - 1; q >= 0; q--)
+		for (int j = 0; j < s->jopt[near[q]].k; j++)
+			s->simp[s->jopt[near[q]].i + j] = saved[2 * q + j];
+	return gain;
+}
+
 /* Every character with a syllable is a spot (without the model: only
- * those that make no word with a neighbour); the winner of a spot is
- * written into the run, so the spots after it see the corrected text. */
-static void check_run(jh_brun *run, const ctx_cfg *c, scratch *s, int n, int script)
+ * those that make no word with a neighbour).  Each spot's option is found
+ * against the sentence as written; then the options are decided together
+ * (jd_decode), so two slips close together are fixed together. */
+static void check_run(jh_brun *run, const ctx_cfg *c, scratch *s, int n, int script, FILE *tr)
 {
 	if (n < 2)
 		return;
 	segment(c, s->simp, n, s->best, s->step, s->single);
+	int m = 0;
 	for (int i = 0; i < n; i++) {
-		const char_info *in = info_of(c, s->simp[i]);
-		/* A rare character is seldom what an input method offers first:
-		 * it is chosen (濑 in 濑名, a name) */
-		if (!in || !in->syl[0] || c->single_logp[s->simp[i] - CJK_LO] < c->rare_logp)
+		if (!spot_option(run, c, s, n, i, script, tr, &s->opt[m]))
 			continue;
-		int32_t l = i > 0 ? s->simp[i - 1] : 0, r = i + 1 < n ? s->simp[i + 1] : 0;
-		int word = !s->single[i] || makes_word(c, l, s->simp[i]) || makes_word(c, s->simp[i], r);
-		if (word && (!c->lm || !c->pair_margin))
-			continue; /* only a pair of characters may replace a word */
-		int32_t key[MEMO_KEY];
-		memo_key(s, n, i, word, script, key);
-		struct spot_memo *m = memo_slot(s, key);
-		if (m && memcmp(m->key, key, sizeof key) == 0) {
-			if (m->k) {
-				cand w = {{m->x[0], m->x[1]}, m->k, 0, 0, 0};
-				if (emit(run, c, s, n, &w, i, script)) {
-					for (int j = 0; j < w.k; j++)
-						s->simp[i + j] = w.x[j];
-					i += w.k - 1;
-				}
-			}
-			continue;
+		s->jopt[m] = (jd_opt){i, s->opt[m].k, s->opt[m].gain, s->opt[m].need};
+		if (tr) {
+			char b[16];
+			size_t l = 0;
+			for (int q = 0; q < s->opt[m].k; q++)
+				l += jh_utf8_encode(script > 0 ? trad_form(c, s->opt[m].x[q]) : s->opt[m].x[q],
+				                    b + l);
+			fprintf(tr, "o\t%zu\t%.*s\t%.2f\t%.2f\n", s->pos[i], (int)l, b, s->opt[m].gain,
+			        s->opt[m].need);
 		}
-		spot sp, *p = &sp;
-		p->nv = p->n_later = 0;
-		p->c = c, p->s = s, p->n = n, p->i = i, p->script = script, p->word = word;
-		p->score = c->lm ? lm_window : uni_window;
-		p->base[0] = p->base[1] = NAN;
-		s->base_ok[0] = s->base_ok[1] = 0;
-		single_cands(p, l, r);
-		if (c->lm && c->pair_margin)
-			pair_cands(p);
-		const cand *v = winner(p);
-		if (v && p->n_later) {
-			/* what the gate put off may still win or stand in the way */
-			for (int j = 0; j < p->n_later; j++)
-				try_cand(p, &p->later[j], 1, K_GROUP);
-			v = winner(p);
-		}
-		if (m) {
-			memcpy(m->key, key, sizeof key);
-			m->k = v ? v->k : 0;
-			m->x[0] = v ? v->x[0] : 0, m->x[1] = v ? v->x[1] : 0;
-		}
-		if (v && emit(run, c, s, n, v, i, script)) {
-			for (int j = 0; j < v->k; j++)
-				s->simp[i + j] = v->x[j];
-			i += v->k - 1;
-		}
+		m++;
 	}
+	if (!m)
+		return;
+	int take[JD_MAX_CHG];
+	rescore_ctx rc = {c, s, n};
+	int nt = jd_decode(s->jopt, m, WINDOW + 1, rescore, &rc, take);
+	for (int q = 0; q < nt; q++)
+		emit(run, c, s, &s->opt[take[q]], s->jopt[take[q]].i, script);
 }
 
 /* Traditional or simplified: the variant asked for, else what the
@@ -826,6 +955,9 @@ void jh_context_finish(jh_brun *run)
 	const char *t = run->text;
 	size_t len = run->len, i = 0;
 	int n = 0, quote = 0;
+	FILE *tr = getenv("JINGHUA_CONTEXT_TRACE") ? stderr : NULL;
+	if (tr)
+		fputs("doc\n", tr);
 	long trad = 0, simp = 0;
 	while (i <= len) {
 		int32_t cp = -1;
@@ -845,7 +977,7 @@ void jh_context_finish(jh_brun *run)
 			s.pos[n + 1] = i + k;
 			n++;
 		} else {
-			check_run(run, c, &s, n, script_of(run, trad, simp));
+			check_run(run, c, &s, n, script_of(run, trad, simp), tr);
 			n = 0;
 			/* Dialogue is skipped: speech has its own words. */
 			if (cp == 0x201C || cp == 0x300C || cp == 0x300E)

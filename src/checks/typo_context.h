@@ -61,7 +61,7 @@ typedef struct {
 	char *dict_path;
 	char *model_path, *lexicon_path; /* sunpinyin's word trigram model */
 	unsigned long min_freq, min_char_freq, margin, near_margin, shape_margin, stop_margin, group_margin,
-		pair_margin;
+		pair_margin, joint_slack, long_freq;
 	int32_t group_cp[MAX_GROUPS][GROUP_LEN]; /* the `groups` parameter, 0-ended */
 	int n_groups;
 	/* Everything below is loaded on first use (the rule is opt-in;
@@ -145,7 +145,7 @@ static inline int prefix3_maybe(const ctx_cfg *c, int32_t a, int32_t b, int32_t 
 	return bloom_maybe(c->prefix3_bloom, a, fold3(b, x));
 }
 
-enum { CONF_LEFT = 1, CONF_RIGHT = 2, CONF_PAIR = 3 };
+enum { CONF_LONG = 0, CONF_LEFT = 1, CONF_RIGHT = 2, CONF_PAIR = 3 };
 
 /* ---- typo_context_data.c ---- */
 /* The tables, read at the first run (jh_lazy: the stop list, the
@@ -162,6 +162,22 @@ uint32_t dict_freq(const ctx_cfg *c, const int32_t *cp, int n);
 uint8_t dict_tag(const ctx_cfg *c, const int32_t *cp, int n);
 const int32_t *conf_get(const ctx_cfg *c, uint64_t key, uint32_t *n);
 uint64_t conf_key(unsigned type, uint32_t a, uint32_t b);
+uint32_t conf_long_hash(const int32_t *w, int L, int o);
 int classes_of(const ctx_cfg *c, int32_t cp, uint32_t *out);
+
+/* ---- typo_context_decode.c ---- */
+/* One spot's option: its best candidate for [i, i+k), with its gain
+ * against the sentence as written and the margin it needs. */
+typedef struct {
+	int i, k;
+	double gain, need;
+} jd_opt;
+#define JD_MAX_CHG 32 /* options one sentence may take */
+/* The gain of option opt with the options near[0..n) (earlier, within
+ * reach) written into the sentence. */
+typedef double (*jd_rescore)(void *ctx, int opt, const int *near, int n);
+/* The options (in order of position) to take together: their indices in
+ * out (room for JD_MAX_CHG), how many. */
+int jd_decode(const jd_opt *o, int m, int reach, jd_rescore fn, void *ctx, int *out);
 
 #endif

@@ -21,7 +21,7 @@
 const char *const jh_context_params[] = {
 	"dict",        "lm",           "lm-words",    "stop",         "similar",     "t2s", "s2t",
 	"groups",      "min-freq",     "min-char-freq", "margin",      "near-margin",  "shape-margin",
-	"stop-margin", "group-margin", "pair-margin", NULL};
+	"stop-margin", "group-margin", "pair-margin", "joint-slack", "long-freq", NULL};
 
 void jh_context_free(void *p)
 {
@@ -102,7 +102,9 @@ static int compile_margins(ctx_cfg *c, const jh_rule *r, jh_diag_fn diag_fn, voi
 	         {"min-char-freq", 100, 100000000, &c->min_char_freq},
 	         {"near-margin", 4, 100, &c->near_margin},
 	         {"shape-margin", 8, 100, &c->shape_margin}, {"stop-margin", 6, 100, &c->stop_margin},
-	         {"group-margin", 6, 100, &c->group_margin}, {"pair-margin", 0, 100, &c->pair_margin}};
+	         {"group-margin", 6, 100, &c->group_margin}, {"pair-margin", 0, 100, &c->pair_margin},
+	         {"joint-slack", 0, 100, &c->joint_slack},
+	         {"long-freq", 0, 100000000, &c->long_freq}};
 	int rc = JH_OK;
 	for (size_t k = 0; k < sizeof p / sizeof *p && rc == JH_OK; k++)
 		rc = jh_param_uint(r, p[k].key, p[k].dflt, p[k].max, p[k].out, diag_fn, payload);
@@ -563,16 +565,48 @@ static int conf_add_word(const ctx_cfg *c, int32_t a, int32_t b, conf_entry **e,
 	return JH_OK;
 }
 
+/* The key of a word of 3 or 4 characters w[0..L) with the character at o
+ * left out (its class is the key's other half). */
+uint32_t conf_long_hash(const int32_t *w, int L, int o)
+{
+	uint64_t h = (uint64_t)(L * 8 + o) * 0x9E3779B97F4A7C15ull;
+	for (int j = 0; j < L; j++)
+		if (j != o)
+			h = (h ^ (uint32_t)w[j]) * 0x100000001B3ull;
+	return (uint32_t)(h >> 34) | 1; /* 30 bits, never 0: type 0 keys */
+}
+
+/* The entries of one word of 3 or 4 characters: each character under the
+ * others and its classes (望尘莫及: 望 under 尘莫及 at 0, class wan). */
+static int conf_add_long(const ctx_cfg *c, const int32_t *w, int L, conf_entry **e, size_t *n,
+                         size_t *cap)
+{
+	for (int o = 0; o < L; o++) {
+		uint32_t cl[MAX_READ];
+		int nc = classes_of(c, w[o], cl);
+		if (jh_grow((void **)e, cap, *n + (size_t)nc, sizeof **e))
+			return JH_ERR_NOMEM;
+		for (int k = 0; k < nc; k++)
+			(*e)[(*n)++] = (conf_entry){conf_key(CONF_LONG, conf_long_hash(w, L, o), cl[k]),
+			                            {w[o], 0}};
+	}
+	return JH_OK;
+}
+
 /* The index, from the dictionary's two-character words of min-freq or
- * more whose characters have a syllable. */
+ * more whose characters have a syllable, and its words of three or four
+ * characters of long-freq or more. */
 static int conf_build(ctx_cfg *c)
 {
 	conf_entry *e = NULL;
 	size_t n = 0, cap = 0;
 	for (size_t i = 0; i < c->dict_cap; i++) {
 		const dict_slot *d = &c->dict[i];
-		if (d->h && d->cp[1] && !d->cp[2] && d->freq >= c->min_freq &&
-		    conf_add_word(c, d->cp[0], d->cp[1], &e, &n, &cap)) {
+		int L = !d->h || !d->cp[1] ? 0 : !d->cp[2] ? 2 : !d->cp[3] ? 3 : 4;
+		if ((L == 2 && d->freq >= c->min_freq &&
+		     conf_add_word(c, d->cp[0], d->cp[1], &e, &n, &cap)) ||
+		    (L > 2 && c->long_freq && d->freq >= c->long_freq &&
+		     conf_add_long(c, d->cp, L, &e, &n, &cap))) {
 			free(e);
 			return JH_ERR_NOMEM;
 		}
