@@ -4,6 +4,7 @@ tests/python.sh (JINGHUA, SRCDIR and PYTHONPATH from make check)."""
 import concurrent.futures
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -365,6 +366,57 @@ class Files(InTempDir):
             self.assertEqual(f.read(), "应敌，全力\n")
         self.assertEqual(stat.S_IMODE(os.stat(path).st_mode), 0o640)
         self.assertEqual(os.listdir(self.tmp.name), ["a.txt"])  # no temporary left
+
+    # as `jinghua fix` (tests/dataloss.sh, hostile.sh): fix_file wrote its own
+    # way, replacing a symlink by a file, writing over a read-only file and
+    # dropping extended attributes and ACLs
+    def test_fix_file_through_symlink(self):
+        target = os.path.join(self.tmp.name, "target.txt")
+        link = os.path.join(self.tmp.name, "link.txt")
+        with open(target, "w", encoding="utf-8") as f:
+            f.write("应敌,全力\n")
+        os.symlink("target.txt", link)
+        self.assertEqual(jinghua.fix_file(link).fixes, 1)
+        self.assertEqual(os.readlink(link), "target.txt")
+        with open(target, encoding="utf-8") as f:
+            self.assertEqual(f.read(), "应敌，全力\n")
+        self.assertEqual(sorted(os.listdir(self.tmp.name)), ["link.txt", "target.txt"])
+
+    def test_fix_file_read_only_refused(self):
+        path = os.path.join(self.tmp.name, "ro.txt")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("应敌,全力\n")
+        os.chmod(path, 0o444)
+        with self.assertRaisesRegex(jinghua.JinghuaError, "ro.txt: read-only file; not fixed"):
+            jinghua.fix_file(path)
+        with open(path, encoding="utf-8") as f:
+            self.assertEqual(f.read(), "应敌,全力\n")
+        self.assertEqual(stat.S_IMODE(os.stat(path).st_mode), 0o444)
+        self.assertEqual(os.listdir(self.tmp.name), ["ro.txt"])
+
+    def test_fix_file_keeps_xattrs_and_acl(self):
+        path = os.path.join(self.tmp.name, "x.txt")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("应敌,全力\n")
+        os.chmod(path, 0o640)
+        try:
+            os.setxattr(path, "user.jinghua-test", b"kept")
+        except OSError:
+            self.skipTest("no user extended attributes on this file system")
+        acl = shutil.which("setfacl") and subprocess.run(
+            ["setfacl", "-m", "u:nobody:r", path], capture_output=True).returncode == 0
+        before = {a: os.getxattr(path, a) for a in os.listxattr(path)}
+        mode = stat.S_IMODE(os.stat(path).st_mode)  # with an ACL, its mask in the group bits
+        self.assertEqual(jinghua.fix_file(path).fixes, 1)
+        with open(path, encoding="utf-8") as f:
+            self.assertEqual(f.read(), "应敌，全力\n")
+        self.assertEqual({a: os.getxattr(path, a) for a in os.listxattr(path)}, before)
+        if acl:
+            self.assertIn("system.posix_acl_access", before)
+            self.assertIn("user:nobody:r--", subprocess.run(
+                ["getfacl", "-c", path], capture_output=True, text=True).stdout)
+        self.assertEqual(stat.S_IMODE(os.stat(path).st_mode), mode)
+        self.assertEqual(os.listdir(self.tmp.name), ["x.txt"])
 
     def test_clean_file_not_rewritten(self):
         path = os.path.join(self.tmp.name, "clean.txt")
