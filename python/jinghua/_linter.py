@@ -416,9 +416,36 @@ def _findings(doc: Any, file_offsets: bool = True) -> list[Finding]:
     return out
 
 
+# What a stream (a FIFO) may give before it is refused, as `jinghua check`
+# refuses one (src/cli/fileio.c); a regular file has no bound of its own.
+STREAM_MAX = 1 << 30
+
+
 def _read(path: PathLike) -> bytes:
+    """A file's bytes, read as the CLI reads a file it is given: a device
+    (/dev/zero, /dev/urandom) is refused, not read until memory runs out
+    (JinghuaError); a FIFO is read as a stream, up to STREAM_MAX bytes
+    (OSError EFBIG past that)."""
+    import errno
+    import stat
+
     with open(path, "rb") as f:
-        return f.read()
+        st = os.fstat(f.fileno())
+        if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode):
+            raise JinghuaError(f"{os.fspath(path)}: a device, not read")
+        if stat.S_ISREG(st.st_mode):
+            return f.read()
+        chunks, n = [], 0
+        while n <= STREAM_MAX:
+            chunk = f.read(1 << 20)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            n += len(chunk)
+    if n > STREAM_MAX:
+        raise OSError(errno.EFBIG, f"File too large (a stream of more than {STREAM_MAX} bytes)",
+                      os.fspath(path))
+    return b"".join(chunks)
 
 
 def write_atomically(path: PathLike, data: bytes) -> None:

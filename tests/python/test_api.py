@@ -2,6 +2,7 @@
 binding's own promises (types, threads, errors, files).  Run by
 tests/python.sh (JINGHUA, SRCDIR and PYTHONPATH from make check)."""
 import concurrent.futures
+import errno
 import json
 import os
 import shutil
@@ -434,6 +435,37 @@ class Files(InTempDir):
         self.assertEqual(r.text, "应敌，全力".encode())
         with open(path, "rb") as f:
             self.assertEqual(f.read(), "应敌,全力".encode())
+
+    # as `jinghua check` (hostile-limits.sh): check_file("/dev/zero") read
+    # until memory ran out
+    def test_device_refused(self):
+        for fn in (jinghua.check_file, jinghua.fix_file):
+            with self.assertRaisesRegex(jinghua.JinghuaError, "/dev/zero: a device, not read"):
+                fn("/dev/zero")
+
+    def test_fifo_read_as_a_bounded_stream(self):
+        import threading
+        fifo = os.path.join(self.tmp.name, "in")
+        os.mkfifo(fifo)
+
+        def feed(data):
+            with open(fifo, "wb") as f:
+                f.write(data)
+        t = threading.Thread(target=feed, args=("子丨弹，说了。\n".encode(),))
+        t.start()
+        self.assertIn("censor.separator", [f.rule for f in jinghua.check_file(fifo)])
+        t.join()
+        _linter = sys.modules["jinghua._linter"]  # jinghua._linter is a function
+        saved, _linter.STREAM_MAX = _linter.STREAM_MAX, 1000
+        try:
+            t = threading.Thread(target=feed, args=(b"x" * 5000,))
+            t.start()
+            with self.assertRaises(OSError) as e:
+                jinghua.check_file(fifo)
+            self.assertEqual(e.exception.errno, errno.EFBIG)
+        finally:
+            _linter.STREAM_MAX = saved
+            t.join()
 
     def test_missing_file(self):
         with self.assertRaises(FileNotFoundError):
