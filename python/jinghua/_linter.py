@@ -426,7 +426,7 @@ def _read(path: PathLike) -> bytes:
     (/dev/zero, /dev/urandom) is refused, not read until memory runs out
     (JinghuaError); a FIFO is read as a stream, up to STREAM_MAX bytes
     (OSError EFBIG past that)."""
-    import errno
+
     import stat
 
     with open(path, "rb") as f:
@@ -435,16 +435,23 @@ def _read(path: PathLike) -> bytes:
             raise JinghuaError(f"{os.fspath(path)}: a device, not read")
         if stat.S_ISREG(st.st_mode):
             return f.read()
-        chunks, n = [], 0
-        while n <= STREAM_MAX:
-            chunk = f.read(1 << 20)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            n += len(chunk)
+        return _read_stream(f, os.fspath(path))
+
+
+def _read_stream(f: Any, name: str) -> bytes:
+    """All of a stream (a FIFO, standard input), at most STREAM_MAX bytes
+    (OSError EFBIG past that)."""
+    import errno
+
+    chunks, n = [], 0
+    while n <= STREAM_MAX:
+        chunk = f.read(1 << 20)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        n += len(chunk)
     if n > STREAM_MAX:
-        raise OSError(errno.EFBIG, f"File too large (a stream of more than {STREAM_MAX} bytes)",
-                      os.fspath(path))
+        raise OSError(errno.EFBIG, f"File too large (a stream of more than {STREAM_MAX} bytes)", name)
     return b"".join(chunks)
 
 

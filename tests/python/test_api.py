@@ -105,6 +105,18 @@ class AgainstTheCli(unittest.TestCase):
         self.assertEqual(got.returncode, 1)
         self.assertIn(b"<stdin>:1:2: warning [punct.halfwidth]", got.stdout)
 
+    # as `jinghua check` (hostile-limits.sh): /dev/zero was read until the
+    # process was killed; a full disk was a traceback and exit 1 ("findings")
+    def test_python_m_jinghua_limits(self):
+        got = subprocess.run([sys.executable, "-m", "jinghua", "/dev/zero"], capture_output=True,
+                             check=False, timeout=300)
+        self.assertEqual((got.returncode, got.stderr), (3, b"jinghua: /dev/zero: a device, not read\n"))
+        with open("/dev/full", "w") as full:
+            got = subprocess.run([sys.executable, "-m", "jinghua", "-"], input="好,的".encode(),
+                                 stdout=full, stderr=subprocess.PIPE, check=False, timeout=300)
+        self.assertEqual(got.returncode, 3)
+        self.assertEqual(got.stderr, b"jinghua: cannot write to standard output: No space left on device\n")
+
 
 class Types(unittest.TestCase):
     def test_str_and_bytes(self):
