@@ -5,8 +5,11 @@
  * reloads) on the real rules/.  One server lives for the whole run,
  * initialized once (the rules load once); each input is a stream of
  * messages to it, after which the fuzzer waits for the worker to finish,
- * closes every document and lifts a shutdown, so each input starts from
- * the same state.  The first byte picks the position encoding.
+ * closes every document, lifts a shutdown and, if the input changed the
+ * configuration (didChangeConfiguration settings, a reload), puts it back
+ * as it was after initialize, so each input starts from the same state and
+ * a crash reproduces from its artifact alone.  The first byte picks the
+ * position encoding.
  * What must hold: no crash, no leak; everything the server wrote is whole
  * frames of JSON-RPC 2.0 objects. */
 #include <stdint.h>
@@ -18,6 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static server sv;
 static FILE *devnull;
+static adapter *start_engine; /* the worker's engine as initialize left it */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -36,7 +40,33 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (server_message(&sv, init, strlen(init)) >= 0 || !sv.initialized)
 		abort();
 	worker_wait_idle(&sv);
+	start_engine = sv.engine;
 	return 0;
+}
+
+/* The configuration back to the start's, with the worker idle: no client
+ * options (initialize gave none) and an engine built from none.  A reload
+ * merges the settings into the options, then replaces the engine only if
+ * one builds from them; so with no option left set, the engine is the
+ * start's or one built from no options (even one that got the start's
+ * address again), and only a set option or another engine means the input
+ * changed the configuration.  Rebuilding costs a rules load, so it is done
+ * only then. */
+static void reset_configuration(void)
+{
+	adapter_options *o = &sv.aopts;
+	if (!o->profile && !o->variant && !o->select && !o->ignore && sv.engine == start_engine)
+		return;
+	free(o->profile);
+	free(o->variant);
+	free(o->select);
+	free(o->ignore);
+	o->profile = o->variant = o->select = o->ignore = NULL;
+	worker_reload(&sv, NULL);
+	worker_wait_idle(&sv);
+	if (!sv.engine)
+		abort(); /* the default rules did not load */
+	start_engine = sv.engine;
 }
 
 /* Every frame the server wrote: a Content-Length header, then that many
@@ -85,6 +115,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		docs_close(&sv.docs, sv.docs.head->uri);
 	pthread_mutex_unlock(&sv.docs.lock);
 	rpc_set_output(devnull);
+	reset_configuration();
 	fclose(out);
 	check_frames(out_bytes, out_len);
 	free(out_bytes);

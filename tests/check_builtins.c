@@ -366,7 +366,7 @@ END_TEST
 Suite *builtins_suite(void)
 {
 	Suite *s = suite_create("builtins");
-	TCase *tc = tcase_create("doubled");
+	TCase *tc = test_tcase("doubled", 4);
 	tcase_add_test(tc, doubled_flagged);
 	tcase_add_test(tc, builtin_fix_template_checked);
 	tcase_add_test(tc, doubled_not_flagged);
@@ -375,11 +375,11 @@ Suite *builtins_suite(void)
 	tcase_add_test(tc, doubled_aabb_mixed_lengths);
 	tcase_add_test(tc, doubled_bad_params);
 	suite_add_tcase(s, tc);
-	tc = tcase_create("run-on");
+	tc = test_tcase("run-on", 4);
 	tcase_add_test(tc, run_on_limit);
 	tcase_add_test(tc, params_from_api);
 	suite_add_tcase(s, tc);
-	tc = tcase_create("invalid-utf8");
+	tc = test_tcase("invalid-utf8", 4);
 	tcase_add_test(tc, invalid_utf8_runs);
 	tcase_add_test(tc, builtins_together);
 	suite_add_tcase(s, tc);

@@ -522,8 +522,7 @@ END_TEST
 Suite *censor_suite(void)
 {
 	Suite *s = suite_create("censor");
-	TCase *tc = tcase_create("censor");
-	tcase_set_timeout(tc, 30);
+	TCase *tc = test_tcase("censor", 30);
 	tcase_add_test(tc, missing_chars_real_chapter);
 	tcase_add_test(tc, missing_chars_quiet_on_whole_chapters);
 	tcase_add_test(tc, word_model_shared_by_rule_sets);

@@ -350,7 +350,7 @@ END_TEST
 Suite *document_suite(void)
 {
 	Suite *s = suite_create("document");
-	TCase *tc = tcase_create("document");
+	TCase *tc = test_tcase("document", 4);
 	tcase_add_test(tc, decode_round_trips);
 	tcase_add_test(tc, decode_odd_bytes_kept);
 	tcase_add_test(tc, markdown_mapping);

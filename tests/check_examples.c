@@ -60,11 +60,10 @@ END_TEST
 Suite *examples_suite(void)
 {
 	Suite *s = suite_create("examples");
-	TCase *tc = tcase_create("rules");
+	/* Many rules, each example checked and fixed twice. */
+	TCase *tc = test_tcase("rules", 60);
 	tcase_add_test(tc, rules_folder_loads);
 	tcase_add_test(tc, every_rule_passes_its_examples);
-	/* Many rules, each example checked and fixed twice. */
-	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -365,17 +365,17 @@ END_TEST
 Suite *findings_suite(void)
 {
 	Suite *s = suite_create("findings");
-	TCase *tc = tcase_create("list");
+	TCase *tc = test_tcase("list", 4);
 	tcase_add_test(tc, sort_and_merge);
 	tcase_add_test(tc, sort_from);
 	tcase_add_test(tc, store_strings_once);
 	tcase_add_test(tc, alternative_scores);
 	suite_add_tcase(s, tc);
-	tc = tcase_create("locate");
+	tc = test_tcase("locate", 4);
 	tcase_add_test(tc, locate_crlf_cjk);
 	tcase_add_test(tc, locate_odd_characters);
 	suite_add_tcase(s, tc);
-	tc = tcase_create("check");
+	tc = test_tcase("check", 4);
 	tcase_add_test(tc, check_positions);
 	tcase_add_test(tc, check_options);
 	tcase_add_test(tc, check_appends);

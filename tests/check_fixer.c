@@ -341,14 +341,14 @@ END_TEST
 Suite *fixer_suite(void)
 {
 	Suite *s = suite_create("fixer");
-	TCase *tc = tcase_create("apply");
+	TCase *tc = test_tcase("apply", 4);
 	tcase_add_test(tc, apply_non_overlapping);
 	tcase_add_test(tc, apply_safe_and_unsafe);
 	tcase_add_test(tc, apply_all_edits_or_none);
 	tcase_add_test(tc, apply_never_splits);
 	tcase_add_test(tc, apply_keeps_bom_and_crlf);
 	suite_add_tcase(s, tc);
-	tc = tcase_create("fix");
+	tc = test_tcase("fix", 4);
 	tcase_add_test(tc, fix_idempotent);
 	tcase_add_test(tc, fix_keeps_bom_and_crlf);
 	tcase_add_test(tc, fix_not_converging);

@@ -394,12 +394,11 @@ END_TEST
 Suite *lexicon_suite(void)
 {
 	Suite *s = suite_create("lexicon");
-	TCase *tc = tcase_create("automaton");
+	TCase *tc = test_tcase("automaton", 30);
 	tcase_add_test(tc, automaton_classic);
 	tcase_add_test(tc, automaton_matches_naive_search);
-	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
-	tc = tcase_create("rules");
+	tc = test_tcase("rules", 4);
 	tcase_add_test(tc, leftmost_longest);
 	tcase_add_test(tc, entry_in_two_rules);
 	tcase_add_test(tc, context_guards);

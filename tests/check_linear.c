@@ -222,8 +222,7 @@ END_TEST
 Suite *linear_suite(void)
 {
 	Suite *s = suite_create("linear");
-	TCase *tc = tcase_create("default regex rules");
-	tcase_set_timeout(tc, 600);
+	TCase *tc = test_tcase("default regex rules", 600);
 	tcase_add_test(tc, regex_rules_are_linear);
 	suite_add_tcase(s, tc);
 	return s;

@@ -3,7 +3,93 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include "tests.h"
+
+/* ---- time bounds in CPU seconds ----
+ * Check's own timeout is wall time: on a machine shared by a dozen
+ * processes a test that needs 3 CPU seconds took over 30 s and failed.  So
+ * each test (one process per test under CK_FORK, the default) gets
+ * RLIMIT_CPU from a checked fixture: work that grows past the bound ends
+ * in SIGXCPU ("CPU time limit exceeded") however loaded the machine.
+ * Check's wall timeout stays only as the backstop for a test that hangs
+ * without using the CPU.  A fixture takes no argument (and tcase_name() is
+ * NULL inside one), so there is one fixture per bound. */
+static struct rlimit cpu_before;
+
+/* Sanitizer builds run 2-4 times slower (tests/hostile.sh allows 4 too). */
+static double sanitizer_slowdown(void)
+{
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+	return 4;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+	return 4;
+#endif
+#endif
+	return 1;
+}
+
+/* CK_TIMEOUT_MULTIPLIER, Check's knob for slow machines, scales the CPU
+ * bound as Check scales its own timeout. */
+static double slowdown(void)
+{
+	const char *e = getenv("CK_TIMEOUT_MULTIPLIER");
+	return sanitizer_slowdown() * (e && atof(e) > 0 ? atof(e) : 1);
+}
+
+static double cpu_used(void)
+{
+	struct rusage ru;
+	if (getrusage(RUSAGE_SELF, &ru))
+		return 0;
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+/* From what this process has used so far, so that it also holds with
+ * CK_FORK=no, where one process runs every test; put back afterwards. */
+static void cpu_bound_start(unsigned secs)
+{
+	ck_assert(getrlimit(RLIMIT_CPU, &cpu_before) == 0);
+	struct rlimit r = cpu_before;
+	rlim_t want = (rlim_t)(cpu_used() + secs * slowdown()) + 1;
+	r.rlim_cur = r.rlim_max != RLIM_INFINITY && want > r.rlim_max ? r.rlim_max : want;
+	ck_assert(setrlimit(RLIMIT_CPU, &r) == 0);
+}
+
+static void cpu_bound_end(void)
+{
+	setrlimit(RLIMIT_CPU, &cpu_before);
+}
+
+#define CPU_BOUND(n) \
+	static void cpu_bound_##n(void) \
+	{ \
+		cpu_bound_start(n); \
+	}
+CPU_BOUND(4)
+CPU_BOUND(20)
+CPU_BOUND(30)
+CPU_BOUND(60)
+CPU_BOUND(120)
+CPU_BOUND(600)
+
+TCase *test_tcase(const char *name, unsigned cpu_secs)
+{
+	void (*start)(void) = cpu_secs == 4 ? cpu_bound_4 : cpu_secs == 20 ? cpu_bound_20 :
+	                      cpu_secs == 30 ? cpu_bound_30 : cpu_secs == 60 ? cpu_bound_60 :
+	                      cpu_secs == 120 ? cpu_bound_120 : cpu_secs == 600 ? cpu_bound_600 : NULL;
+	if (!start) {
+		fprintf(stderr, "check_main: no CPU_BOUND(%u) for test case '%s'\n", cpu_secs, name);
+		abort();
+	}
+	TCase *tc = tcase_create(name);
+	tcase_add_checked_fixture(tc, start, cpu_bound_end);
+	/* the backstop for a hang that sleeps (Check applies its multiplier) */
+	tcase_set_timeout(tc, (20.0 * cpu_secs + 120) * sanitizer_slowdown());
+	return tc;
+}
 
 static char *dup_or_null(const char *s)
 {

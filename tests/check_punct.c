@@ -353,7 +353,7 @@ END_TEST
 Suite *punct_suite(void)
 {
 	Suite *s = suite_create("punct and layout");
-	TCase *tc = tcase_create("builtins");
+	TCase *tc = test_tcase("builtins", 4);
 	tcase_add_test(tc, pairs_cases);
 	tcase_add_test(tc, pairs_many_marks);
 	tcase_add_test(tc, quote_style);
@@ -363,8 +363,7 @@ Suite *punct_suite(void)
 	tcase_add_test(tc, indentation);
 	tcase_add_test(tc, blank_lines);
 	suite_add_tcase(s, tc);
-	tc = tcase_create("real rules");
-	tcase_set_timeout(tc, 30);
+	tc = test_tcase("real rules", 30);
 	tcase_add_test(tc, quiet_on_clean_text);
 	tcase_add_test(tc, safe_fixes_restore_width_and_spaces);
 	suite_add_tcase(s, tc);

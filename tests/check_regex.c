@@ -532,7 +532,7 @@ END_TEST
 Suite *regex_suite(void)
 {
 	Suite *s = suite_create("regex");
-	TCase *tc = tcase_create("match");
+	TCase *tc = test_tcase("match", 4);
 	tcase_add_test(tc, trigger_and_scan_agree);
 	tcase_add_test(tc, matches_do_not_overlap);
 	tcase_add_test(tc, interpreter_and_jit_agree);
@@ -549,10 +549,9 @@ Suite *regex_suite(void)
 	tcase_add_test(tc, pre_check_answers);
 	tcase_add_test(tc, pre_check_agrees_with_scan);
 	suite_add_tcase(s, tc);
-	tc = tcase_create("limits");
+	/* The CPU bound is the backstop if the limits do not work. */
+	tc = test_tcase("limits", 20);
 	tcase_add_test(tc, runaway_pattern_is_stopped);
-	/* Check's own timeout is the backstop if the limits do not work. */
-	tcase_set_timeout(tc, 20);
 	suite_add_tcase(s, tc);
 	return s;
 }

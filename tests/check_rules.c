@@ -668,7 +668,7 @@ END_TEST
 Suite *rules_suite(void)
 {
 	Suite *s = suite_create("rules");
-	TCase *tc = tcase_create("parse");
+	TCase *tc = test_tcase("parse", 4);
 	tcase_add_test(tc, good_rule_all_fields);
 	tcase_add_test(tc, bad_values);
 	tcase_add_test(tc, unknown_kind_breaks_rule);
@@ -686,13 +686,13 @@ Suite *rules_suite(void)
 	tcase_add_test(tc, rule_text_forms);
 	tcase_add_test(tc, long_lines);
 	suite_add_tcase(s, tc);
-	tc = tcase_create("files");
+	tc = test_tcase("files", 4);
 	tcase_add_test(tc, load_dir_in_name_order);
 	tcase_add_test(tc, missing_files);
 	tcase_add_test(tc, encoding_example_bytes);
 	tcase_add_test(tc, state_errors);
 	suite_add_tcase(s, tc);
-	tc = tcase_create("selection");
+	tc = test_tcase("selection", 4);
 	tcase_add_test(tc, selection);
 	suite_add_tcase(s, tc);
 	return s;

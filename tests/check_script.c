@@ -560,7 +560,7 @@ END_TEST
 Suite *script_suite(void)
 {
 	Suite *s = suite_create("script");
-	TCase *tc = tcase_create("script");
+	TCase *tc = test_tcase("script", 4);
 	tcase_add_test(tc, variant_minority_in_traditional);
 	tcase_add_test(tc, variant_clean_text_is_quiet);
 	tcase_add_test(tc, variant_per_paragraph);

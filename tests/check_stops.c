@@ -118,8 +118,7 @@ END_TEST
 Suite *stops_suite(void)
 {
 	Suite *s = suite_create("stops");
-	TCase *tc = tcase_create("stops");
-	tcase_set_timeout(tc, 120);
+	TCase *tc = test_tcase("stops", 120);
 	tcase_add_test(tc, stops_defect_at_every_byte);
 	tcase_add_test(tc, stops_random);
 	suite_add_tcase(s, tc);

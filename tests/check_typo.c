@@ -429,7 +429,7 @@ END_TEST
 Suite *typo_suite(void)
 {
 	Suite *s = suite_create("typo");
-	TCase *tc = tcase_create("core");
+	TCase *tc = test_tcase("core", 60);
 	tcase_add_test(tc, doubled_word);
 	tcase_add_test(tc, doubled_skip_chars);
 	tcase_add_test(tc, name_drift);
@@ -442,7 +442,6 @@ Suite *typo_suite(void)
 	tcase_add_test(tc, context_guards);
 	tcase_add_test(tc, context_pairs_and_gates);
 	tcase_add_test(tc, context_bad_tables);
-	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -259,7 +259,7 @@ END_TEST
 Suite *utf8_suite(void)
 {
 	Suite *s = suite_create("utf8");
-	TCase *tc = tcase_create("decode");
+	TCase *tc = test_tcase("decode", 30);
 	tcase_add_test(tc, decode_valid);
 	tcase_add_test(tc, decode_overlong);
 	tcase_add_test(tc, decode_surrogates);
@@ -267,9 +267,8 @@ Suite *utf8_suite(void)
 	tcase_add_test(tc, decode_truncated);
 	tcase_add_test(tc, decode_exhaustive);
 	tcase_add_test(tc, encode_roundtrip);
-	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
-	tc = tcase_create("text");
+	tc = test_tcase("text", 4);
 	tcase_add_test(tc, valid_prefix);
 	tcase_add_test(tc, display_width);
 	tcase_add_test(tc, count_chars);

@@ -141,6 +141,45 @@ for g, w in zip(ids, want):
 PY
 done
 
+# ---- jsonl: a number beyond a double ------------------------------------------
+# 1E400 is valid JSON that jansson cannot read (it overflows a double, and a
+# 400-digit integer read as a real does too): the line gets one error line
+# that says so and names the id, not "invalid JSON"; no id is echoed, and
+# the lines around it are answered.  1e-400 (underflow) is read.
+python3 - >"$TMP/bigid.jsonl" <<'PY'
+print('{"id":1E400,"text":"子丨弹"}')
+print('{"id":2,"text":"子丨弹"}')
+print('{"text":"a", "id" : -1e999 }')
+print('{"id":1' + '0' * 400 + ',"text":"a"}')
+print('{"id":3,"text":"a","x":1e400}')
+print('{"id":1e-400,"text":"a"}')
+print('{"id":1e400,"id":4,"text":"a"}')
+print('{"id":5,"text":"a"}')
+PY
+for mode in check fix; do
+	$J $mode --jsonl-filter <"$TMP/bigid.jsonl" >"$TMP/bigid.out" 2>"$TMP/err"
+	rc=$?
+	python3 - "$TMP/bigid.out" $mode <<'PY' 2>"$TMP/py" && [ $rc -eq 0 ] && pass || { fail "jsonl $mode: a number beyond a double (exit $rc)"; cat "$TMP/py" "$TMP/bigid.out" >&2; }
+import json, sys
+raw = open(sys.argv[1], 'rb').read().split(b'\n')
+assert raw[-1] == b''
+out = [json.loads(l) for l in raw[:-1]]
+assert len(out) == 8, out
+ids = {0: '1E400', 2: '-1e999', 3: '1' + '0' * 39 + '…'}
+for i, o in enumerate(out):
+    if i in ids:
+        assert o == {'error': o['error'], 'line': i + 1}, o
+        assert o['error'].startswith('id out of range: ' + ids[i] + ' is more than a double holds'), o
+    elif i in (4, 6):                     # not the id that is kept: said as a number
+        assert o == {'error': o['error'], 'line': i + 1}, o
+        assert o['error'].startswith('number out of range: real number overflow'), o
+    else:
+        assert 'error' not in o and 'findings' in o, o
+assert [raw[i].split(b',')[0] for i in (1, 5, 7)] == [b'{"id":2', b'{"id":1e-400', b'{"id":5'], raw
+assert out[1]['fixes'] == 1 if sys.argv[2] == 'fix' else out[1]['findings'], out[1]
+PY
+done
+
 # ---- jsonl: one big record in memory proportional to its text ----------------
 # A 16 MB record dense with findings (a separator every 60 bytes): the
 # answer (about 95 MB of findings) is written as it is made, not held whole.

@@ -16,7 +16,14 @@ import time
 
 JINGHUA = os.environ["JINGHUA"]
 SRCDIR = os.environ["SRCDIR"]
-TIMEOUT = float(os.environ.get("LSP_TIMEOUT", "120"))  # a slow, shared machine
+# How long to wait for an answer, in the server's CPU seconds (all its
+# threads), not wall time: on a shared machine at load 20 the 2 MB chapter's
+# diagnostics took over 120 s of wall time for a few seconds of CPU.  A
+# server that works that long without answering has failed; one that hangs
+# without working is caught by the wall-time backstop.
+TIMEOUT = float(os.environ.get("LSP_TIMEOUT", "120"))
+WALL_TIMEOUT = float(os.environ.get("LSP_WALL_TIMEOUT", "600"))
+CLK_TCK = os.sysconf("SC_CLK_TCK")
 
 fails = 0
 checks = 0
@@ -37,6 +44,7 @@ class Server:
                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                   cwd=cwd, env=env)
         self.buf = b""
+        self.eof = False
         self.next_id = 100
         self.inbox = []  # messages read while waiting for something else
 
@@ -66,18 +74,41 @@ class Server:
                 return None
             chunk = os.read(self.p.stdout.fileno(), 65536)
             if not chunk:
+                self.eof = True
                 return None
             self.buf += chunk
 
+    def cpu_seconds(self):
+        """The server's CPU time so far (user + system, every thread)."""
+        try:
+            with open("/proc/%d/stat" % self.p.pid) as f:
+                stat = f.read()
+        except OSError:
+            return 0.0
+        fields = stat[stat.rindex(")") + 2:].split()  # fields 14 and 15: utime, stime
+        return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
     def wait_for(self, pred, what, timeout=TIMEOUT):
+        """The first message pred accepts; fails once the server has spent
+        timeout CPU seconds (or WALL_TIMEOUT has passed) without one."""
         for i, m in enumerate(self.inbox):
             if pred(m):
                 return self.inbox.pop(i)
-        deadline = time.monotonic() + timeout
+        cpu0 = self.cpu_seconds()
+        wall_end = time.monotonic() + WALL_TIMEOUT
         while True:
-            m = self._read_message(deadline)
+            m = self._read_message(min(wall_end, time.monotonic() + 0.5))
             if m is None:
-                check(False, "timed out waiting for " + what)
+                used = self.cpu_seconds() - cpu0
+                if self.eof:
+                    why = "the server closed its output"
+                elif used > timeout:
+                    why = "%.1f CPU s" % used
+                elif time.monotonic() >= wall_end:
+                    why = "%.0f s of wall time (%.1f CPU s)" % (WALL_TIMEOUT, used)
+                else:
+                    continue
+                check(False, "timed out waiting for %s: %s" % (what, why))
                 return None
             if pred(m):
                 return m
@@ -121,7 +152,7 @@ class Server:
 
     def finish(self):
         try:
-            code = self.p.wait(timeout=TIMEOUT)
+            code = self.p.wait(timeout=WALL_TIMEOUT)
         except subprocess.TimeoutExpired:
             self.p.kill()
             code = None

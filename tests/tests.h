@@ -29,6 +29,13 @@ Suite *censor_suite(void);
 Suite *document_suite(void);
 Suite *linear_suite(void);
 
+/* A test case whose every test is bounded to cpu_secs CPU seconds (times
+ * 4 in a sanitizer build, times CK_TIMEOUT_MULTIPLIER): past that it ends
+ * with SIGXCPU.  Wall time bounds it only as a backstop against a hang
+ * that sleeps (20 x cpu_secs + 120 s).  cpu_secs is one of the bounds
+ * check_main.c has a CPU_BOUND for. */
+TCase *test_tcase(const char *name, unsigned cpu_secs);
+
 /* A diagnostic copied out of its callback: jh_diag records are valid only
  * during the call. */
 typedef struct {

@@ -44,6 +44,36 @@ $J check --format sarif in/empty.txt >"$TMP/empty.sarif"
 $PY -c 'import json,sys,jsonschema; jsonschema.validate(json.load(open(sys.argv[2])), json.load(open(sys.argv[1])))' \
 	"$SRCDIR/tests/data/workflows/sarif-schema-2.1.0.json" "$TMP/empty.sarif" && pass || fail "empty sarif"
 
+# sarif: a fix's label says what the JSON report says of it.  Ranked answers
+# of a finding with no fix (a mask the model is unsure of) are all
+# alternatives; none is labelled the fix (the first was, "unsafe fix")
+printf '他从腰间拔出手*，对准了敌人。\n我们今天去公园玩，天气很好，大家都很开*。\n' >"$TMP/mask.txt"
+JINGHUA_RULES=$SRCDIR/rules $J check --format json "$TMP/mask.txt" >"$TMP/mask.json"
+JINGHUA_RULES=$SRCDIR/rules $J check --format sarif "$TMP/mask.txt" >"$TMP/mask.sarif"
+$PY - "$SRCDIR/tests/data/workflows/sarif-schema-2.1.0.json" "$TMP/mask.sarif" "$TMP/mask.json" <<'PY' 2>"$TMP/py" && pass || { fail "sarif fix labels"; cat "$TMP/py" >&2; }
+import json, sys, jsonschema
+doc = json.load(open(sys.argv[2]))
+jsonschema.validate(doc, json.load(open(sys.argv[1])))
+res = doc["runs"][0]["results"]
+ref = json.load(open(sys.argv[3]))
+assert len(res) == len(ref)
+kinds = set()
+for r, f in zip(res, ref):
+    labels = [x["description"]["text"] for x in r.get("fixes", [])]
+    assert len(labels) == max(len(f.get("alternatives", [])), 1 if f["fix"] else 0), (labels, f)
+    if not labels:
+        continue
+    if f["fix"] is None:
+        kinds.add("no fix")
+        assert all(l == "alternative: check before applying" for l in labels), labels
+    else:
+        kinds.add(f["fix"]["safety"])
+        assert labels[0] == {"safe": "safe fix", "unsafe": "unsafe fix: check before applying"}[f["fix"]["safety"]], labels
+        assert all(l == "alternative: check before applying" for l in labels[1:]), labels
+# the text gives both: a ranked finding with a fix and one without
+assert {"no fix", "unsafe"} <= kinds, kinds
+PY
+
 # jsonl: the json array, one a line
 $J check --format jsonl in >"$TMP/out.jsonl"
 python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); b=[json.loads(l) for l in open(sys.argv[2])]; assert a==b' \

@@ -6,7 +6,8 @@ excludes (as the CLI walks); '-' or no PATH reads standard input.
 Configuration, decoding and Markdown are the library's.  Output formats
 human, json and jsonl as the CLI writes them; exit 0 clean, 1 findings at
 or above the fail-on level, 2 usage, rule or configuration errors, 3 a
-file that could not be read.  Files with a NUL byte in their first 8 KB
+file that could not be read (a device is not read; a stream, stdin too,
+stops at 1 GiB) or output that could not be written.  Files with a NUL byte in their first 8 KB
 and no UTF-16 byte-order mark are skipped as binary.
 """
 from __future__ import annotations
@@ -19,7 +20,7 @@ from typing import Iterator, Optional, TextIO
 
 from . import JinghuaError, Linter
 from ._lib import lib
-from ._linter import file_findings, text_findings
+from ._linter import _read, _read_stream, file_findings, text_findings
 from ._types import Finding
 
 _RANK = {"info": 0, "warning": 1, "error": 2}
@@ -139,6 +140,18 @@ def _emit(fmt: str, out: TextIO, name: str, text: bytes, shown: list[Finding],
 
 
 def main(argv: Optional[list[str]] = None) -> int:
+    try:
+        return _main(argv)
+    except OSError as e:  # reads and walks are answered inside: this is the output
+        if e.filename is not None:
+            raise
+        print(f"jinghua: cannot write to standard output: {e.strerror}", file=sys.stderr)
+        # what is still buffered goes nowhere, not into a second error at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 3
+
+
+def _main(argv: Optional[list[str]]) -> int:
     args = _parser().parse_args(argv)
     try:
         linter = Linter(config=args.config, no_config=args.no_config, profile=args.profile,
@@ -168,14 +181,14 @@ def main(argv: Optional[list[str]] = None) -> int:
         for name in names:
             if walked and linter.excluded(name):
                 continue
-            try:
-                if name == "-":
-                    data = sys.stdin.buffer.read()
-                else:
-                    with open(name, "rb") as fh:
-                        data = fh.read()
+            try:  # a device refused, a stream bounded, as check_file reads
+                data = _read_stream(sys.stdin.buffer, "<stdin>") if name == "-" else _read(name)
             except OSError as e:
                 print(f"jinghua: {name}: {e.strerror}", file=sys.stderr)
+                status = 3
+                continue
+            except JinghuaError as e:
+                print(f"jinghua: {e}", file=sys.stderr)
                 status = 3
                 continue
             shown_name = (args.stdin_filename or "<stdin>") if name == "-" else name

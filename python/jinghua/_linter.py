@@ -328,8 +328,10 @@ class Linter:
                  to_utf8: bool = False, write: bool = True) -> FixResult:
         """Fix a file in place (write=False: only return the result).
 
-        The file is replaced atomically and only when the fix changed it;
-        if it changed on disk while being fixed it is left alone
+        The file is replaced atomically and only when the fix changed it,
+        through a symlink, with its mode, owner, extended attributes and
+        ACLs (write_atomically); if it changed on disk while being fixed,
+        is read-only or its attributes cannot be kept, it is left alone
         (JinghuaError)."""
         name = os.fspath(path)
         before = os.stat(path)
@@ -414,31 +416,73 @@ def _findings(doc: Any, file_offsets: bool = True) -> list[Finding]:
     return out
 
 
+# What a stream (a FIFO) may give before it is refused, as `jinghua check`
+# refuses one (src/cli/fileio.c); a regular file has no bound of its own.
+STREAM_MAX = 1 << 30
+
+
 def _read(path: PathLike) -> bytes:
+    """A file's bytes, read as the CLI reads a file it is given: a device
+    (/dev/zero, /dev/urandom) is refused, not read until memory runs out
+    (JinghuaError); a FIFO is read as a stream, up to STREAM_MAX bytes
+    (OSError EFBIG past that)."""
+
+    import stat
+
     with open(path, "rb") as f:
-        return f.read()
+        st = os.fstat(f.fileno())
+        if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode):
+            raise JinghuaError(f"{os.fspath(path)}: a device, not read")
+        if stat.S_ISREG(st.st_mode):
+            return f.read()
+        return _read_stream(f, os.fspath(path))
+
+
+def _read_stream(f: Any, name: str) -> bytes:
+    """All of a stream (a FIFO, standard input), at most STREAM_MAX bytes
+    (OSError EFBIG past that)."""
+    import errno
+
+    chunks, n = [], 0
+    while n <= STREAM_MAX:
+        chunk = f.read(1 << 20)
+        if not chunk:
+            break
+        chunks.append(chunk)
+        n += len(chunk)
+    if n > STREAM_MAX:
+        raise OSError(errno.EFBIG, f"File too large (a stream of more than {STREAM_MAX} bytes)", name)
+    return b"".join(chunks)
 
 
 def write_atomically(path: PathLike, data: bytes) -> None:
-    """Replace the file at path by data: a temporary file in the same
-    folder, flushed to disk, given the old file's mode (and owner, when
-    allowed), then renamed over it, so a crash leaves the old file or the
-    new, never half of one."""
+    """Replace the file at path by data as `jinghua fix` does: through a
+    symlink to its target (the link stays a link); a temporary file in the
+    same folder, given the old file's mode, owner (when allowed) and
+    extended attributes (POSIX ACLs are one), flushed to disk, then renamed
+    over it, so a crash leaves the old file or the new, never half of one.
+    A read-only file (no write bit, even for root) or one whose attributes
+    cannot be copied is left as it is (JinghuaError): rewriting it would
+    drop a permission or a label."""
     import tempfile
 
-    path = os.fspath(path)
+    name = os.fspath(path)
+    path = os.path.realpath(name)
     st = os.stat(path)
+    if not st.st_mode & 0o222 or not os.access(path, os.W_OK):
+        raise JinghuaError(f"{name}: read-only file; not fixed")
     fd, tmp = tempfile.mkstemp(prefix=".jinghua-", dir=os.path.dirname(path) or ".")
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
+            try:
+                os.fchown(f.fileno(), st.st_uid, st.st_gid)
+            except PermissionError:
+                pass  # not ours to give: the new file stays the caller's
+            os.fchmod(f.fileno(), st.st_mode & 0o7777)
+            _copy_xattrs(path, f.fileno(), name)  # after the mode, which narrows an ACL's mask
             os.fsync(f.fileno())
-        os.chmod(tmp, st.st_mode & 0o7777)
-        try:
-            os.chown(tmp, st.st_uid, st.st_gid)
-        except PermissionError:
-            pass  # not ours to give: the new file stays the caller's
         os.replace(tmp, path)
     except BaseException:
         try:
@@ -446,3 +490,22 @@ def write_atomically(path: PathLike, data: bytes) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+def _copy_xattrs(src: str, fd: int, name: str) -> None:
+    """Every extended attribute of src onto the open file fd (a file system
+    without them has none to copy)."""
+    import errno
+
+    try:
+        names = os.listxattr(src)
+    except OSError as e:
+        if e.errno in (errno.ENOTSUP, errno.ENOSYS):
+            return
+        raise
+    try:
+        for attr in names:
+            os.setxattr(fd, attr, os.getxattr(src, attr))
+    except OSError as e:
+        raise JinghuaError(f"{name}: its extended attributes or ACL cannot be copied "
+                           "to the new file; not fixed") from e

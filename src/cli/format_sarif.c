@@ -64,6 +64,11 @@ static void sarif_fix(FILE *o, const report_doc *d, const char *what, const jh_e
 	fputc('}', o);
 }
 
+static const char *fix_label(const jh_finding *f)
+{
+	return f->safety == JH_SAFE ? "safe fix" : "unsafe fix: check before applying";
+}
+
 void sarif_result(FILE *o, const report_doc *d, const jh_finding *f)
 {
 	size_t bs = orig_offset(d, f->byte_start), be = orig_offset(d, f->byte_end);
@@ -76,18 +81,16 @@ void sarif_result(FILE *o, const report_doc *d, const jh_finding *f)
 	fprintf(o, "},\"region\":{\"startLine\":%zu,\"startColumn\":%zu,\"endLine\":%zu,"
 	           "\"endColumn\":%zu,\"byteOffset\":%zu,\"byteLength\":%zu}}}]",
 	        f->line, f->column, f->end_line, f->end_column, bs, be - bs);
-	if (f->n_alternatives) { /* one SARIF fix per answer, the first the fix */
+	if (f->n_alternatives) { /* one SARIF fix per answer; the first is the fix if it has one */
 		fputs(",\"fixes\":[", o);
 		for (size_t i = 0; i < f->n_alternatives; i++)
-			sarif_fix(o, d, i ? "alternative: check before applying" :
-			                 f->safety == JH_SAFE ? "safe fix" : "unsafe fix: check before applying",
+			sarif_fix(o, d, i || !f->has_fix ? "alternative: check before applying" : fix_label(f),
 			          f->alternatives[i].edits, f->alternatives[i].n_edits,
 			          f->alternatives[i].score, i == 0);
 		fputc(']', o);
 	} else if (f->has_fix && f->n_edits) {
 		fputs(",\"fixes\":[", o);
-		sarif_fix(o, d, f->safety == JH_SAFE ? "safe fix" : "unsafe fix: check before applying",
-		          f->edits, f->n_edits, JH_SCORE_NONE, 1);
+		sarif_fix(o, d, fix_label(f), f->edits, f->n_edits, JH_SCORE_NONE, 1);
 		fputc(']', o);
 	}
 	fputc('}', o);

@@ -8,7 +8,8 @@
  *
  * Every input line that is not blank gets exactly one output line of valid
  * JSON.  A line that is not a JSON object (invalid JSON, invalid UTF-8, a
- * raw NUL, an array) gives {"error": "…", "line": N}; an object without a
+ * raw NUL, an array) or that holds a number beyond a double (an id of
+ * 1E400) gives {"error": "…", "line": N}; an object without a
  * "text" string gives {"id": …, "error": "…", "line": N}.  The id is parsed (jansson)
  * and written out again, so it is valid JSON whatever its type; a number is
  * written as the line wrote it (30 digits, -0.0e-7, 1E5), its token taken
@@ -249,6 +250,26 @@ static void put_id(FILE *o, json_t *id, const char *raw, size_t n)
 	free(s);
 }
 
+/* Why the line s[0..n) is not taken, into msg.  A number beyond a double
+ * (1E400, a 400-digit integer) is valid JSON that jansson cannot read: said
+ * so, not "invalid JSON", and named as the id when it is the id.  Such an
+ * id is not echoed: a reader built on jansson, or on doubles, could not
+ * read the answer either. */
+static void parse_error_text(char *msg, size_t size, const char *s, size_t n, const json_error_t *e)
+{
+	size_t a, b;
+	if (json_error_code(e) != json_error_numeric_overflow) {
+		snprintf(msg, size, "invalid JSON: %s (column %d)", e->text, e->column);
+	} else if (raw_id(s, n, &a, &b) && b == (size_t)e->position) {
+		int shown = b - a > 40 ? 40 : (int)(b - a);
+		snprintf(msg, size, "id out of range: %.*s%s is more than a double holds; send the id as "
+		         "a string (column %d)", shown, s + a, shown < (int)(b - a) ? "…" : "", e->column);
+	} else {
+		snprintf(msg, size, "number out of range: %s (column %d); jansson reads numbers as doubles",
+		         e->text, e->column);
+	}
+}
+
 static void j_work(void *ctx, void *job, void **result)
 {
 	jctx *x = ctx;
@@ -278,12 +299,13 @@ static void j_work(void *ctx, void *job, void **result)
 		rlen = rb - ra;
 		memcpy(raw, j->line + ra, rlen);
 	}
+	char msg[200 + JSON_ERROR_TEXT_LENGTH];
+	if (!rec)
+		parse_error_text(msg, sizeof msg, j->line, j->len, &jerr);
 	free(j->line); /* jansson holds its own copy of the text */
 	j->line = NULL;
 	if (!rec) {
 		fputc('{', o);
-		char msg[200 + JSON_ERROR_TEXT_LENGTH];
-		snprintf(msg, sizeof msg, "invalid JSON: %s (column %d)", jerr.text, jerr.column);
 		put_error(o, msg, j->line_no, 1);
 	} else if (!json_is_object(rec)) {
 		fputc('{', o);

@@ -2,8 +2,10 @@
 binding's own promises (types, threads, errors, files).  Run by
 tests/python.sh (JINGHUA, SRCDIR and PYTHONPATH from make check)."""
 import concurrent.futures
+import errno
 import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -102,6 +104,18 @@ class AgainstTheCli(unittest.TestCase):
                              capture_output=True, check=False)
         self.assertEqual(got.returncode, 1)
         self.assertIn(b"<stdin>:1:2: warning [punct.halfwidth]", got.stdout)
+
+    # as `jinghua check` (hostile-limits.sh): /dev/zero was read until the
+    # process was killed; a full disk was a traceback and exit 1 ("findings")
+    def test_python_m_jinghua_limits(self):
+        got = subprocess.run([sys.executable, "-m", "jinghua", "/dev/zero"], capture_output=True,
+                             check=False, timeout=300)
+        self.assertEqual((got.returncode, got.stderr), (3, b"jinghua: /dev/zero: a device, not read\n"))
+        with open("/dev/full", "w") as full:
+            got = subprocess.run([sys.executable, "-m", "jinghua", "-"], input="好,的".encode(),
+                                 stdout=full, stderr=subprocess.PIPE, check=False, timeout=300)
+        self.assertEqual(got.returncode, 3)
+        self.assertEqual(got.stderr, b"jinghua: cannot write to standard output: No space left on device\n")
 
 
 class Types(unittest.TestCase):
@@ -366,6 +380,57 @@ class Files(InTempDir):
         self.assertEqual(stat.S_IMODE(os.stat(path).st_mode), 0o640)
         self.assertEqual(os.listdir(self.tmp.name), ["a.txt"])  # no temporary left
 
+    # as `jinghua fix` (tests/dataloss.sh, hostile.sh): fix_file wrote its own
+    # way, replacing a symlink by a file, writing over a read-only file and
+    # dropping extended attributes and ACLs
+    def test_fix_file_through_symlink(self):
+        target = os.path.join(self.tmp.name, "target.txt")
+        link = os.path.join(self.tmp.name, "link.txt")
+        with open(target, "w", encoding="utf-8") as f:
+            f.write("应敌,全力\n")
+        os.symlink("target.txt", link)
+        self.assertEqual(jinghua.fix_file(link).fixes, 1)
+        self.assertEqual(os.readlink(link), "target.txt")
+        with open(target, encoding="utf-8") as f:
+            self.assertEqual(f.read(), "应敌，全力\n")
+        self.assertEqual(sorted(os.listdir(self.tmp.name)), ["link.txt", "target.txt"])
+
+    def test_fix_file_read_only_refused(self):
+        path = os.path.join(self.tmp.name, "ro.txt")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("应敌,全力\n")
+        os.chmod(path, 0o444)
+        with self.assertRaisesRegex(jinghua.JinghuaError, "ro.txt: read-only file; not fixed"):
+            jinghua.fix_file(path)
+        with open(path, encoding="utf-8") as f:
+            self.assertEqual(f.read(), "应敌,全力\n")
+        self.assertEqual(stat.S_IMODE(os.stat(path).st_mode), 0o444)
+        self.assertEqual(os.listdir(self.tmp.name), ["ro.txt"])
+
+    def test_fix_file_keeps_xattrs_and_acl(self):
+        path = os.path.join(self.tmp.name, "x.txt")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write("应敌,全力\n")
+        os.chmod(path, 0o640)
+        try:
+            os.setxattr(path, "user.jinghua-test", b"kept")
+        except OSError:
+            self.skipTest("no user extended attributes on this file system")
+        acl = shutil.which("setfacl") and subprocess.run(
+            ["setfacl", "-m", "u:nobody:r", path], capture_output=True).returncode == 0
+        before = {a: os.getxattr(path, a) for a in os.listxattr(path)}
+        mode = stat.S_IMODE(os.stat(path).st_mode)  # with an ACL, its mask in the group bits
+        self.assertEqual(jinghua.fix_file(path).fixes, 1)
+        with open(path, encoding="utf-8") as f:
+            self.assertEqual(f.read(), "应敌，全力\n")
+        self.assertEqual({a: os.getxattr(path, a) for a in os.listxattr(path)}, before)
+        if acl:
+            self.assertIn("system.posix_acl_access", before)
+            self.assertIn("user:nobody:r--", subprocess.run(
+                ["getfacl", "-c", path], capture_output=True, text=True).stdout)
+        self.assertEqual(stat.S_IMODE(os.stat(path).st_mode), mode)
+        self.assertEqual(os.listdir(self.tmp.name), ["x.txt"])
+
     def test_clean_file_not_rewritten(self):
         path = os.path.join(self.tmp.name, "clean.txt")
         with open(path, "w", encoding="utf-8") as f:
@@ -382,6 +447,37 @@ class Files(InTempDir):
         self.assertEqual(r.text, "应敌，全力".encode())
         with open(path, "rb") as f:
             self.assertEqual(f.read(), "应敌,全力".encode())
+
+    # as `jinghua check` (hostile-limits.sh): check_file("/dev/zero") read
+    # until memory ran out
+    def test_device_refused(self):
+        for fn in (jinghua.check_file, jinghua.fix_file):
+            with self.assertRaisesRegex(jinghua.JinghuaError, "/dev/zero: a device, not read"):
+                fn("/dev/zero")
+
+    def test_fifo_read_as_a_bounded_stream(self):
+        import threading
+        fifo = os.path.join(self.tmp.name, "in")
+        os.mkfifo(fifo)
+
+        def feed(data):
+            with open(fifo, "wb") as f:
+                f.write(data)
+        t = threading.Thread(target=feed, args=("子丨弹，说了。\n".encode(),))
+        t.start()
+        self.assertIn("censor.separator", [f.rule for f in jinghua.check_file(fifo)])
+        t.join()
+        _linter = sys.modules["jinghua._linter"]  # jinghua._linter is a function
+        saved, _linter.STREAM_MAX = _linter.STREAM_MAX, 1000
+        try:
+            t = threading.Thread(target=feed, args=(b"x" * 5000,))
+            t.start()
+            with self.assertRaises(OSError) as e:
+                jinghua.check_file(fifo)
+            self.assertEqual(e.exception.errno, errno.EFBIG)
+        finally:
+            _linter.STREAM_MAX = saved
+            t.join()
 
     def test_missing_file(self):
         with self.assertRaises(FileNotFoundError):
