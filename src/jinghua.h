@@ -51,6 +51,14 @@
  *     }
  *     jh_config_free(cfg);
  *
+ * OUT OF MEMORY is an error like the others: a call that runs out returns
+ * JH_ERR_NOMEM, having freed what it allocated; the library never exits
+ * or aborts.  A rule set stays usable (a table it could not build is built
+ * by the next check that needs it); a jh_config whose call ran out is
+ * spent (every later call returns JH_ERR_NOMEM: free it, open it again).
+ * One dependency cannot keep this: uchardet, which detects an encoding
+ * that is not named, aborts when its C++ `new` fails.
+ *
  * Conventions: functions return 0 (JH_OK) or a negative jh_status; byte
  * offsets are 0-based into the text as given; lines and columns are 1-based,
  * columns count characters (code points), end columns are exclusive.
@@ -115,6 +123,7 @@ typedef void (*jh_diag_fn)(const jh_diag *diag, void *payload);
 typedef struct jh_ruleset jh_ruleset;
 typedef struct jh_rule jh_rule;
 
+/* JH_OK, or JH_ERR_NOMEM with *out NULL. */
 int jh_ruleset_new(jh_ruleset **out);
 void jh_ruleset_free(jh_ruleset *rs);
 /* Where compiled tables are cached between runs (NULL or "" = nowhere),
@@ -165,8 +174,18 @@ int jh_selection_apply(const jh_ruleset *rs, unsigned char *enabled, const char 
  * The fixed text is the same; the checks of each fix round cost less. */
 void jh_selection_for_fix(const jh_ruleset *rs, unsigned char *enabled, int unsafe);
 
-/* Read-only view of a rule. */
+/* Read-only view of a rule.  Info structs the library fills in the
+ * caller's memory (jh_rule_info, jh_example, jh_fix_report) start with a
+ * version too, set by the caller (*_INIT; 0 counts as 1): the library
+ * writes the fields of that version and no further, so a program built
+ * with older headers gets what it knows.  (No field says a rule's own
+ * version: rule files carry none; a rule is known by its id, file and
+ * line.) */
+#define JH_RULE_INFO_VERSION 1
+#define JH_RULE_INFO_INIT {JH_RULE_INFO_VERSION}
+
 typedef struct {
+	unsigned version;        /* JH_RULE_INFO_VERSION */
 	const char *id;          /* "family.name" */
 	const char *family;      /* "censor", "script", "punct", "layout", "typo", "encoding" */
 	jh_kind kind;
@@ -184,7 +203,10 @@ typedef struct {
 void jh_rule_get_info(const jh_rule *rule, jh_rule_info *out);
 
 typedef enum { JH_EXAMPLE_BAD, JH_EXAMPLE_GOOD } jh_example_kind;
+#define JH_EXAMPLE_VERSION 1
+#define JH_EXAMPLE_INIT {JH_EXAMPLE_VERSION}
 typedef struct {
+	unsigned version;   /* JH_EXAMPLE_VERSION */
 	jh_example_kind kind;
 	const char *text;
 	const char *fixed;  /* expected text after fixing (bad examples), or NULL */
@@ -333,7 +355,10 @@ void jh_findings_locate(jh_findings *list, const char *text, size_t len);
 
 /* ---- Fixing ------------------------------------------------------------- */
 
+#define JH_FIX_REPORT_VERSION 1
+#define JH_FIX_REPORT_INIT {JH_FIX_REPORT_VERSION}
 typedef struct {
+	unsigned version;           /* JH_FIX_REPORT_VERSION (set by the caller) */
 	unsigned rounds;            /* check/apply rounds done */
 	size_t edits_applied;
 	int converged;              /* 0 if still changing after max rounds */
@@ -429,8 +454,9 @@ int jh_config_open(const jh_config_options *opts, jh_config **out);
 void jh_config_free(jh_config *cfg);
 /* The settings for the file at path (it need not exist: its folder and
  * name are what count).  JH_ERR_CONFIG after errors in a config, a profile
- * or the rules (reported through the diag_fn of the options).  The calls
- * on one configuration are serialised by a lock. */
+ * or the rules (reported through the diag_fn of the options), JH_ERR_NOMEM
+ * (the configuration is spent, see OUT OF MEMORY above).  The calls on one
+ * configuration are serialised by a lock. */
 int jh_config_settings(jh_config *cfg, const char *path, const jh_settings **out);
 /* Is path excluded (`exclude =` of its config)?  1 yes, 0 no. */
 int jh_config_excluded(jh_config *cfg, const char *path);

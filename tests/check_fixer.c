@@ -297,8 +297,9 @@ START_TEST(fix_not_converging)
 	jh_ruleset *rs = test_ruleset(
 		"[typo.grow]\nkind = regex\nmessage = m\npattern = a\nfix = aa\nsafety = safe\n"
 		"bad = a\ngood = b\n");
-	jh_fix_report rep;
+	jh_fix_report rep = JH_FIX_REPORT_INIT;
 	char *out = test_fix(rs, "a", 0, &rep);
+	ck_assert_uint_eq(rep.version, JH_FIX_REPORT_VERSION); /* the caller's, kept */
 	ck_assert_int_eq(rep.converged, 0);
 	ck_assert_uint_eq(rep.rounds, JH_FIX_MAX_ROUNDS);
 	ck_assert_uint_eq(strlen(out), 1u << JH_FIX_MAX_ROUNDS);

@@ -51,8 +51,9 @@ START_TEST(good_rule_all_fields)
 	ck_assert_int_eq(jh_ruleset_find(rs, "typo"), -1);
 	ck_assert_ptr_null(jh_ruleset_rule(rs, 2));
 
-	jh_rule_info info;
+	jh_rule_info info = JH_RULE_INFO_INIT;
 	jh_rule_get_info(jh_ruleset_rule(rs, 0), &info);
+	ck_assert_uint_eq(info.version, JH_RULE_INFO_VERSION); /* the caller's, kept */
 	ck_assert_str_eq(info.id, "typo.sample");
 	ck_assert_str_eq(info.family, "typo");
 	ck_assert_int_eq(info.kind, JH_KIND_REGEX);
@@ -71,8 +72,9 @@ START_TEST(good_rule_all_fields)
 	ck_assert_uint_eq(r->lead, 1);
 	ck_assert_str_eq(r->fix, "再次");
 
-	jh_example ex;
+	jh_example ex = JH_EXAMPLE_INIT;
 	ck_assert_int_eq(jh_rule_get_example(r, 0, &ex), JH_OK);
+	ck_assert_uint_eq(ex.version, JH_EXAMPLE_VERSION);
 	ck_assert_int_eq(ex.kind, JH_EXAMPLE_BAD);
 	ck_assert_str_eq(ex.text, "我在次来了");
 	ck_assert_str_eq(ex.fixed, "我再次来了");

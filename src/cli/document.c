@@ -141,7 +141,7 @@ static void say_fixed(const char *name, const run_opts *ro, const jh_fix_report 
 static void use_fixed(const run_opts *ro, const char *name, const char *path, const file_data *fd,
                       jh_document *jd, doc_result *res, FILE *err)
 {
-	jh_fix_report rep;
+	jh_fix_report rep = JH_FIX_REPORT_INIT;
 	size_t out_len;
 	const char *out = jh_document_fixed(jd, &out_len, &rep);
 	const char *problem = jh_document_problem(jd);

@@ -335,7 +335,7 @@ static void j_work(void *ctx, void *job, void **result)
 			size_t dlen;
 			const char *dtext = jh_document_text(jd, &dlen);
 			if (x->fix) {
-				jh_fix_report rep;
+				jh_fix_report rep = JH_FIX_REPORT_INIT;
 				size_t flen;
 				const char *fixed = jh_document_fixed(jd, &flen, &rep);
 				fputs(",\"text\":", o);

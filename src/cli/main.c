@@ -413,7 +413,7 @@ static int run_rules(const options *o, const jh_ruleset *rs)
 		return EXIT_CLEAN;
 	}
 	for (size_t i = 0; i < n; i++) {
-		jh_rule_info in;
+		jh_rule_info in = JH_RULE_INFO_INIT;
 		jh_rule_get_info(jh_ruleset_rule(rs, i), &in);
 		if (o->ids) {
 			printf("%s\n", in.id);
@@ -454,7 +454,7 @@ static int run_test_rules(const options *o, jh_config *cfg, int argc, char **arg
 	size_t n = jh_ruleset_count(rs), examples = 0;
 	int failures = 0;
 	for (size_t i = 0; i < n; i++) {
-		jh_rule_info in;
+		jh_rule_info in = JH_RULE_INFO_INIT;
 		jh_rule_get_info(jh_ruleset_rule(rs, i), &in);
 		examples += in.n_examples;
 		int f = jh_rule_run_examples(rs, i, print_diag, NULL);

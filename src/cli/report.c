@@ -520,7 +520,7 @@ const char *rule_message(const jh_ruleset *rs, const char *id)
 	long idx = rs ? jh_ruleset_find(rs, id) : -1;
 	if (idx < 0)
 		return NULL;
-	jh_rule_info in;
+	jh_rule_info in = JH_RULE_INFO_INIT;
 	jh_rule_get_info(jh_ruleset_rule(rs, (size_t)idx), &in);
 	return in.message;
 }

@@ -768,8 +768,11 @@ int jh_document_is_markdown(const jh_document *d)
 
 const char *jh_document_fixed(const jh_document *d, size_t *len, jh_fix_report *report)
 {
-	if (report)
+	if (report) { /* version 1's fields: every version has them */
+		unsigned version = report->version;
 		*report = d->report;
+		report->version = version;
+	}
 	if (len)
 		*len = d->out ? d->out_len : 0;
 	return d->out;

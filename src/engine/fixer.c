@@ -133,9 +133,11 @@ void jh_fix_note_rules(const jh_findings *fs, int unsafe, jh_fix_report *rep)
 int jh_fix(const jh_ruleset *rs, const char *text, size_t len, const jh_check_options *opts,
            int unsafe, char **out, size_t *out_len, jh_fix_report *report)
 {
-	jh_fix_report local;
+	jh_fix_report local = JH_FIX_REPORT_INIT;
 	jh_fix_report *rep = report ? report : &local;
+	unsigned version = rep->version; /* the caller's (version 1's fields are all) */
 	memset(rep, 0, sizeof *rep);
+	rep->version = version;
 	if (!rs || !out || !out_len || (!text && len))
 		return JH_ERR_ARG;
 	char *cur = jh_strndup(text ? text : "", len);

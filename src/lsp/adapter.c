@@ -125,7 +125,7 @@ static void copy_finding(const jh_ruleset *rs, const jh_document *doc, const jh_
 	memset(out, 0, sizeof *out);
 	out->rule = dup(f->rule_id ? f->rule_id : "jinghua");
 	if (f->rule_index >= 0 && (size_t)f->rule_index < jh_ruleset_count(rs)) {
-		jh_rule_info in;
+		jh_rule_info in = JH_RULE_INFO_INIT;
 		jh_rule_get_info(jh_ruleset_rule(rs, (size_t)f->rule_index), &in);
 		out->rule_file = in.file ? dup(in.file) : NULL;
 	}

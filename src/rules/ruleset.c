@@ -279,6 +279,7 @@ int jh_selection_apply(const jh_ruleset *rs, unsigned char *enabled, const char 
 
 void jh_rule_get_info(const jh_rule *r, jh_rule_info *out)
 {
+	/* version 1's fields: every version has them */
 	out->id = r->id;
 	out->family = r->family;
 	out->kind = r->kind;
@@ -297,6 +298,7 @@ int jh_rule_get_example(const jh_rule *r, size_t i, jh_example *out)
 {
 	if (i >= r->n_examples)
 		return JH_ERR_ARG;
+	/* version 1's fields: every version has them */
 	out->kind = r->examples[i].kind;
 	out->text = r->examples[i].text;
 	out->fixed = r->examples[i].fixed;
