@@ -10,6 +10,7 @@
 #include <string.h>
 #include "tests.h"
 #include "typo_lm.h"
+#include "typo_context.h"
 #include "utf8.h"
 
 #define RULES_DATA JH_SRCDIR "/rules/data"
@@ -426,6 +427,61 @@ START_TEST(context_bad_tables)
 }
 END_TEST
 
+/* The sentence-level decision of typo.context: a rescoring callback with
+ * a table of gains "with the neighbour written". */
+typedef struct {
+	double with[4]; /* option j's gain when an earlier near option is taken */
+	int calls;
+} jd_table;
+
+static double jd_with(void *arg, int opt, const int *near, int n)
+{
+	jd_table *t = arg;
+	t->calls++;
+	ck_assert_int_gt(n, 0);
+	ck_assert_int_lt(near[n - 1], opt);
+	return t->with[opt];
+}
+
+START_TEST(context_joint_decision)
+{
+	int out[JD_MAX_CHG];
+	jd_table t = {{0}, 0};
+	/* one option: kept when it reaches its margin, not when it falls short */
+	jd_opt one[] = {{3, 1, 7.5, 7}};
+	ck_assert_int_eq(jd_decode(one, 1, 5, jd_with, &t, out), 1);
+	ck_assert_int_eq(out[0], 0);
+	one[0].gain = 6.5;
+	ck_assert_int_eq(jd_decode(one, 1, 5, jd_with, &t, out), 0);
+	ck_assert_int_eq(t.calls, 0);
+	/* two slips side by side, each short alone (−2, −4), that help each
+	 * other (the second gains 10 with the first written): both kept */
+	jd_opt two[] = {{3, 1, 5, 7}, {5, 1, 3, 7}};
+	t.with[1] = 10;
+	ck_assert_int_eq(jd_decode(two, 2, 5, jd_with, &t, out), 2);
+	ck_assert_int_eq(out[0], 0);
+	ck_assert_int_eq(out[1], 1);
+	ck_assert_int_gt(t.calls, 0);
+	/* the same without the help: neither */
+	t.with[1] = 3;
+	ck_assert_int_eq(jd_decode(two, 2, 5, jd_with, &t, out), 0);
+	/* a short option is never carried by a strong one out of reach */
+	jd_opt far[] = {{3, 1, 5, 7}, {20, 1, 15, 7}};
+	ck_assert_int_eq(jd_decode(far, 2, 5, jd_with, &t, out), 1);
+	ck_assert_int_eq(out[0], 1);
+	/* two candidates for one slip: the second falls once the first is
+	 * written (−5), so only the better one is kept */
+	jd_opt rival[] = {{3, 1, 11, 7}, {4, 1, 9, 7}};
+	t.with[1] = -5;
+	ck_assert_int_eq(jd_decode(rival, 2, 5, jd_with, &t, out), 1);
+	ck_assert_int_eq(out[0], 0);
+	/* a pair and a single on its second character never both */
+	jd_opt overlap[] = {{3, 2, 20, 7}, {4, 1, 20, 7}};
+	t.with[1] = 20;
+	ck_assert_int_eq(jd_decode(overlap, 2, 5, jd_with, &t, out), 1);
+}
+END_TEST
+
 Suite *typo_suite(void)
 {
 	Suite *s = suite_create("typo");
@@ -442,6 +498,7 @@ Suite *typo_suite(void)
 	tcase_add_test(tc, context_guards);
 	tcase_add_test(tc, context_pairs_and_gates);
 	tcase_add_test(tc, context_bad_tables);
+	tcase_add_test(tc, context_joint_decision);
 	suite_add_tcase(s, tc);
 	return s;
 }

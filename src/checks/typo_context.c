@@ -779,7 +779,8 @@ static struct spot_memo *memo_slot(scratch *s, const int32_t *key)
 	return &s->memo[h & (s->memo_cap - 1)];
 }
 
-/* With JINGHUA_CONTEXT_TRACE set, each document's spots and their
+/* With the parameter trace = 1 (off unless a configuration sets it; the
+ * library reads no environment), each document's spots and their
  * candidates go to stderr, for bench/typo-eval's candidate recall: one
  * line "doc" per document, then per Han character "c <byte> <why>
  * <candidates as they would be written>" (why: spot, word, rare, nosyl). */
@@ -955,7 +956,7 @@ void jh_context_finish(jh_brun *run)
 	const char *t = run->text;
 	size_t len = run->len, i = 0;
 	int n = 0, quote = 0;
-	FILE *tr = getenv("JINGHUA_CONTEXT_TRACE") ? stderr : NULL;
+	FILE *tr = c->trace ? stderr : NULL;
 	if (tr)
 		fputs("doc\n", tr);
 	long trad = 0, simp = 0;

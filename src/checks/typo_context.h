@@ -61,7 +61,8 @@ typedef struct {
 	char *dict_path;
 	char *model_path, *lexicon_path; /* sunpinyin's word trigram model */
 	unsigned long min_freq, min_char_freq, margin, near_margin, shape_margin, stop_margin, group_margin,
-		pair_margin, joint_slack, long_freq;
+		pair_margin, joint_slack, long_freq,
+		trace; /* 1: list each spot and its candidates on stderr (bench/typo-eval) */
 	int32_t group_cp[MAX_GROUPS][GROUP_LEN]; /* the `groups` parameter, 0-ended */
 	int n_groups;
 	/* Everything below is loaded on first use (the rule is opt-in;

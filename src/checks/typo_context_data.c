@@ -21,7 +21,7 @@
 const char *const jh_context_params[] = {
 	"dict",        "lm",           "lm-words",    "stop",         "similar",     "t2s", "s2t",
 	"groups",      "min-freq",     "min-char-freq", "margin",      "near-margin",  "shape-margin",
-	"stop-margin", "group-margin", "pair-margin", "joint-slack", "long-freq", NULL};
+	"stop-margin", "group-margin", "pair-margin", "joint-slack", "long-freq", "trace", NULL};
 
 void jh_context_free(void *p)
 {
@@ -104,7 +104,7 @@ static int compile_margins(ctx_cfg *c, const jh_rule *r, jh_diag_fn diag_fn, voi
 	         {"shape-margin", 8, 100, &c->shape_margin}, {"stop-margin", 6, 100, &c->stop_margin},
 	         {"group-margin", 6, 100, &c->group_margin}, {"pair-margin", 0, 100, &c->pair_margin},
 	         {"joint-slack", 0, 100, &c->joint_slack},
-	         {"long-freq", 0, 100000000, &c->long_freq}};
+	         {"long-freq", 0, 100000000, &c->long_freq}, {"trace", 0, 1, &c->trace}};
 	int rc = JH_OK;
 	for (size_t k = 0; k < sizeof p / sizeof *p && rc == JH_OK; k++)
 		rc = jh_param_uint(r, p[k].key, p[k].dflt, p[k].max, p[k].out, diag_fn, payload);
