@@ -62,6 +62,13 @@ void jh_mr_free(jh_mr *m);
 int jh_mr_rank(const jh_mr *m, const jh_mr_query *q, const jh_mr_alt *extra, int n_extra,
                jh_mr_alt *out, int max);
 
+/* Whether a fill of n characters is a likely one for q's mask: one mask
+ * character per hidden character, or `**` for a word of any length.  The
+ * others are left out of the ranking (jh_mr_rank drops them): the mask's
+ * length prior makes them nearly always lose, and scoring them was a
+ * third of a mask's cost. */
+int jh_mr_fits(const jh_mr_query *q, int n);
+
 /* The calibrated probability that alternative a is right, from its share
  * p among the candidates and the document's evidence: whether the
  * document writes it elsewhere between the same neighbouring character on
