@@ -219,7 +219,7 @@ static int cmp_alt_p(const void *a, const void *b)
  * right; otherwise the finding only lists the alternatives. */
 static void ms_restore(jh_brun *run, const ms_cfg *c, const ms_ctx *x, ms_state *st,
                        const char *t, const size_t *lb, int nl, const size_t *ra, int nr,
-                       const ms_cand *v, int n, const ms_cand *vd, int nd)
+                       const ms_cand *v, int n, const ms_cand *vd, int nd, int ntopic)
 {
 	jh_mr_query q = {0};
 	int edge;
@@ -250,10 +250,11 @@ static void ms_restore(jh_brun *run, const ms_cfg *c, const ms_ctx *x, ms_state 
 		if (!jh_mr_fits(&q, a->n))
 			continue; /* jh_mr_rank would drop it: not looked up in the list either */
 		memcpy(a->cp, cp, (size_t)a->n * sizeof *cp);
-		a->src = k >= n ? JH_MR_SRC_DOC : k >= nlisted ? JH_MR_SRC_DICT : 0;
+		a->src = k >= n + nd - ntopic ? JH_MR_SRC_TOPIC : k >= n ? JH_MR_SRC_DOC
+		       : k >= nlisted ? JH_MR_SRC_DICT : 0;
 		if (c->masked.n && ms_freq(c, &c->masked, w->w, w->n))
 			a->src |= JH_MR_SRC_LISTED;
-		if (a->src & JH_MR_SRC_DOC) { /* written so in the document */
+		if (a->src & (JH_MR_SRC_DOC | JH_MR_SRC_TOPIC)) { /* written so in the document */
 			memcpy(a->text, w->w, w->n);
 			a->text_len = w->n;
 		}
@@ -358,7 +359,15 @@ static void ms_flush(jh_brun *run)
 		return;
 	}
 	if (c->mr) {
-		ms_restore(run, c, &x, st, t, lb, nl, ra, nr, v, n, vd, nd);
+		/* topic words after the document's strings: those they repeat
+		 * are merged into them by ms_add (a string beside the same
+		 * context is the stronger evidence) */
+		int n_doc = nd;
+		if (run->run_len == 2 && ms_topic_candidates(c, st, t, len, s, vd, &nd)) {
+			run->err = JH_ERR_NOMEM;
+			return;
+		}
+		ms_restore(run, c, &x, st, t, lb, nl, ra, nr, v, n, vd, nd, nd - n_doc);
 		return;
 	}
 	ms_combine(c, &x, t, lb, nl, ra, nr, v, &n);

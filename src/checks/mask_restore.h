@@ -19,7 +19,8 @@
 typedef struct jh_mr jh_mr;
 
 /* Where a candidate came from (bits): the model's own are JH_MR_SRC_LM. */
-enum { JH_MR_SRC_LM = 1, JH_MR_SRC_LISTED = 2, JH_MR_SRC_DOC = 4, JH_MR_SRC_DICT = 8 };
+enum { JH_MR_SRC_LM = 1, JH_MR_SRC_LISTED = 2, JH_MR_SRC_DOC = 4, JH_MR_SRC_DICT = 8,
+       JH_MR_SRC_TOPIC = 16 /* frequent in the document around the mask */ };
 
 /* One ranked restoration: its characters as the model reads them
  * (simplified), the text to write into the document (in the document's
