@@ -308,6 +308,64 @@ static const jh_finding *suggestion_at(const jh_findings *fs, size_t pos)
 	return NULL;
 }
 
+/* Topic words: a two-character word the document writes three times or
+ * more near a two-character mask is a candidate even where no string
+ * beside the same context proposes it (the rule with ten suggestions, so
+ * that a candidate the model ranks low is still listed); written only
+ * twice, it is not. */
+static jh_ruleset *censor_rules_listing(const char *n)
+{
+	FILE *f = fopen(CENSOR_RULES, "rb");
+	ck_assert_ptr_nonnull(f);
+	static char file[1 << 17], text[(1 << 17) + 64];
+	size_t len = fread(file, 1, sizeof file - 1, f);
+	fclose(f);
+	ck_assert_uint_lt(len, sizeof file - 1);
+	file[len] = '\0';
+	const char *key = "\nsuggestions = 3\n", *at = strstr(file, key);
+	ck_assert_ptr_nonnull(at);
+	snprintf(text, sizeof text, "%.*s\nsuggestions = %s\n%s", (int)(at - file), file, n,
+	         at + strlen(key));
+	jh_ruleset *rs = NULL;
+	test_diags ds = TEST_DIAGS_INIT;
+	ck_assert_int_eq(jh_ruleset_new(&rs), JH_OK);
+	ck_assert_int_eq(jh_ruleset_set_cache_dir(rs, getenv("JINGHUA_CACHE_DIR")), JH_OK);
+	ck_assert_msg(jh_ruleset_load_string(rs, CENSOR_RULES, text, JH_SRCDIR "/rules/data",
+	                                     test_diag_collect, &ds) == JH_OK, "%s", test_diags_text(&ds));
+	ck_assert_msg(jh_ruleset_compile(rs, test_diag_collect, &ds) == JH_OK, "%s", test_diags_text(&ds));
+	test_diags_free(&ds);
+	return rs;
+}
+
+static int lists_word(jh_ruleset *rs, const char *text, const char *before, const char *word)
+{
+	jh_findings fs = JH_FINDINGS_INIT;
+	test_check(rs, text, strlen(text), &fs);
+	const char *at = strstr(text, before);
+	const jh_finding *f = suggestion_at(&fs, (size_t)(at - text) + strlen(before));
+	ck_assert_msg(f != NULL, "%s: no suggestion", text);
+	int found = 0;
+	for (size_t i = 0; i < f->n_alternatives; i++)
+		found |= !strcmp(f->alternatives[i].edits[0].replacement, word);
+	jh_findings_clear(&fs);
+	return found;
+}
+
+START_TEST(mask_suggest_topic_words)
+{
+	if (access("/usr/lib/x86_64-linux-gnu/sunpinyin/data/lm_sc.t3g", R_OK) != 0)
+		return; /* the topic words are a source of the model's ranking */
+	jh_ruleset *rs = censor_rules_listing("10");
+	ck_assert(lists_word(rs, "天刚亮，骑兵就出发了。山路很窄，骑兵只能排成一列慢慢走。"
+	                         "到了河边，骑兵停下来饮马。\n对岸的村子里没有人。连长让**先过河。",
+	                     "连长让", "骑兵"));
+	ck_assert(!lists_word(rs, "天刚亮，骑兵就出发了。山路很窄，骑兵只能排成一列慢慢走。"
+	                          "到了河边，大家停下来饮马。\n对岸的村子里没有人。连长让**先过河。",
+	                      "连长让", "骑兵"));
+	jh_ruleset_free(rs);
+}
+END_TEST
+
 START_TEST(mask_suggest_ranked)
 {
 	jh_ruleset *rs = censor_rules();
@@ -529,6 +587,7 @@ Suite *censor_suite(void)
 	tcase_add_test(tc, word_model_cache);
 	tcase_add_test(tc, missing_chars_short_text_not_judged);
 	tcase_add_test(tc, mask_suggest_ranked);
+	tcase_add_test(tc, mask_suggest_topic_words);
 	tcase_add_test(tc, mask_suggest_recurring_across_blocks);
 	tcase_add_test(tc, mask_suggest_quiet_where_no_mask);
 	tcase_add_test(tc, safe_fixes_restore_exactly);

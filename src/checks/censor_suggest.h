@@ -90,6 +90,8 @@ int ms_candidates(const ms_cfg *c, const ms_ctx *x, const char *t, const size_t 
 
 /* censor_suggest_doc.c */
 int ms_blocks(ms_state *st, const char *t, size_t len, size_t lo, size_t hi);
+int ms_topic_candidates(const ms_cfg *c, ms_state *st, const char *t, size_t len, size_t s,
+                        ms_cand *v, int *n);
 void ms_state_free(ms_state *st);
 size_t ms_find(const ms_state *st, const char *t, size_t q, size_t hi, const char *key, size_t kn);
 int ms_doc_candidates(const ms_cfg *c, const ms_ctx *x, ms_state *st, const char *t, size_t len,

@@ -10,10 +10,15 @@
 #include "charclass.h"
 #include "utf8.h"
 
+#define TOP_N 12  /* a block's most frequent pairs kept as topic words */
+#define TOP_MIN 3 /* occurrences in the block, at least */
+
 typedef struct {
 	uint32_t *head;        /* hash -> first entry + 1 */
 	uint32_t *pos, *next;  /* entry: offset of the pair in the block; next entry + 1 */
 	uint32_t mask;
+	uint32_t top[TOP_N];   /* offsets of the most frequent pairs, most frequent first */
+	int n_top;
 } pair_block;
 
 struct ms_state {
@@ -48,6 +53,42 @@ static void pb_free(pair_block *b)
 	free(b->pos);
 	free(b->next);
 	*b = (pair_block){0};
+}
+
+/* The pair hashed hv occurs how often in the chain from e on. */
+static uint32_t chain_count(const pair_block *b, const uint32_t *hs, uint32_t e, uint32_t hv)
+{
+	uint32_t c = 0;
+	for (; e; e = b->next[e - 1])
+		c += hs[e - 1] == hv;
+	return c;
+}
+
+/* b->top: the block's most frequent pairs (by their full hash; a rare
+ * collision of two pairs only merges their counts), from its chains,
+ * each pair counted at its first entry. */
+static void pb_top(pair_block *b, const uint32_t *hs)
+{
+	uint32_t cnt[TOP_N];
+	b->n_top = 0;
+	for (uint32_t h = 0; h <= b->mask; h++)
+		for (uint32_t e = b->head[h]; e; e = b->next[e - 1]) {
+			uint32_t hv = hs[e - 1], f = b->head[h];
+			while (f != e && hs[f - 1] != hv)
+				f = b->next[f - 1];
+			if (f != e)
+				continue; /* counted at its first entry */
+			uint32_t c = chain_count(b, hs, e, hv);
+			if (c < TOP_MIN || (b->n_top == TOP_N && cnt[TOP_N - 1] >= c))
+				continue;
+			int k = b->n_top < TOP_N ? b->n_top++ : TOP_N - 1;
+			for (; k > 0 && cnt[k - 1] < c; k--) {
+				cnt[k] = cnt[k - 1];
+				b->top[k] = b->top[k - 1];
+			}
+			cnt[k] = c;
+			b->top[k] = b->pos[e - 1];
+		}
 }
 
 static int pb_build(pair_block *b, const char *t, size_t len, size_t start)
@@ -95,6 +136,7 @@ static int pb_build(pair_block *b, const char *t, size_t len, size_t start)
 		b->head[h] = (uint32_t)i + 1;
 	}
 	b->pos = pos;
+	pb_top(b, hs);
 	free(hs);
 	return JH_OK;
 nomem:
@@ -240,3 +282,29 @@ int ms_near(const ms_state *st, const char *t, size_t lo, size_t hi, const size_
 	return ms_find(st, t, lo, hi, key, ln + fn + rn) != SIZE_MAX;
 }
 
+
+/* Topic words: the most frequent dictionary words of two Han characters
+ * in the 64 KB block around the mask at s.  A novel's hidden words are
+ * often its subject (骑兵, 日军, 咬住), which neither the model's
+ * successors nor the strings beside the same context propose.  The
+ * caller asks only for masks of two characters. */
+int ms_topic_candidates(const ms_cfg *c, ms_state *st, const char *t, size_t len, size_t s,
+                        ms_cand *v, int *n)
+{
+	size_t lo = s > MS_DOC_WINDOW ? s - MS_DOC_WINDOW : 0;
+	size_t hi = len - s > MS_DOC_WINDOW ? s + MS_DOC_WINDOW : len;
+	if (ms_blocks(st, t, len, lo, hi))
+		return JH_ERR_NOMEM;
+	size_t k = s / PB_SIZE;
+	if (k < st->first || k >= st->first + st->n)
+		return JH_OK;
+	const pair_block *pb = &st->b[k - st->first];
+	for (int i = 0; i < pb->n_top; i++) {
+		size_t at = k * PB_SIZE + pb->top[i], l1, l2;
+		cp_at(t, len, at, &l1);
+		cp_at(t, len, at + l1, &l2);
+		if (ms_freq(c, c->words, t + at, l1 + l2))
+			ms_add(v, n, t + at, l1 + l2, 0);
+	}
+	return JH_OK;
+}

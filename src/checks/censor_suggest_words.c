@@ -399,6 +399,34 @@ static void ms_touching(const ms_cfg *c, const char *lc, size_t lcn, const char 
 	}
 }
 
+/* Characters in s (n bytes of UTF-8). */
+static int n_chars(const char *s, size_t n)
+{
+	int k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += ((unsigned char)s[i] & 0xC0) != 0x80;
+	return k;
+}
+
+/* The score that picks which dictionary words spanning the mask are
+ * kept.  With the trigram model, which scores each kept one in full: the
+ * context characters the word covers beyond the first (a word that
+ * bridges the mask, 手*弹 → 手榴弹, before one that only begins at its
+ * left, 手机), then the whole word's frequency; as good a pick on
+ * bench/restore's tuning split as the unigram window score, which was a
+ * sixth of a mask's cost.  Without the model, that window score, which
+ * ranks them. */
+#define MS_COVER_BONUS 3.0
+static double dict_score(const ms_cfg *c, const ms_ctx *x, const jh_wordmap *m, uint32_t wi,
+                         int covered, const char *fill, size_t fn)
+{
+	int joins;
+	if (c->mr)
+		return MS_COVER_BONUS * (covered - 1) +
+		       (m->freq[wi] ? lg((double)m->freq[wi]) : -1.0); /* 0: below every counted word */
+	return ms_score(c, x, fill, fn, &joins);
+}
+
 /* Gather fills: the masked-word list, and every dictionary word that spans
  * the mask (its start in the left context and/or its end in the right
  * context: **不离十 → 八九不离十 gives 八九). */
@@ -454,7 +482,7 @@ int ms_candidates(const ms_cfg *c, const ms_ctx *x, const char *t, const size_t 
 					continue;
 				if (rest < rctx_n && ((unsigned char)rctx[rest] & 0xC0) == 0x80)
 					continue;
-				double s = ms_score(c, x, w + kn, fe - kn, &joins);
+				double s = dict_score(c, x, m, wi, k + n_chars(w + fe, rest), w + kn, fe - kn);
 				ms_add(v, &n, w + kn, fe - kn, s);
 			}
 		}
@@ -474,7 +502,7 @@ int ms_candidates(const ms_cfg *c, const ms_ctx *x, const char *t, const size_t 
 				break;
 			if (wn == kn)
 				continue;
-			double s = ms_score(c, x, w, wn - kn, &joins);
+			double s = dict_score(c, x, m, wi, k, w, wn - kn);
 			ms_add(v, &n, w, wn - kn, s);
 		}
 	}

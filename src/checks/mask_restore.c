@@ -390,6 +390,7 @@ static double len_prior(const jh_mr_query *q, int len)
 
 #define PRIOR_LISTED 1.1 /* listed words are masked about three times as often */
 #define PRIOR_DOC 2.0    /* a string the document writes next to the same context */
+#define PRIOR_TOPIC 2.0  /* a frequent word of the document around the mask (tuning split: 0, 1, 2) */
 /* A string of the document is also scored as one word of a cache model
  * (the document's own words next to the same context): ln of the share
  * of masks such a string restores, so that a name the model cannot spell
@@ -440,6 +441,8 @@ static double score(shared *x, const int32_t *f, int fn, unsigned src)
 		s += PRIOR_LISTED;
 	if (src & JH_MR_SRC_DOC)
 		s += PRIOR_DOC;
+	if (src & JH_MR_SRC_TOPIC)
+		s += PRIOR_TOPIC;
 	return s;
 }
 
@@ -509,6 +512,11 @@ static void add_id(pool *p, const jh_mr *m, uint32_t id, unsigned src)
 static int len_ok(const jh_mr_query *q, int len)
 {
 	return q->run == len || (q->star && q->run == 2);
+}
+
+int jh_mr_fits(const jh_mr_query *q, int n)
+{
+	return n >= 1 && n <= JH_MR_MAX_FILL && len_ok(q, n);
 }
 
 static void add_list(pool *p, const jh_mr *m, const uint32_t *row, const jh_mr_query *q)
@@ -715,7 +723,10 @@ static double quick(shared *x, const jh_mr_alt *a)
 	return s;
 }
 
-#define FULL 12 /* candidates scored in full, and normalised over */
+/* Candidates of the model and the list scored in full beside the
+ * document's and the dictionary's, and normalised over: 6 ranks as 12
+ * did on bench/restore's tuning split, at half the cost. */
+#define FULL 6
 
 static void swap_alt(jh_mr_alt *a, jh_mr_alt *b)
 {
@@ -736,17 +747,18 @@ int jh_mr_rank(const jh_mr *m, const jh_mr_query *q, const jh_mr_alt *extra, int
 	shared x;
 	share(&x, m, q);
 	for (int i = 0; i < n_extra; i++)
-		pool_add(p, extra[i].cp, extra[i].n, extra[i].src, extra[i].text, extra[i].text_len);
+		if (len_ok(q, extra[i].n)) /* as the model's own are (jh_mr_fits) */
+			pool_add(p, extra[i].cp, extra[i].n, extra[i].src, extra[i].text, extra[i].text_len);
 	gather(p, &x);
-	/* the document's strings and the dictionary words the mask cuts are
-	 * few and make words with the context that the quick score cannot
-	 * see: all are scored in full, ahead of the best FULL of the rest
+	/* the document's strings and topic words and the dictionary words
+	 * the mask cuts are few and make words with the context that the
+	 * quick score cannot see: all are scored in full, ahead of the best FULL of the rest
 	 * (the model's own and the listed words) */
 	/* the others first, then the best FULL by the quick score, moved to
 	 * the front of the pool (a selection: the pool's entries are large) */
 	int nf = 0;
 	for (int i = 0; i < p->n; i++)
-		if (p->v[i].src & (JH_MR_SRC_DOC | JH_MR_SRC_DICT))
+		if (p->v[i].src & (JH_MR_SRC_DOC | JH_MR_SRC_DICT | JH_MR_SRC_TOPIC))
 			swap_alt(&p->v[i], &p->v[nf++]);
 	for (int i = nf; i < p->n; i++)
 		p->v[i].score = quick(&x, &p->v[i]);
@@ -783,11 +795,11 @@ int jh_mr_rank(const jh_mr *m, const jh_mr_query *q, const jh_mr_alt *extra, int
 /* Weights of the logistic model (bench/restore --split tune, the fit in
  * bench/README.md): the model's share alone is overconfident; a phrase
  * the document repeats around the fill is the strong evidence. */
-#define CAL_BIAS (-1.63)
-#define CAL_SHARE 0.693
-#define CAL_NEAR1 2.546
-#define CAL_NEAR2 2.259
-#define CAL_CROSS (-0.891)
+#define CAL_BIAS (-1.800)
+#define CAL_SHARE 0.608
+#define CAL_NEAR1 2.572
+#define CAL_NEAR2 2.197
+#define CAL_CROSS (-0.669)
 
 double jh_mr_calibrate(double p, int near1, int near2, int cross)
 {

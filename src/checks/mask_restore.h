@@ -19,7 +19,8 @@
 typedef struct jh_mr jh_mr;
 
 /* Where a candidate came from (bits): the model's own are JH_MR_SRC_LM. */
-enum { JH_MR_SRC_LM = 1, JH_MR_SRC_LISTED = 2, JH_MR_SRC_DOC = 4, JH_MR_SRC_DICT = 8 };
+enum { JH_MR_SRC_LM = 1, JH_MR_SRC_LISTED = 2, JH_MR_SRC_DOC = 4, JH_MR_SRC_DICT = 8,
+       JH_MR_SRC_TOPIC = 16 /* frequent in the document around the mask */ };
 
 /* One ranked restoration: its characters as the model reads them
  * (simplified), the text to write into the document (in the document's
@@ -61,6 +62,13 @@ void jh_mr_free(jh_mr *m);
  * written, or -1 for want of memory. */
 int jh_mr_rank(const jh_mr *m, const jh_mr_query *q, const jh_mr_alt *extra, int n_extra,
                jh_mr_alt *out, int max);
+
+/* Whether a fill of n characters is a likely one for q's mask: one mask
+ * character per hidden character, or `**` for a word of any length.  The
+ * others are left out of the ranking (jh_mr_rank drops them): the mask's
+ * length prior makes them nearly always lose, and scoring them was a
+ * third of a mask's cost. */
+int jh_mr_fits(const jh_mr_query *q, int n);
 
 /* The calibrated probability that alternative a is right, from its share
  * p among the candidates and the document's evidence: whether the
