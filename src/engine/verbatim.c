@@ -52,10 +52,12 @@ static const char hard_pattern[] =
 static pcre2_code *soft_re, *hard_re;
 static pthread_once_t compiled = PTHREAD_ONCE_INIT;
 /* JIT-compiled copies, made once the lines looked at reach JIT_AFTER
- * bytes: compiling both took 0.8 M instructions, more than a short text's
- * whole check with the interpreter (a one-line check is 14 M).  Published
- * with a release store; a thread that sees NULL uses the interpreter. */
-enum { JIT_AFTER = 64 * 1024 };
+ * bytes: compiling both costs 0.8 M instructions, and the interpreter
+ * about 280 a byte of line more than JIT (64 KB before JIT cost 1 MB of
+ * manual pages 18 M), so JIT pays after about 3 KB; a one-line check
+ * (13 M in all) needs none.  Published with a release store; a thread
+ * that sees NULL uses the interpreter. */
+enum { JIT_AFTER = 2048 };
 static pcre2_code *soft_jit, *hard_jit;
 static size_t line_work;
 static pthread_once_t jitted = PTHREAD_ONCE_INIT;
