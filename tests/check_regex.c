@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "regex_pre.h"
 #include "tests.h"
 
@@ -368,6 +370,97 @@ START_TEST(invalid_utf8_subject)
 }
 END_TEST
 
+/* The rule set's compiled patterns in the cache folder (regex_cache.c):
+ * written by the first compile, taken by the next (same findings), not
+ * used when damaged (the codes' hash, cut short), not used for another
+ * list of patterns, not written while a pattern fails to compile. */
+static int cached_rules(const char *ini, const char *cache, jh_ruleset **out, test_diags *ds)
+{
+	ck_assert_int_eq(jh_ruleset_new(out), JH_OK);
+	ck_assert_int_eq(jh_ruleset_set_cache_dir(*out, cache), JH_OK);
+	int rc = jh_ruleset_load_string(*out, TEST_RULES_NAME, ini, TEST_DATA_DIR, test_diag_collect, ds);
+	int rc2 = jh_ruleset_compile(*out, test_diag_collect, ds);
+	return rc ? rc : rc2;
+}
+
+static void cached_findings(const char *ini, const char *cache, const char *text, char *out, size_t size)
+{
+	jh_ruleset *rs;
+	test_diags ds = TEST_DIAGS_INIT;
+	ck_assert_msg(cached_rules(ini, cache, &rs, &ds) == JH_OK, "%s", test_diags_text(&ds));
+	jh_findings fs = JH_FINDINGS_INIT;
+	test_check(rs, text, strlen(text), &fs);
+	size_t n = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < fs.count; i++)
+		n += (size_t)snprintf(out + n, n < size ? size - n : 0, "%s:%zu-%zu;", fs.items[i].rule_id,
+		                      fs.items[i].byte_start, fs.items[i].byte_end);
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+	test_diags_free(&ds);
+}
+
+#define PAIR_RULE(pat) \
+	"[typo.pair]\nkind = regex\nmessage = m\npattern = " pat "\nbad = " pat "\ngood = 丙\n"
+
+START_TEST(compiled_patterns_cached)
+{
+	char dir[] = "/tmp/jh-regex-cache.XXXXXX", file[600] = "";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	const char *ini = SEPARATOR_RULE("censor.sep-trig", "trigger = 丨｜\n") PAIR_RULE("甲乙");
+	const char *text = "子丨弹，甲乙乙甲";
+	char cold[400], warm[400];
+	cached_findings(ini, dir, text, cold, sizeof cold);
+	ck_assert_str_eq(cold, "censor.sep-trig:3-6;typo.pair:12-18;");
+	ck_assert_uint_eq(test_files_in(dir, "regex-", file, sizeof file), 1);
+	cached_findings(ini, dir, text, warm, sizeof warm);
+	ck_assert_str_eq(warm, cold);
+	/* a byte of the codes changed: their hash no longer matches */
+	struct stat st;
+	ck_assert_int_eq(stat(file, &st), 0);
+	FILE *f = fopen(file, "r+b");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fseek(f, st.st_size - 9, SEEK_SET), 0);
+	int c = fgetc(f);
+	ck_assert_int_eq(fseek(f, st.st_size - 9, SEEK_SET), 0);
+	fputc(c ^ 0x5A, f);
+	fclose(f);
+	cached_findings(ini, dir, text, warm, sizeof warm);
+	ck_assert_str_eq(warm, cold);
+	f = fopen(file, "rb"); /* and written again whole */
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fseek(f, st.st_size - 9, SEEK_SET), 0);
+	ck_assert_int_eq(fgetc(f), c);
+	fclose(f);
+	/* cut short */
+	ck_assert_int_eq(truncate(file, st.st_size - 1), 0);
+	cached_findings(ini, dir, text, warm, sizeof warm);
+	ck_assert_str_eq(warm, cold);
+	/* another pattern: its own file, its own findings */
+	const char *ini2 = SEPARATOR_RULE("censor.sep-trig", "trigger = 丨｜\n") PAIR_RULE("乙甲");
+	cached_findings(ini2, dir, text, warm, sizeof warm);
+	ck_assert_str_eq(warm, "censor.sep-trig:3-6;typo.pair:18-24;");
+	ck_assert_uint_eq(test_files_in(dir, "regex-", NULL, 0), 2);
+	/* a pattern that does not compile: reported every time, nothing cached */
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "rm -f '%s'/regex-*", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	const char *bad = PAIR_RULE("甲乙") "[typo.badpat]\npattern = (unclosed\nkind = regex\nmessage = m\n"
+	                                   "bad = x\ngood = y\n";
+	for (int k = 0; k < 2; k++) {
+		jh_ruleset *rs;
+		test_diags ds = TEST_DIAGS_INIT;
+		ck_assert_int_eq(cached_rules(bad, dir, &rs, &ds), JH_ERR_RULES);
+		ck_assert_ptr_nonnull(test_diags_find(&ds, "bad pattern"));
+		jh_ruleset_free(rs);
+		test_diags_free(&ds);
+	}
+	ck_assert_uint_eq(test_files_in(dir, "regex-", NULL, 0), 0);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 START_TEST(compile_errors)
 {
 	/* The pattern is the rule's first key, so its line is also the rule's
@@ -545,6 +638,7 @@ Suite *regex_suite(void)
 	tcase_add_test(tc, template_group_beyond_pattern);
 	tcase_add_test(tc, invalid_utf8_subject);
 	tcase_add_test(tc, compile_errors);
+	tcase_add_test(tc, compiled_patterns_cached);
 	tcase_add_test(tc, pre_check_forms);
 	tcase_add_test(tc, pre_check_answers);
 	tcase_add_test(tc, pre_check_agrees_with_scan);

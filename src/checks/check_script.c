@@ -9,6 +9,9 @@
  * In the scan they only count, one table lookup per Han character; the
  * paragraphs that hold something to report are decoded a second time in
  * finish(). */
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <ctype.h>
@@ -132,10 +135,31 @@ static void variant_mark(const void *cfg, uint16_t *table, uint16_t bit)
 	const variant_cfg *c = cfg;
 	uint8_t keep = c->mode == MODE_PHRASES ? 0xFF : F_HANS | F_HANT;
 	const uint8_t *group = c->mode == MODE_REGIONAL ? c->group : NULL;
-	for (size_t r = 0; r < sizeof han / sizeof *han; r++)
-		for (int32_t cp = han[r][0]; cp <= han[r][1]; cp++)
-			if ((c->bmp[cp] & keep) || (group && group[cp]))
+	/* sixteen code points at a time (SSE2, x86-64's baseline): one at a
+	 * time, the three variant checks' 84,000 code points cost 0.7 M
+	 * instructions of every start */
+	const uint8_t *f = c->bmp;
+	for (size_t r = 0; r < sizeof han / sizeof *han; r++) {
+		size_t cp = (size_t)han[r][0], end = (size_t)han[r][1] + 1;
+#ifdef __SSE2__
+		const __m128i k = _mm_set1_epi8((char)keep), zero = _mm_setzero_si128();
+		const __m128i b16 = _mm_set1_epi16((short)bit);
+		for (; cp + 16 <= end; cp += 16) {
+			__m128i v = _mm_and_si128(_mm_loadu_si128((const __m128i *)(f + cp)), k);
+			if (group)
+				v = _mm_or_si128(v, _mm_loadu_si128((const __m128i *)(group + cp)));
+			__m128i none = _mm_cmpeq_epi8(v, zero); /* FF where nothing is marked */
+			__m128i *t = (__m128i *)(table + cp);
+			__m128i lo = _mm_andnot_si128(_mm_unpacklo_epi8(none, none), b16);
+			__m128i hi = _mm_andnot_si128(_mm_unpackhi_epi8(none, none), b16);
+			_mm_storeu_si128(t, _mm_or_si128(_mm_loadu_si128(t), lo));
+			_mm_storeu_si128(t + 1, _mm_or_si128(_mm_loadu_si128(t + 1), hi));
+		}
+#endif
+		for (; cp < end; cp++)
+			if ((f[cp] & keep) || (group && group[cp]))
 				table[cp] |= bit;
+	}
 }
 
 /* A paragraph's own variant, when it has enough evidence of it. */

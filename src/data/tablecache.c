@@ -62,13 +62,9 @@ static void head_of(jh_cache_head *h, const char magic[8], uint32_t layout, cons
 	h->src_mtime_nsec = (uint64_t)st->st_mtim.tv_nsec;
 }
 
-int jh_cache_map(const char *dir, const char *src, const char *kind, const char magic[8], uint32_t layout,
-                 void **map, size_t *len)
+/* Map the cache file at path (freed) when its head is want. */
+static int map_path(char *path, const jh_cache_head *want, void **map, size_t *len)
 {
-	struct stat st;
-	if (stat(src, &st) != 0)
-		return -1;
-	char *path = cache_path(dir, src, &st, kind, layout);
 	if (!path)
 		return -1;
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -82,15 +78,55 @@ int jh_cache_map(const char *dir, const char *src, const char *kind, const char 
 	close(fd);
 	if (m == MAP_FAILED)
 		return -1;
-	jh_cache_head want;
-	head_of(&want, magic, layout, &st);
-	if (memcmp(m, &want, sizeof want) != 0) {
+	if (memcmp(m, want, sizeof *want) != 0) {
 		munmap(m, (size_t)cs.st_size);
 		return -1;
 	}
 	*map = m;
 	*len = (size_t)cs.st_size;
 	return 0;
+}
+
+int jh_cache_map(const char *dir, const char *src, const char *kind, const char magic[8], uint32_t layout,
+                 void **map, size_t *len)
+{
+	struct stat st;
+	if (stat(src, &st) != 0)
+		return -1;
+	jh_cache_head want;
+	head_of(&want, magic, layout, &st);
+	return map_path(cache_path(dir, src, &st, kind, layout), &want, map, len);
+}
+
+static char *keyed_path(const char *dir, const char *kind, uint64_t key)
+{
+	if (!dir)
+		return NULL;
+	jh_buf path = {0};
+	char name[200];
+	snprintf(name, sizeof name, "/%s-%016llx.bin", kind, (unsigned long long)key);
+	if (jh_buf_puts(&path, dir) || jh_buf_puts(&path, name)) {
+		jh_buf_free(&path);
+		return NULL;
+	}
+	return path.data;
+}
+
+static void keyed_head(jh_cache_head *h, const char magic[8], uint32_t layout, uint64_t key)
+{
+	memset(h, 0, sizeof *h);
+	memcpy(h->magic, magic, 8);
+	h->endian = 0x01020304;
+	h->layout = layout;
+	h->src_dev = key;
+}
+
+int jh_cache_map_keyed(const char *dir, const char *kind, uint64_t key, const char magic[8], uint32_t layout,
+                       void **map, size_t *len)
+{
+	jh_cache_head want;
+	keyed_head(&want, magic, layout, key);
+	return map_path(keyed_path(dir, kind, key), &want, map, len);
 }
 
 static int write_all(int fd, const void *p, size_t n)
@@ -130,13 +166,11 @@ static int mkdirs(char *dir)
 	return mkdir(dir, 0700) != 0 && errno != EEXIST ? -1 : 0;
 }
 
-void jh_cache_store(const char *cache_dir, const char *src, const char *kind, const char magic[8], uint32_t layout,
-                    const jh_cache_section *sections, size_t n)
+/* Write head and sections to path (freed) through a temporary file. */
+static void store_path(char *path, const char *cache_dir, const jh_cache_head *h,
+                       const jh_cache_section *sections, size_t n)
 {
-	struct stat st;
-	if (stat(src, &st) != 0)
-		return;
-	char *path = cache_path(cache_dir, src, &st, kind, layout), *dir = jh_strdup(cache_dir ? cache_dir : "");
+	char *dir = jh_strdup(cache_dir ? cache_dir : "");
 	jh_buf tmp = {0};
 	if (!path || !dir || !*dir || mkdirs(dir) || jh_buf_puts(&tmp, path) || jh_buf_puts(&tmp, ".XXXXXX")) {
 		free(path);
@@ -147,10 +181,8 @@ void jh_cache_store(const char *cache_dir, const char *src, const char *kind, co
 	free(dir);
 	int fd = mkstemp(tmp.data);
 	if (fd >= 0) {
-		jh_cache_head h;
-		head_of(&h, magic, layout, &st);
 		size_t at = 0;
-		int bad = write_section(fd, &at, 0, &h, sizeof h);
+		int bad = write_section(fd, &at, 0, h, sizeof *h);
 		for (size_t i = 0; i < n && !bad; i++)
 			bad = write_section(fd, &at, jh_cache_align(at), sections[i].data, sections[i].len);
 		/* a reader maps it only once it is whole: written, then renamed */
@@ -160,4 +192,23 @@ void jh_cache_store(const char *cache_dir, const char *src, const char *kind, co
 	}
 	jh_buf_free(&tmp);
 	free(path);
+}
+
+void jh_cache_store(const char *cache_dir, const char *src, const char *kind, const char magic[8], uint32_t layout,
+                    const jh_cache_section *sections, size_t n)
+{
+	struct stat st;
+	if (stat(src, &st) != 0)
+		return;
+	jh_cache_head h;
+	head_of(&h, magic, layout, &st);
+	store_path(cache_path(cache_dir, src, &st, kind, layout), cache_dir, &h, sections, n);
+}
+
+void jh_cache_store_keyed(const char *cache_dir, const char *kind, uint64_t key, const char magic[8],
+                          uint32_t layout, const jh_cache_section *sections, size_t n)
+{
+	jh_cache_head h;
+	keyed_head(&h, magic, layout, key);
+	store_path(keyed_path(cache_dir, kind, key), cache_dir, &h, sections, n);
 }

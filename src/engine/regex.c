@@ -32,6 +32,7 @@ void jh_regexes_free(jh_regexes *rx)
 		free(rx->bmp[i]);
 	free(rx->astral);
 	jh_pre_classes_free(&rx->pre_classes);
+	jh_regexes_preload_free(rx);
 	memset(rx, 0, sizeof *rx);
 }
 
@@ -125,11 +126,10 @@ int jh_regexes_add(jh_regexes *rx, jh_rule *r, long rule_index, jh_diag_fn diag_
 {
 	int errcode;
 	PCRE2_SIZE erroff;
-	uint32_t opts = PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF | rx->compile_opts;
-	if (r->trigger)
-		opts |= PCRE2_USE_OFFSET_LIMIT;
-	pcre2_code *code = pcre2_compile((PCRE2_SPTR)r->pattern, PCRE2_ZERO_TERMINATED, opts,
-	                                 &errcode, &erroff, NULL);
+	uint32_t opts = jh_regex_opts(rx, r);
+	pcre2_code *code = jh_regexes_take(rx, r->pattern, opts);
+	if (!code)
+		code = pcre2_compile((PCRE2_SPTR)r->pattern, PCRE2_ZERO_TERMINATED, opts, &errcode, &erroff, NULL);
 	if (!code && errcode == PCRE2_ERROR_HEAP_FAILED)
 		return JH_ERR_NOMEM;
 	if (!code) {

@@ -61,6 +61,9 @@ typedef struct jh_regexes {
 	uint32_t compile_opts;
 	int (*callout)(pcre2_callout_block *, void *);
 	void *callout_data;
+	/* while the rule set compiles: codes read from the cache folder
+	 * (regex_cache.c), or NULL */
+	struct jh_rx_preload *preload;
 } jh_regexes;
 
 /* Trigger mask of a code point (0 for most). */
@@ -80,6 +83,20 @@ void jh_regexes_init(jh_regexes *rx);
 void jh_regexes_free(jh_regexes *rx);
 /* Compile r's pattern and trigger; errors name the rule file and line. */
 int jh_regexes_add(jh_regexes *rx, jh_rule *r, long rule_index, jh_diag_fn diag_fn, void *payload);
+
+/* ---- regex_cache.c: the compiled patterns kept in the cache folder ---- */
+/* The pcre2_compile options of r's pattern. */
+uint32_t jh_regex_opts(const jh_regexes *rx, const jh_rule *r);
+/* Before the rule set's patterns are compiled: read the codes of exactly
+ * these (rules, in order) from cache_dir, if there (NULL: no cache). */
+int jh_regexes_preload(jh_regexes *rx, const char *cache_dir, jh_rule *const *rules, size_t n);
+/* The next pattern's code from the cache when it is this pattern with these
+ * options, else NULL (compile it). */
+pcre2_code *jh_regexes_take(jh_regexes *rx, const char *pattern, uint32_t opts);
+/* After: write the cache file when a pattern had to be compiled and all
+ * were, then drop what was read. */
+void jh_regexes_preload_done(jh_regexes *rx, const char *cache_dir);
+void jh_regexes_preload_free(jh_regexes *rx);
 
 /* A position where trigger characters occur, recorded by the scan. */
 typedef struct {

@@ -132,6 +132,8 @@ int jh_ruleset_compile(jh_ruleset *rs, jh_diag_fn fn, void *pl)
 	if (rs->compiled)
 		return JH_ERR_STATE;
 	int result = JH_OK;
+	if (jh_regexes_preload(rs->regexes, rs->cache_dir, rs->rules, rs->count))
+		return JH_ERR_NOMEM;
 	for (size_t i = 0; i < rs->count; i++) {
 		jh_rule *r = rs->rules[i];
 		if (r->broken) {
@@ -156,13 +158,16 @@ int jh_ruleset_compile(jh_ruleset *rs, jh_diag_fn fn, void *pl)
 			rc = jh_builtins_add(rs->builtins, r, (long)i, fn, pl);
 			break;
 		}
-		if (rc == JH_ERR_NOMEM)
+		if (rc == JH_ERR_NOMEM) {
+			jh_regexes_preload_free(rs->regexes);
 			return rc;
+		}
 		if (rc) {
 			r->broken = 1;
 			result = JH_ERR_RULES;
 		}
 	}
+	jh_regexes_preload_done(rs->regexes, rs->cache_dir);
 	int rc = jh_lexicon_build(rs->lexicon);
 	if (rc)
 		return rc;
