@@ -273,7 +273,8 @@ START_TEST(quiet_on_clean_text)
 	/* the spacing rules are for the docs profile, not novels */
 	char bad[64];
 	ck_assert_int_eq(
-	    jh_selection_apply(rs, on, "layout.space-cjk-latin,layout.space-cjk-digit", 0, bad, sizeof bad),
+	    jh_selection_apply(rs, on, "layout.space-cjk-latin,layout.space-cjk-digit,layout.space-cjk-bracket", 0,
+	                       bad, sizeof bad),
 	    JH_OK);
 	jh_check_options opts = {0};
 	opts.enabled = on;

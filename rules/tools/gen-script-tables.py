@@ -53,7 +53,12 @@ NAME_TAGS = {"nr", "nrt", "nrfg", "ns", "nt", "nz"}  # jieba tags of names: 马�
 # The reverse (迴到 for 回到) is still one.
 TOLERATED = {"布佈", "了瞭", "台臺", "匯彙", "盡儘", "周週", "占佔", "嘆歎", "抵牴", "毀燬",
              "折摺", "鑒鑑", "才纔", "念唸", "注註", "回迴", "吊弔", "雇僱", "熏燻", "閑閒",
-             "凶兇", "姦奸", "托託", "游遊", "欲慾", "蹟跡", "采彩"}
+             "凶兇", "姦奸", "托託", "游遊", "欲慾", "蹟跡", "采彩",
+             # and those of the common words jieba tags as names (克扣/剋扣,
+             # 升華/昇華, 巨變/鉅變, 管弦樂/管絃樂, 師娘/師孃, 蘇醒/甦醒,
+             # 臺風 "stage manner" and 颱風 "typhoon" are two words)
+             "克剋", "升昇", "巨鉅", "搜蒐", "朱硃", "梁樑", "弦絃", "須鬚", "夫伕",
+             "娘孃", "扎紮", "幸倖", "蘇甦", "漓灕", "臺颱", "台颱"}
 MAX_LEN = 4           # longest phrase (the checker looks at windows up to this)
 NUMERALS = "0123456789〇一二三四五六七八九十百千萬万兩两幾几"
 TRANSLITERATION = "马玛哈卡亚巴加萨特德尔拉利克斯"  # 马里 is Mali, not 馬裡
@@ -109,16 +114,21 @@ def main():
                 f.write(f"{c}\t{tw.get(c, c)}\t{hk.get(c, c)}\n")
 
     # ---- phrases ----
-    freq, names = {}, set()
+    # A word friso's main lexicon lists is a common word even where jieba
+    # tags it as a name (松树 is "nr" in jieba, so 鬆樹 went unflagged):
+    # friso keeps its names in lexicons of their own (lex-lname, lex-cn-place).
+    common = set(lexicons.friso_words()[1])
+    freq, names, tags = {}, set(), {}
     for w, n, pos in lexicons.Jieba().rows:
         if HAN.match(w):
             freq[w] = n
+            tags[w] = pos
             if pos in NAME_TAGS:
                 names.add(w)
     amb = {c: v for c, v in st.items() if len(c) == 1 and (len(v) > 1 or v[0] == c)}
     words = sorted(w for w, n in freq.items()
                    if 2 <= len(w) <= MAX_LEN and n >= MIN_FREQ and any(c in amb for c in w)
-                   and w not in names and w not in EXCLUDE)
+                   and (w not in names or w in common) and w not in EXCLUDE)
     # (STPhrases entries that jieba does not know are mostly names and rare
     # phrases, 国梁 → 國樑: taking them in flags 劉國梁.)
     t_tw = convert("s2tw.json", words)
@@ -126,7 +136,14 @@ def main():
     # every correct traditional form of every word we know, in any standard
     alltw = sorted(w for w in freq if len(w) <= MAX_LEN)
     alltw_t = convert("s2tw.json", alltw)
-    correct = set(t_tw) | set(t_std) | set(alltw_t) | set(convert("s2t.json", alltw))
+    alls_t = convert("s2t.json", alltw)
+    correct = set(t_tw) | set(t_std) | set(alltw_t) | set(alls_t)
+    # the traditional characters that are words of their own: the forms of
+    # a frequent one-character jieba word that is neither a bound morpheme
+    # ("zg": 锺) nor a surname ("nr": 钟, which OpenCC writes 鍾 when alone)
+    free = {t for u, ts in zip(alltw, zip(alltw_t, alls_t)) if len(u) == 1
+            and tags.get(u) != "zg" and tags.get(u) not in NAME_TAGS
+            and freq[u] >= GUARD_FREQ for t in ts}
     # where a character is right in a word that crosses the entry's edge:
     # 控制檯|上 (not 檯上 for 臺上), 那|只能, 列出|侷限 (not 出侷 for 出局)
     ends, starts = {}, {}
@@ -154,14 +171,21 @@ def main():
                     out.append(x)
         return out
 
-    def two_words(w):
+    def two_words(w, i):
         """Is w two correct words side by side?  OpenCC's own segmentation
         slips on longer words (十几分钟 → 十幾分鍾), so a 3- or 4-character
-        form made of correct parts is not called wrong."""
+        form made of correct parts is not called wrong.  A part of one
+        character that is the changed one (w[i]) must be a word of its own:
+        十分|鍾 is not two words (鍾 is bound: 鍾愛, 鍾情), so 十分鍾 is
+        十分鐘 written wrong."""
         for k in range(1, len(w)):
             a, b = w[:k], w[k:]
-            if (a in correct or len(a) == 1) and (b in correct or len(b) == 1) and \
-                    max(len(a), len(b)) >= 2:
+            if max(len(a), len(b)) < 2:
+                continue
+            if (len(a) == 1 and i == 0 and a not in free) or \
+                    (len(b) == 1 and i == len(w) - 1 and b not in free):
+                continue
+            if (len(a) == 1 or a in correct) and (len(b) == 1 or b in correct):
                 return True
         return False
 
@@ -188,7 +212,7 @@ def main():
                     continue
                 for base in {ttw, tstd}:
                     w = base[:i] + k + base[i + 1:]
-                    if w in correct or two_words(w):
+                    if w in correct or two_words(w, i):
                         continue  # a word in its own right (頭髮, 一隻), or two (十幾|分鐘)
                     p = prev + NUMERALS if w[0] in "里裡裏余餘" else prev  # 三十|里外
                     q = nxt
