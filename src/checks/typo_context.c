@@ -243,36 +243,28 @@ typedef struct {
 	uint32_t base_word[2][2 * WINDOW + 5];
 } scratch;
 
+/* *p resized to bytes; on failure *p stays as it was (the old cap holds). */
+static int resize(void **p, size_t bytes)
+{
+	void *q = realloc(*p, bytes);
+	if (!q)
+		return 1;
+	*p = q;
+	return 0;
+}
+
 static int scratch_fit(scratch *s, size_t n)
 {
 	if (n + 1 <= s->cap)
 		return JH_OK;
 	size_t cap = (n + 1) * 2;
-	int32_t *cp = realloc(s->cp, cap * sizeof *cp);
-	if (cp)
-		s->cp = cp;
-	int32_t *simp = realloc(s->simp, cap * sizeof *simp);
-	if (simp)
-		s->simp = simp;
-	size_t *pos = realloc(s->pos, (cap + 1) * sizeof *pos);
-	if (pos)
-		s->pos = pos;
-	double *best = realloc(s->best, (cap + 1) * sizeof *best);
-	if (best)
-		s->best = best;
-	int *step = realloc(s->step, (cap + 1) * sizeof *step);
-	if (step)
-		s->step = step;
-	unsigned char *single = realloc(s->single, cap);
-	if (single)
-		s->single = single;
-	cand *opt = realloc(s->opt, cap * sizeof *opt);
-	if (opt)
-		s->opt = opt;
-	jd_opt *jopt = realloc(s->jopt, cap * sizeof *jopt);
-	if (jopt)
-		s->jopt = jopt;
-	if (!cp || !simp || !pos || !best || !step || !single || !opt || !jopt)
+	/* pos, best and step hold one more: a boundary after the last character */
+	if (resize((void **)&s->cp, cap * sizeof *s->cp) || resize((void **)&s->simp, cap * sizeof *s->simp) ||
+	    resize((void **)&s->pos, (cap + 1) * sizeof *s->pos) ||
+	    resize((void **)&s->best, (cap + 1) * sizeof *s->best) ||
+	    resize((void **)&s->step, (cap + 1) * sizeof *s->step) ||
+	    resize((void **)&s->single, cap * sizeof *s->single) ||
+	    resize((void **)&s->opt, cap * sizeof *s->opt) || resize((void **)&s->jopt, cap * sizeof *s->jopt))
 		return JH_ERR_NOMEM;
 	s->cap = cap;
 	return JH_OK;
