@@ -539,6 +539,61 @@ const char *jh_document_fixed(const jh_document *doc, size_t *len, jh_fix_report
 /* Why jh_document_fixed gives no bytes, or NULL. */
 const char *jh_document_problem(const jh_document *doc);
 
+/* ---- Files: read whole, written back atomically ------------------------ */
+
+/* What `jinghua check FILE` and `jinghua fix FILE` do with the file, for
+ * every front end: read it whole without reading forever, and write the
+ * fixed bytes back without losing data or metadata. */
+typedef struct jh_file jh_file;
+
+/* The most a stream gives before jh_file_read refuses it: 1 GiB. */
+#define JH_STREAM_MAX 1073741824
+
+/* Read a whole file (path NULL: standard input).  A regular file is read
+ * at its size (and on, if it grows while read); a stream (standard input,
+ * a FIFO) up to stream_max bytes (0: JH_STREAM_MAX), past which the call
+ * fails with errno EFBIG rather than grow until memory runs out.  A device
+ * or socket is refused, not read (/dev/zero never ends): errno ENODEV and
+ * *why "a device, not read".  A file that changes while it is read is
+ * read, and marked (jh_file_changed).  Returns JH_OK (*out set, freed with
+ * jh_file_free), JH_ERR_NOMEM, or JH_ERR_IO with errno set and *why a
+ * message, or NULL when strerror(errno) says it (why may be NULL). */
+int jh_file_read(const char *path, size_t stream_max, jh_file **out, const char **why);
+void jh_file_free(jh_file *f);
+/* The bytes read (NUL-terminated, owned by f). */
+const char *jh_file_data(const jh_file *f, size_t *len);
+/* The bytes, handed over (the caller free()s them; jh_file_data gives ""
+ * from now on); f still knows the file for jh_file_replace. */
+char *jh_file_take(jh_file *f, size_t *len);
+/* Did the file change while it was read?  (Its bytes may be half old, half
+ * new: jh_file_replace refuses to write over it.) */
+int jh_file_changed(const jh_file *f);
+/* Its permission bits (07777); 0 for standard input. */
+unsigned jh_file_mode(const jh_file *f);
+
+/* Give the file f was read from the content data, as `jinghua fix` does:
+ * through a symlink to its target (the link stays a link); a temporary
+ * file in the same folder, with the old file's mode, owner (when allowed),
+ * extended attributes and POSIX ACLs, flushed to disk, then renamed over
+ * it, so a crash leaves the old file or the new, never half of one.  The
+ * file is left as it is (JH_ERR_IO, *why says why) when it is not a
+ * regular file (errno EINVAL), is read-only (no write permission bit, even
+ * for root; EACCES), its attributes cannot be copied, or it changed while
+ * it was read or since (EAGAIN; unless it already holds data, as when two
+ * fixes run at once: then JH_OK).  JH_ERR_ARG for standard input.  Returns
+ * JH_OK, JH_ERR_NOMEM or JH_ERR_IO with errno set and *why as for
+ * jh_file_read. */
+int jh_file_replace(const jh_file *f, const char *data, size_t len, const char **why);
+
+/* From now on SIGINT, SIGTERM and SIGHUP, where they would kill the
+ * process (their disposition is the default), first remove the temporary
+ * files of jh_file_replace calls in progress; a signal that is ignored or
+ * has a handler stays as it is (the write then ends before the handler's
+ * effect).  A default SIGXFSZ is ignored, so that past a file size limit a
+ * write fails with EFBIG instead of killing the process.  Call it once,
+ * from a program that replaces files (it changes process-wide state). */
+void jh_file_guard_signals(void);
+
 /* ---- Rule self-tests ---------------------------------------------------- */
 
 /* Run a rule's examples: each bad example must give a finding of this rule

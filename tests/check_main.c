@@ -299,6 +299,7 @@ int main(void)
 	srunner_add_suite(sr, script_suite());
 	srunner_add_suite(sr, censor_suite());
 	srunner_add_suite(sr, document_suite());
+	srunner_add_suite(sr, files_suite());
 	srunner_add_suite(sr, linear_suite());
 	/* CK_ENV: CK_VERBOSITY=verbose lists every test when asked. */
 	srunner_run_all(sr, CK_ENV);

@@ -15,6 +15,7 @@
  * A leak shows as allocations still live after the run.  The program is
  * not built with sanitizers, whose allocator this one would replace. */
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
 #include <execinfo.h>
@@ -24,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 #include "jinghua.h"
 #include "regex.h"
@@ -533,6 +535,75 @@ START_TEST(config_out_of_memory)
 }
 END_TEST
 
+/* A file read (jh_file_read) and written back (jh_file_replace, with a
+ * user extended attribute to copy when the file system has them): each
+ * failed allocation gives JH_ERR_NOMEM or the right result, the file is
+ * the old or the new whole, and no temporary file is left. */
+static int run_file(const char *path, const char *text)
+{
+	jh_file *f;
+	int rc = jh_file_read(path, 0, &f, NULL);
+	if (rc)
+		return rc;
+	rc = jh_file_replace(f, text, strlen(text), NULL);
+	jh_file_free(f);
+	return rc;
+}
+
+START_TEST(files_out_of_memory)
+{
+	char path[400], got[64];
+	snprintf(path, sizeof path, "%s/docs/a.txt", dir);
+	const char *const texts[] = {"子丨弹\n", "子弹\n"};
+	put(path, texts[0], strlen(texts[0]));
+	int xattrs = setxattr(path, "user.jinghua-test", "kept", 4, 0) == 0;
+	long before = live;
+	arm(0);
+	ck_assert_int_eq(run_file(path, texts[1]), JH_OK);
+	armed = 0;
+	long k = n_allocs, errors = 0;
+	ck_assert_int_eq(live, before);
+	ck_assert_int_gt(k, 2 + xattrs);
+	for (long n = 1; n <= k + 1; n++) {
+		FILE *in = fopen(path, "r");
+		ck_assert_ptr_nonnull(in);
+		size_t len = fread(got, 1, sizeof got - 1, in);
+		fclose(in);
+		got[len] = '\0';
+		int now = !strcmp(got, texts[1]); /* which text it holds; the next run writes the other */
+		ck_assert_msg(now || !strcmp(got, texts[0]), "allocation %ld failed: the file holds %s",
+		              n - 1, got);
+		arm(n);
+		int rc = run_file(path, texts[!now]);
+		armed = 0;
+		/* nothing here does without an allocation: each failed one is
+		 * JH_ERR_NOMEM (a run that made fewer did not fail) */
+		int failed = n_allocs >= n;
+		errors += failed;
+		ck_assert_msg(rc == (failed ? JH_ERR_NOMEM : JH_OK), "allocation %ld %s: status %d", n,
+		              failed ? "failed" : "not reached", rc);
+		ck_assert_msg(live == before, "allocation %ld failed: %ld allocations leaked", n,
+		              live - before);
+		char docs[320];
+		snprintf(docs, sizeof docs, "%s/docs", dir);
+		DIR *d = opendir(docs);
+		ck_assert_ptr_nonnull(d);
+		for (struct dirent *e; (e = readdir(d));)
+			ck_assert_msg(!strstr(e->d_name, "jinghua-"), "allocation %ld failed: %s left", n,
+			              e->d_name);
+		closedir(d);
+		if (xattrs) {
+			char val[8];
+			ck_assert_msg(getxattr(path, "user.jinghua-test", val, sizeof val) == 4,
+			              "allocation %ld failed: the extended attribute was lost", n);
+		}
+	}
+	fprintf(stderr, "check_oom: files: %ld allocations, each failed in turn: %ld runs reached it "
+	        "and returned JH_ERR_NOMEM\n", k, errors);
+	ck_assert_int_ge(errors, 5);
+}
+END_TEST
+
 int main(void)
 {
 	if (getenv("CHECK_OOM_TRACE"))
@@ -549,6 +620,7 @@ int main(void)
 	tcase_set_timeout(tc, 3600); /* thousands of runs; CPU time, not a bound */
 	tcase_add_test(tc, document_out_of_memory);
 	tcase_add_test(tc, config_out_of_memory);
+	tcase_add_test(tc, files_out_of_memory);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

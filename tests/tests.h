@@ -27,6 +27,7 @@ Suite *punct_suite(void);
 Suite *script_suite(void);
 Suite *censor_suite(void);
 Suite *document_suite(void);
+Suite *files_suite(void);
 Suite *linear_suite(void);
 
 /* A test case whose every test is bounded to cpu_secs CPU seconds (times

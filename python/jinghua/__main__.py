@@ -20,7 +20,7 @@ from typing import Iterator, Optional, TextIO
 
 from . import JinghuaError, Linter
 from ._lib import lib
-from ._linter import _read, _read_stream, file_findings, text_findings
+from ._linter import _read, file_findings, text_findings
 from ._types import Finding
 
 _RANK = {"info": 0, "warning": 1, "error": 2}
@@ -182,7 +182,7 @@ def _main(argv: Optional[list[str]]) -> int:
             if walked and linter.excluded(name):
                 continue
             try:  # a device refused, a stream bounded, as check_file reads
-                data = _read_stream(sys.stdin.buffer, "<stdin>") if name == "-" else _read(name)
+                data = _read(None if name == "-" else name)
             except OSError as e:
                 print(f"jinghua: {name}: {e.strerror}", file=sys.stderr)
                 status = 3
