@@ -333,10 +333,12 @@ class Linter:
         changed it, through a symlink, with its mode, owner, extended
         attributes and ACLs; if it changed on disk while being read or
         fixed, is read-only, is not a regular file or its attributes cannot
-        be kept, it is left alone (JinghuaError)."""
+        be kept, it is left alone (JinghuaError).  A SIGTERM or SIGHUP
+        during the write leaves no temporary file."""
         f = _File(path)
         res = self.fix_result(f.data, path=path, unsafe=unsafe, to_utf8=to_utf8)
         if write and res.text != f.data:
+            _guard_signals()
             f.replace(res.text)
         return res
 
@@ -458,3 +460,18 @@ def _read(path: Optional[PathLike]) -> bytes:
     (JinghuaError), a stream is read up to STREAM_MAX bytes (OSError EFBIG
     past that)."""
     return _File(path).data
+
+
+_guarded = False
+
+
+def _guard_signals() -> None:
+    """Before the first replace: a SIGTERM or SIGHUP that kills the process
+    (Python leaves both at their default) removes the temporary file of a
+    replace in progress first, as in the CLI (jh_file_guard_signals).
+    Python's SIGINT handler is left alone: KeyboardInterrupt comes after
+    the write, which ends whole."""
+    global _guarded
+    if not _guarded:
+        lib.jh_file_guard_signals()
+        _guarded = True
