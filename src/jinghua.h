@@ -614,6 +614,11 @@ size_t jh_utf16_column(const char *text, size_t len, size_t pos);
 size_t jh_utf8_valid_prefix(const char *s, size_t len);
 /* Display width of s (East Asian Width; invalid bytes count 1). */
 size_t jh_display_width(const char *s, size_t len);
+/* A file name for people, as every front end prints one: control bytes
+ * (C0, DEL, C1) and bytes that are not UTF-8 written as \xHH, the rest as
+ * it is.  Writes at most size bytes to out, NUL included (as snprintf),
+ * and returns the length of the whole, at most 4 * strlen(name). */
+size_t jh_name_escape(const char *name, char *out, size_t size);
 
 #ifdef __cplusplus
 }

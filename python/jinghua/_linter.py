@@ -376,6 +376,16 @@ def file_findings(doc: Document) -> list[Finding]:
     return _findings(doc._doc, True)
 
 
+def shown_name(name: PathLike) -> str:
+    """A file name for people, as the CLI prints it (jh_name_escape): control
+    bytes and bytes that are not UTF-8 as \\xHH."""
+    b = os.fsencode(name)
+    size = 4 * len(b) + 1
+    buf = ffi.new("char[]", size)
+    n = lib.jh_name_escape(b, buf, size)
+    return ffi.unpack(buf, n).decode("utf-8")
+
+
 def name_of(path: Optional[PathLike]) -> str:
     return "text" if path is None else os.fspath(path)
 

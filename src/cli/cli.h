@@ -142,8 +142,8 @@ void put_json_string(FILE *out, const char *s, size_t len);
  * Python's json module writes a float, so the binding's report is the
  * same bytes). */
 void put_json_score(FILE *out, double score);
-/* A file name for people: control bytes (C0, DEL, C1) and bytes that are
- * not UTF-8 written as \\xHH. */
+/* A file name for people, as jh_name_escape writes it (control bytes and
+ * bytes that are not UTF-8 as \\xHH). */
 void put_name(FILE *o, const char *name);
 /* "jinghua: NAME: " and the message: every stderr line about a file. */
 void file_msg(FILE *o, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

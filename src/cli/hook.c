@@ -136,18 +136,15 @@ static int is_chain_hook(const char *text, size_t len)
 	return len - e == strlen(CHAIN_LINE) && !memcmp(text + e, CHAIN_LINE, len - e);
 }
 
-/* A file name as put_name writes it (control bytes and bytes that are not
- * UTF-8 as \\xHH), for the messages here that name a hook mid-sentence
- * (file_msg puts the name first): core.hooksPath may hold any bytes. */
+/* A file name as put_name writes it (jh_name_escape: control bytes and
+ * bytes that are not UTF-8 as \\xHH), for the messages here that name a
+ * hook mid-sentence (file_msg puts the name first): core.hooksPath may
+ * hold any bytes. */
 static char *shown(const char *path)
 {
-	char *s = NULL;
-	size_t n = 0;
-	FILE *o = open_memstream(&s, &n);
-	if (!o)
-		return xstrdup(path);
-	put_name(o, path);
-	fclose(o);
+	size_t n = 4 * strlen(path) + 1;
+	char *s = xmalloc(n);
+	jh_name_escape(path, s, n);
 	return s;
 }
 

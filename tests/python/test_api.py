@@ -105,6 +105,27 @@ class AgainstTheCli(unittest.TestCase):
         self.assertEqual(got.returncode, 1)
         self.assertIn(b"<stdin>:1:2: warning [punct.halfwidth]", got.stdout)
 
+    # a file name with ESC, a C1 control, CR, DEL and a byte that is not
+    # UTF-8 was printed raw (a terminal runs the escape); the CLI writes each
+    # such byte \xHH, and both now call one function (jh_name_escape)
+    def test_python_m_jinghua_escapes_names(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            d = os.fsencode(tmp)
+            bad = os.path.join(d, b"a\x1b[31m\xc2\x9bb\xff.txt")
+            with open(bad, "wb") as f:
+                f.write("好,的\n".encode())
+            missing = os.path.join(d, b"gone\rnote\x7f.txt")
+            for args in ([d], [bad, missing]):
+                want = subprocess.run([JINGHUA, "check", "--no-config", "--color", "never", *args],
+                                      capture_output=True, check=False)
+                got = subprocess.run([sys.executable, "-m", "jinghua", "--no-config", *args],
+                                     capture_output=True, check=False)
+                self.assertIn(b"a\\x1B[31m\\xC2\\x9Bb\\xFF.txt:1:2: warning", want.stdout)
+                self.assertEqual(got.stdout, want.stdout, args)
+                self.assertEqual(got.returncode, want.returncode, args)
+            self.assertIn(b"gone\\x0Dnote\\x7F.txt: No such file or directory", want.stderr)
+            self.assertEqual(got.stderr, want.stderr)
+
     # as `jinghua check` (hostile-limits.sh): /dev/zero was read until the
     # process was killed; a full disk was a traceback and exit 1 ("findings")
     def test_python_m_jinghua_limits(self):
