@@ -117,11 +117,9 @@ static int fails(void)
 	return 0;
 }
 
-void *malloc(size_t n)
+/* A new allocation p (or NULL) counted live. */
+static void *counted(void *p)
 {
-	if (fails())
-		return NULL;
-	void *p = __libc_malloc(n);
 	if (p) {
 		__atomic_add_fetch(&live, 1, __ATOMIC_RELAXED);
 		track(p);
@@ -129,16 +127,14 @@ void *malloc(size_t n)
 	return p;
 }
 
+void *malloc(size_t n)
+{
+	return fails() ? NULL : counted(__libc_malloc(n));
+}
+
 void *calloc(size_t n, size_t size)
 {
-	if (fails())
-		return NULL;
-	void *p = __libc_calloc(n, size);
-	if (p) {
-		__atomic_add_fetch(&live, 1, __ATOMIC_RELAXED);
-		track(p);
-	}
-	return p;
+	return fails() ? NULL : counted(__libc_calloc(n, size));
 }
 
 void *realloc(void *p, size_t n)
@@ -150,13 +146,12 @@ void *realloc(void *p, size_t n)
 	if (fails())
 		return NULL;
 	void *q = __libc_realloc(p, n);
-	if (q && !p)
-		__atomic_add_fetch(&live, 1, __ATOMIC_RELAXED);
-	if (q && p) {
+	if (!p)
+		return counted(q);
+	if (q) { /* the same allocation, perhaps moved */
 		untrack(p);
-	}
-	if (q)
 		track(q);
+	}
 	return q;
 }
 
@@ -171,14 +166,7 @@ void free(void *p)
 
 void *memalign(size_t align, size_t n)
 {
-	if (fails())
-		return NULL;
-	void *p = __libc_memalign(align, n);
-	if (p) {
-		__atomic_add_fetch(&live, 1, __ATOMIC_RELAXED);
-		track(p);
-	}
-	return p;
+	return fails() ? NULL : counted(__libc_memalign(align, n));
 }
 
 void *aligned_alloc(size_t align, size_t n)
