@@ -571,6 +571,12 @@ int jh_file_changed(const jh_file *f);
 /* Its permission bits (07777); 0 for standard input. */
 unsigned jh_file_mode(const jh_file *f);
 
+/* Do these bytes look binary, not text: a NUL byte in the first 8 KB (as
+ * git and grep judge), unless a byte-order mark or the regular NUL bytes
+ * of UTF-16 say it is UTF-16 or UTF-32 text?  1 or 0.  The command line
+ * skips such a file (check) or passes it through (fix --stdout). */
+int jh_looks_binary(const char *data, size_t len);
+
 /* Give the file f was read from the content data, as `jinghua fix` does:
  * through a symlink to its target (the link stays a link); a temporary
  * file in the same folder, with the old file's mode, owner (when allowed),

@@ -100,10 +100,18 @@ static jh_file *read_ok(const char *path)
 	return f;
 }
 
+/* jh_file_replace(f, "子弹\n") refused: JH_ERR_IO, errno err, *why as given. */
+static void replace_refused(const jh_file *f, int err, const char *want_why)
+{
+	const char *why = NULL;
+	ck_assert_int_eq(jh_file_replace(f, "子弹\n", strlen("子弹\n"), &why), JH_ERR_IO);
+	ck_assert_int_eq(errno, err);
+	ck_assert_str_eq(why, want_why);
+}
+
 /* A regular file is read whole at its size, NUL-terminated, with its mode. */
 START_TEST(read_regular_file)
 {
-	make_dir();
 	put("a.txt", "他把子丨弹压进了枪膛。\n", 0640);
 	jh_file *f = read_ok(in_dir("a.txt"));
 	size_t n;
@@ -118,7 +126,6 @@ START_TEST(read_regular_file)
 	ck_assert_uint_eq(n, 0);
 	free(taken);
 	jh_file_free(f);
-	remove_dir();
 }
 END_TEST
 
@@ -166,7 +173,6 @@ static int feed_fifo(const char *fifo, size_t n)
  * byte past it fails with EFBIG (it grew until memory ran out before). */
 START_TEST(read_stream_cap)
 {
-	make_dir();
 	const char *fifo = in_dir("in");
 	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
 	for (size_t n = 4999; n <= 5001; n++) {
@@ -180,10 +186,7 @@ START_TEST(read_stream_cap)
 			jh_file_data(f, &len);
 			ck_assert_uint_eq(len, n);
 			/* not a regular file: never written over */
-			const char *why;
-			ck_assert_int_eq(jh_file_replace(f, "y", 1, &why), JH_ERR_IO);
-			ck_assert_str_eq(why, "not a regular file; not fixed");
-			ck_assert_int_eq(errno, EINVAL);
+			replace_refused(f, EINVAL, "not a regular file; not fixed");
 		} else {
 			ck_assert_int_eq(rc, JH_ERR_IO);
 			ck_assert_int_eq(e, EFBIG);
@@ -193,7 +196,6 @@ START_TEST(read_stream_cap)
 		waitpid(pid, NULL, 0);
 	}
 	ck_assert_str_eq(listing(), "in");
-	remove_dir();
 }
 END_TEST
 
@@ -201,7 +203,6 @@ END_TEST
  * new inode (renamed over, not written into). */
 START_TEST(replace_keeps_mode)
 {
-	make_dir();
 	put("a.txt", "子丨弹\n", 0640);
 	struct stat before, after;
 	ck_assert_int_eq(stat(in_dir("a.txt"), &before), 0);
@@ -215,14 +216,12 @@ START_TEST(replace_keeps_mode)
 	ck_assert_uint_ne(after.st_ino, before.st_ino);
 	ck_assert_str_eq(listing(), "a.txt");
 	jh_file_free(f);
-	remove_dir();
 }
 END_TEST
 
 /* Through a symlink: the target gets the text, the link stays a link. */
 START_TEST(replace_through_symlink)
 {
-	make_dir();
 	put("target.txt", "子丨弹\n", 0644);
 	ck_assert_int_eq(symlink("target.txt", in_dir("link.txt")), 0);
 	jh_file *f = read_ok(in_dir("link.txt"));
@@ -235,7 +234,6 @@ START_TEST(replace_through_symlink)
 	ck_assert_str_eq(get("target.txt"), "子弹\n");
 	ck_assert_str_eq(listing(), "link.txt target.txt");
 	jh_file_free(f);
-	remove_dir();
 }
 END_TEST
 
@@ -243,17 +241,12 @@ END_TEST
  * not) is left as it is. */
 START_TEST(replace_refuses_read_only)
 {
-	make_dir();
 	put("ro.txt", "子丨弹\n", 0444);
 	jh_file *f = read_ok(in_dir("ro.txt"));
-	const char *why = NULL;
-	ck_assert_int_eq(jh_file_replace(f, "子弹\n", strlen("子弹\n"), &why), JH_ERR_IO);
-	ck_assert_int_eq(errno, EACCES);
-	ck_assert_str_eq(why, "read-only file; not fixed");
+	replace_refused(f, EACCES, "read-only file; not fixed");
 	ck_assert_str_eq(get("ro.txt"), "子丨弹\n");
 	ck_assert_str_eq(listing(), "ro.txt");
 	jh_file_free(f);
-	remove_dir();
 }
 END_TEST
 
@@ -261,14 +254,11 @@ END_TEST
  * the new text (two fixes at once). */
 START_TEST(replace_refuses_changed_file)
 {
-	make_dir();
 	put("a.txt", "子丨弹\n", 0644);
 	jh_file *f = read_ok(in_dir("a.txt"));
 	put("a.txt", "someone else's edit, longer\n", 0644);
-	const char *why = NULL;
-	ck_assert_int_eq(jh_file_replace(f, "子弹\n", strlen("子弹\n"), &why), JH_ERR_IO);
-	ck_assert_int_eq(errno, EAGAIN);
-	ck_assert_str_eq(why, "changed while being fixed; not written");
+	replace_refused(f, EAGAIN, "changed while being fixed; not written");
+	const char *why;
 	ck_assert_str_eq(get("a.txt"), "someone else's edit, longer\n");
 	ck_assert_str_eq(listing(), "a.txt");
 	put("a.txt", "子弹\n", 0644); /* another fix got there first */
@@ -276,19 +266,15 @@ START_TEST(replace_refuses_changed_file)
 	ck_assert_str_eq(get("a.txt"), "子弹\n");
 	ck_assert_str_eq(listing(), "a.txt");
 	jh_file_free(f);
-	remove_dir();
 }
 END_TEST
 
 /* Extended attributes are copied to the new file. */
 START_TEST(replace_keeps_xattrs)
 {
-	make_dir();
 	put("x.txt", "子丨弹\n", 0640);
-	if (setxattr(in_dir("x.txt"), "user.jinghua-test", "kept", 4, 0) != 0) {
-		remove_dir();
+	if (setxattr(in_dir("x.txt"), "user.jinghua-test", "kept", 4, 0) != 0)
 		return; /* no user extended attributes here (tmpfs without them) */
-	}
 	jh_file *f = read_ok(in_dir("x.txt"));
 	ck_assert_int_eq(jh_file_replace(f, "子弹\n", strlen("子弹\n"), NULL), JH_OK);
 	char val[16];
@@ -297,7 +283,6 @@ START_TEST(replace_keeps_xattrs)
 	ck_assert_int_eq(memcmp(val, "kept", 4), 0);
 	ck_assert_str_eq(get("x.txt"), "子弹\n");
 	jh_file_free(f);
-	remove_dir();
 }
 END_TEST
 
@@ -320,10 +305,27 @@ START_TEST(stdin_read_not_replaced)
 }
 END_TEST
 
+/* Binary or text: NUL bytes make binary, unless UTF-16/32 explains them. */
+START_TEST(binary_or_text)
+{
+	static const char u16le[] = "\x16\x4e\x4a\x62\x50\x5b\x3c\x4e\x39\x5f\x0a\x00";
+	ck_assert_int_eq(jh_looks_binary("他把子弹\n", strlen("他把子弹\n")), 0);
+	ck_assert_int_eq(jh_looks_binary("\x7f" "ELF\x02\x01\x01\x00\x00\x00\x00\x00", 12), 1);
+	ck_assert_int_eq(jh_looks_binary("\xff\xfe\x16\x4e\x00\x00", 6), 0);     /* UTF-16LE BOM */
+	ck_assert_int_eq(jh_looks_binary("\x00\x00\xfe\xff\x00\x00\x4e\x16", 8), 0); /* UTF-32BE BOM */
+	char many[sizeof u16le * 8];
+	for (int i = 0; i < 8; i++)
+		memcpy(many + i * (sizeof u16le - 1), u16le, sizeof u16le - 1);
+	ck_assert_int_eq(jh_looks_binary(many, 8 * (sizeof u16le - 1)), 0); /* UTF-16LE, no BOM */
+	ck_assert_int_eq(jh_looks_binary("", 0), 0);
+}
+END_TEST
+
 Suite *files_suite(void)
 {
 	Suite *s = suite_create("files");
 	TCase *tc = test_tcase("files", 4);
+	tcase_add_checked_fixture(tc, make_dir, remove_dir); /* each test its own folder */
 	tcase_add_test(tc, read_regular_file);
 	tcase_add_test(tc, read_refusals);
 	tcase_add_test(tc, read_stream_cap);
@@ -333,6 +335,7 @@ Suite *files_suite(void)
 	tcase_add_test(tc, replace_refuses_changed_file);
 	tcase_add_test(tc, replace_keeps_xattrs);
 	tcase_add_test(tc, stdin_read_not_replaced);
+	tcase_add_test(tc, binary_or_text);
 	suite_add_tcase(s, tc);
 	return s;
 }

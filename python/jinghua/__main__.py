@@ -7,8 +7,9 @@ Configuration, decoding and Markdown are the library's.  Output formats
 human, json and jsonl as the CLI writes them; exit 0 clean, 1 findings at
 or above the fail-on level, 2 usage, rule or configuration errors, 3 a
 file that could not be read (a device is not read; a stream, stdin too,
-stops at 1 GiB) or output that could not be written.  Files with a NUL byte in their first 8 KB
-and no UTF-16 byte-order mark are skipped as binary.
+stops at 1 GiB) or output that could not be written.  Binary files are
+skipped as the CLI skips them (jh_looks_binary: a NUL byte in the first 8 KB
+that UTF-16 or UTF-32 does not explain).
 """
 from __future__ import annotations
 
@@ -86,7 +87,7 @@ def _human(out: TextIO, name: str, text: bytes, f: Finding) -> None:
         out.write(f"  alternatives: {', '.join(answers)}\n")
 
 
-def _summary(out: TextIO, findings: list[Finding], files: int) -> None:
+def _summary(out: TextIO, findings: list[Finding], files: int, skipped: int) -> None:
     n = len(findings)
     by = {s: sum(1 for f in findings if f.severity == s) for s in _RANK}
 
@@ -94,7 +95,8 @@ def _summary(out: TextIO, findings: list[Finding], files: int) -> None:
         return f"{k} {word}" + ("" if k == 1 else ("es" if word.endswith("x") else "s"))
 
     out.write(f"\n{plural(n, 'finding')} ({plural(by['error'], 'error')}, "
-              f"{plural(by['warning'], 'warning')}, {by['info']} info) in {plural(files, 'file')}\n")
+              f"{plural(by['warning'], 'warning')}, {by['info']} info) in {plural(files, 'file')}"
+              + (f" checked, {plural(skipped, 'binary file')} skipped" if skipped else "") + "\n")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -116,10 +118,6 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--encoding")
     p.add_argument("--stdin-filename")
     return p
-
-
-def _binary(data: bytes) -> bool:
-    return b"\0" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff"))
 
 
 def _emit(fmt: str, out: TextIO, shown_as: str, name: str, text: bytes, shown: list[Finding],
@@ -170,7 +168,7 @@ def _main(argv: Optional[list[str]]) -> int:
         out.write("[")
     failing = False
     found: list[Finding] = []
-    files = 0
+    files = skipped = 0
     status = 0
     for arg in paths:
         try:
@@ -193,8 +191,9 @@ def _main(argv: Optional[list[str]]) -> int:
                 status = 3
                 continue
             shown = shown_name((args.stdin_filename or "<stdin>") if name == "-" else name)
-            if _binary(data):
+            if lib.jh_looks_binary(data, len(data)):
                 print(f"jinghua: {shown}: binary file, skipped", file=sys.stderr)
+                skipped += 1
                 continue
             path = (args.stdin_filename or None) if name == "-" else name
             try:
@@ -213,7 +212,7 @@ def _main(argv: Optional[list[str]]) -> int:
     if args.format == "json":
         out.write("\n]\n" if not first[0] else "]\n")
     elif args.format == "human" and found:
-        _summary(out, found, files)
+        _summary(out, found, files, skipped)
     out.flush()
     if status:
         return status

@@ -1,10 +1,11 @@
 /* cli.h — the jinghua command line: shared types of its parts.  The library
- * does the checking, and reads documents and configurations
- * (jh_document_*, jh_config_* of jinghua.h); the CLI turns arguments, files
- * and git into calls of it, and its findings into reports:
+ * does the checking, reads documents and configurations and reads and
+ * writes files (jh_document_*, jh_config_*, jh_file_* of jinghua.h); the
+ * CLI turns arguments, files and git into calls of it, and its findings
+ * into reports:
  *
  *   main.c      arguments, commands             git.c, hook.c  --staged, --diff-base, hook
- *   walk.c      PATH arguments → files          fileio.c    binary or text
+ *   walk.c      PATH arguments → files
  *   document.c  one file: read, check/fix, write  pool.c    -j N, output in input order
  *   report.c    human, json, jsonl, statistics   format_*.c  sarif, github, checkstyle, rdjsonl
  *   jsonl.c     --jsonl-filter                   diff.c      unified diffs
@@ -44,10 +45,6 @@ typedef struct {
 int walk_arg(const char *arg, path_list *out);
 int path_list_push(path_list *l, const char *p, int walked);
 void path_list_free(path_list *l);
-
-/* ---- fileio.c (reading and writing files is the library's: jh_file_*) ---- */
-/* Does data look binary (a NUL byte in the first 8 KB, not UTF-16/32)? */
-int looks_binary(const char *data, size_t len);
 
 /* ---- git.c ---- */
 /* Run argv, capture stdout (stderr passes through unless quiet).  Returns

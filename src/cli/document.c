@@ -245,7 +245,7 @@ void process_input(const file_settings *fs, const run_opts *ro, const char *name
 	res->bytes = in.len;
 	if (in.file && jh_file_changed(in.file) && ro->mode != MODE_FIX) /* fix refuses it when it writes */
 		file_msg(err, name, "warning: changed while being read\n");
-	if (looks_binary(in.data, in.len)) {
+	if (jh_looks_binary(in.data, in.len)) {
 		/* A filter never swallows its input: what it will not fix goes
 		 * through as it came. */
 		if (ro->mode == MODE_STDOUT || (ro->mode == MODE_FIX && !in.file)) {

@@ -110,7 +110,7 @@ int walk_arg(const char *arg, path_list *out)
 	if (S_ISDIR(st.st_mode))
 		return walk_dir(arg, out, 0);
 	/* /dev/zero or /dev/urandom would be read until memory ran out; a
-	 * FIFO is read as a stream, as stdin is (fileio.c bounds both). */
+	 * FIFO is read as a stream, as stdin is (jh_file_read bounds both). */
 	if (S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode) || S_ISSOCK(st.st_mode)) {
 		file_msg(stderr, arg, "%s, not read (give files, folders, FIFOs or - for stdin)\n",
 		         S_ISSOCK(st.st_mode) ? "a socket" : "a device");

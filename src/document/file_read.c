@@ -1,7 +1,8 @@
 /* file_read.c — a file read whole, for every front end (jh_file_read of
  * jinghua.h): a regular file at its size, a stream (standard input, a
  * FIFO) up to a cap, a device refused, and a note when the file changed
- * while it was read (jh_file_replace, file_write.c, then refuses it). */
+ * while it was read (jh_file_replace, file_write.c, then refuses it); and
+ * whether what was read is text at all (jh_looks_binary). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -195,4 +196,19 @@ int jh_file_changed(const jh_file *f)
 unsigned jh_file_mode(const jh_file *f)
 {
 	return f->mode;
+}
+
+int jh_looks_binary(const char *data, size_t len)
+{
+	/* UTF-16 and UTF-32 text has NUL bytes: a BOM or a regular pattern of
+	 * them says it is text (encoding.c decodes it). */
+	if (len >= 2 && ((data[0] == '\xFF' && data[1] == '\xFE') || (data[0] == '\xFE' && data[1] == '\xFF')))
+		return 0;
+	if (len >= 4 && !data[0] && !data[1] && data[2] == '\xFE' && data[3] == '\xFF')
+		return 0;
+	/* Text has no NUL bytes; look at the first 8 KB like git and grep do. */
+	size_t probe = len < 8192 ? len : 8192;
+	if (!memchr(data, '\0', probe))
+		return 0;
+	return utf16_guess(data, len) == NULL;
 }

@@ -126,6 +126,25 @@ class AgainstTheCli(unittest.TestCase):
             self.assertIn(b"gone\\x0Dnote\\x7F.txt: No such file or directory", want.stderr)
             self.assertEqual(got.stderr, want.stderr)
 
+    # a UTF-16 file without a byte-order mark was skipped as binary by
+    # python -m jinghua (its own test saw only the NUL bytes) and checked by
+    # jinghua check: both ask the library now (jh_looks_binary)
+    def test_python_m_jinghua_binary_as_cli(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            u16 = os.path.join(tmp, "u16.txt")
+            with open(u16, "wb") as f:
+                f.write("他把子丨弹压进了枪膛，然后走了。\n".encode("utf-16-le") * 4)
+            elf = os.path.join(tmp, "prog")
+            with open(elf, "wb") as f:
+                f.write(b"\x7fELF\x02\x01\x01\x00" + bytes(64))
+            want = cli("check", "--no-config", "--color", "never", tmp)
+            got = subprocess.run([sys.executable, "-m", "jinghua", "--no-config", tmp],
+                                 capture_output=True, check=False)
+            self.assertIn(b"u16.txt:1:", want.stdout)
+            self.assertIn(b"prog: binary file, skipped", want.stderr)
+            self.assertEqual((got.stdout, got.stderr, got.returncode),
+                             (want.stdout, want.stderr, want.returncode))
+
     # as `jinghua check` (hostile-limits.sh): /dev/zero was read until the
     # process was killed; a full disk was a traceback and exit 1 ("findings")
     def test_python_m_jinghua_limits(self):
