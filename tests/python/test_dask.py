@@ -51,6 +51,22 @@ def write_corpus(path, docs=N_DOCS, broken=True):
                 o.write('{"id": "broken", "text": \n')
 
 
+class ReadFiles(unittest.TestCase):
+    """Files are read in the workers as `jinghua check` reads them: the
+    reader read /dev/zero until memory ran out (its own open().read()); a
+    missing file is an error record too."""
+
+    def test_device_and_missing_file_are_error_records(self):
+        code = ("import resource, jinghua.dask as jd\n"
+                "resource.setrlimit(resource.RLIMIT_AS, (1 << 31, 1 << 31))\n"
+                "print(jd._read_file('/dev/zero')['error'])\n"
+                "print(jd._read_file('/nonexistent/jinghua.txt')['error'])\n")
+        got = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             timeout=300, check=False)
+        self.assertEqual(got.stdout, "/dev/zero: a device, not read\n"
+                         "/nonexistent/jinghua.txt: No such file or directory\n", got.stderr[-300:])
+
+
 class DaskPipeline(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
