@@ -212,3 +212,45 @@ void jh_cache_store_keyed(const char *cache_dir, const char *kind, uint64_t key,
 	keyed_head(&h, magic, layout, key);
 	store_path(keyed_path(cache_dir, kind, key), cache_dir, &h, sections, n);
 }
+
+/* kind-<hash of name>-<ident>.bin: one name per source, the source's state
+ * in the suffix (and in the head, src_dev; src_ino holds the name's hash). */
+static char *named_path(const char *dir, const char *kind, const char *name, uint64_t ident,
+                        uint64_t *name_hash)
+{
+	if (!dir)
+		return NULL;
+	*name_hash = jh_hash(name, strlen(name));
+	jh_buf path = {0};
+	char tail[240];
+	snprintf(tail, sizeof tail, "/%s-%016llx-%016llx.bin", kind, (unsigned long long)*name_hash,
+	         (unsigned long long)ident);
+	if (jh_buf_puts(&path, dir) || jh_buf_puts(&path, tail)) {
+		jh_buf_free(&path);
+		return NULL;
+	}
+	return path.data;
+}
+
+int jh_cache_map_named(const char *dir, const char *kind, const char *name, uint64_t ident,
+                       const char magic[8], uint32_t layout, void **map, size_t *len)
+{
+	uint64_t nh = 0;
+	char *path = named_path(dir, kind, name, ident, &nh);
+	jh_cache_head want;
+	keyed_head(&want, magic, layout, ident);
+	want.src_ino = nh;
+	return map_path(path, &want, map, len);
+}
+
+void jh_cache_store_named(const char *cache_dir, const char *kind, const char *name, uint64_t ident,
+                          const char magic[8], uint32_t layout, const jh_cache_section *sections,
+                          size_t n)
+{
+	uint64_t nh = 0;
+	char *path = named_path(cache_dir, kind, name, ident, &nh);
+	jh_cache_head h;
+	keyed_head(&h, magic, layout, ident);
+	h.src_ino = nh;
+	store_path(path, cache_dir, &h, sections, n);
+}

@@ -49,4 +49,14 @@ int jh_cache_map_keyed(const char *cache_dir, const char *kind, uint64_t key, co
 void jh_cache_store_keyed(const char *cache_dir, const char *kind, uint64_t key, const char magic[8],
                           uint32_t layout, const jh_cache_section *sections, size_t n);
 
+/* The same for a compiled form of a named source (a rules folder, a list
+ * of lexicons): the file is named by a hash of kind and name, and ident, a
+ * hash of the sources' state as they are now, which the head also holds
+ * (src_dev; src_ino: the name's hash).  The caller checks the rest. */
+int jh_cache_map_named(const char *cache_dir, const char *kind, const char *name, uint64_t ident,
+                       const char magic[8], uint32_t layout, void **map, size_t *len);
+void jh_cache_store_named(const char *cache_dir, const char *kind, const char *name, uint64_t ident,
+                          const char magic[8], uint32_t layout, const jh_cache_section *sections,
+                          size_t n);
+
 #endif
