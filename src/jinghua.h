@@ -134,6 +134,11 @@ void jh_ruleset_free(jh_ruleset *rs);
  * default is $JINGHUA_CACHE_DIR, else $XDG_CACHE_HOME/jinghua or
  * ~/.cache/jinghua. */
 int jh_ruleset_set_cache_dir(jh_ruleset *rs, const char *dir);
+/* The size a cache folder may grow to, for the whole process: after a
+ * store, the files used longest ago are removed until the rest fit (and a
+ * source's files of its earlier states at once).  0 = no cap; 256 MB by
+ * default (the command line's $JINGHUA_CACHE_MAX).  Returns JH_OK. */
+int jh_set_cache_limit(unsigned long long bytes);
 
 /* Load one rule file (INI, see rules/README.md) or every *.rules file of a
  * folder, in name order.  Lexicons named by the rules are read from the
