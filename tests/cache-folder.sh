@@ -5,7 +5,8 @@
 # the files used longest ago while the folder is over its cap
 # (JINGHUA_CACHE_MAX, MB); a file modified in the last seconds (another
 # process's) and files not named so are never removed; a map refreshes an
-# old file's time; and a folder that cannot be made is no error.
+# old file's time; processes storing at once leave whole files; and a
+# folder that cannot be made is no error.
 . "$SRCDIR/tests/lib.sh"
 
 J=$JINGHUA
@@ -96,6 +97,26 @@ JINGHUA_CACHE_MAX=0 run
 if [ -e "$C/words-00000000000000b1-0000000000000001.bin" ]; then pass; else fail "no cap: a file was removed"; fi
 expect_exit 2 "a bad JINGHUA_CACHE_MAX" -- env JINGHUA_CACHE_MAX=lots "$J" check "$TMP/a.txt"
 expect_grep "JINGHUA_CACHE_MAX" "$TMP/err" "a bad JINGHUA_CACHE_MAX is named"
+
+# six processes at once on an empty folder, all storing the same sources:
+# the same findings each, one file per source left, whole (a later run
+# maps them all and writes nothing: the same inodes)
+rm -rf "$C"
+for i in 1 2 3 4 5 6; do
+	"$J" check --format json "$TMP/a.txt" >"$TMP/par$i" 2>&1 &
+done
+wait
+same=0
+for i in 1 2 3 4 5 6; do
+	head -n -1 "$TMP/want" | cmp -s - "$TMP/par$i" && same=$((same + 1))
+done
+if [ "$same" -eq 6 ]; then pass; else fail "parallel stores: $same of 6 runs gave the findings"; fi
+if [ "$(count rules-)" -eq 1 ] && [ "$(count lexicon-)" -eq 1 ] && [ "$(count regex-)" -eq 1 ] &&
+   ! ls "$C" | grep -q '\.bin\.'; then pass; else fail "parallel stores left: $(ls "$C")"; fi
+ls -i "$C" | sort >"$TMP/inodes"
+run
+ls -i "$C" | sort >"$TMP/inodes2"
+if cmp -s "$TMP/inodes" "$TMP/inodes2"; then pass; else fail "after parallel stores a file was rebuilt: $(diff "$TMP/inodes" "$TMP/inodes2")"; fi
 
 # a cache folder that cannot be made: no error, the same findings
 : >"$TMP/file"
