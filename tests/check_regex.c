@@ -587,6 +587,7 @@ START_TEST(pre_check_answers)
 	ck_assert_int_eq(jh_pre_maybe(&pre, "\xE5\xAD" "x", 3, 2, md), 1);
 	ck_assert_int_eq(jh_pre_maybe(&pre, "a\x80" "x", 3, 2, md), 1);
 	ck_assert_int_eq(jh_pre_maybe(&pre, "z\xE5", 2, 0, md), 1);
+	jh_pre_free(&pre);
 	/* The walk from t: a run, then a lookahead that takes the end too. */
 	ck_assert_int_eq(jh_pre_build(&pre, "(?<![ \\t])[ \\t]++(?=\\r?\\n|\\z)|(?<=ab)c", 0, &cs), 0);
 	ck_assert_int_eq(pre.n, 2);
@@ -600,6 +601,7 @@ START_TEST(pre_check_answers)
 	ck_assert_int_eq(jh_pre_maybe(&pre, "xabc", 4, 3, md), 1);
 	ck_assert_int_eq(jh_pre_maybe(&pre, "xbbc", 4, 3, md), 0);
 	ck_assert_int_eq(jh_pre_maybe(&pre, "bc", 2, 1, md), 0);   /* nothing two back */
+	jh_pre_free(&pre);
 	jh_pre_classes_free(&cs);
 	pcre2_match_data_free(md);
 }

@@ -22,6 +22,7 @@ void jh_regexes_free(jh_regexes *rx)
 	for (size_t i = 0; i < rx->n; i++) {
 		pcre2_code_free(rx->v[i].code);
 		pcre2_code_free(rx->v[i].jit);
+		jh_pre_free(&rx->v[i].pre);
 	}
 	free(rx->v);
 	for (int i = 0; i < 256; i++)

@@ -12,6 +12,10 @@
 #include "utf8.h"
 #include "util.h"
 
+#define JH_NOINLINE __attribute__((noinline))
+
+static int second_sure(const jh_pre_alt *a);
+
 /* Past the bracket class starting at p ('['), or NULL if it does not close. */
 static const char *skip_class(const char *p)
 {
@@ -115,7 +119,7 @@ static int32_t literal(const char *item, size_t n)
 static jh_pre_class *get_class(const char *item, size_t n, jh_pre_classes *cs, int *err)
 {
 	for (size_t i = 0; i < cs->n; i++)
-		if (strlen(cs->v[i]->src) == n && !memcmp(cs->v[i]->src, item, n))
+		if (cs->v[i]->n_src == n && !memcmp(cs->v[i]->src, item, n))
 			return cs->v[i];
 	jh_pre_class *c = calloc(1, sizeof *c);
 	char *src = malloc(n + 1);
@@ -127,7 +131,7 @@ static jh_pre_class *get_class(const char *item, size_t n, jh_pre_classes *cs, i
 	}
 	memcpy(src, item, n);
 	src[n] = '\0';
-	*c = (jh_pre_class){src, NULL, NULL, 0, literal(item, n)};
+	*c = (jh_pre_class){src, n, NULL, NULL, 0, literal(item, n)};
 	cs->v[cs->n++] = c;
 	return c;
 }
@@ -495,6 +499,25 @@ int jh_pre_build(jh_pre *pre, const char *pattern, unsigned lead, jh_pre_classes
 			jh_pre_test *t = j < alt->n_back ? &alt->back[j] : &alt->fwd[j - alt->n_back];
 			t->lit = t->n == 1 ? pre->cls[t->first]->lit : -1;
 		}
+		/* Decided by the characters at t - 1 and t alone: no test two
+		 * back, and nothing after the first item that needs a character. */
+		int decided = !alt->n_fwd || alt->fwd[0].kind == JH_PRE_ONE;
+		for (int j = 0; j < alt->n_back && decided; j++)
+			decided = alt->back[j].back == 1;
+		for (int j = 1; j < alt->n_fwd && decided; j++)
+			decided = alt->fwd[j].kind == JH_PRE_OPT || alt->fwd[j].kind == JH_PRE_STAR;
+		if (decided)
+			pre->decided |= (uint16_t)(1u << pre->n);
+		/* ...or with the character after t too */
+		int decided2 = second_sure(alt);
+		for (int j = 0; j < alt->n_back && decided2; j++)
+			decided2 = alt->back[j].back == 1;
+		for (int j = 2; j < alt->n_fwd && decided2; j++)
+			decided2 = alt->fwd[j].kind == JH_PRE_OPT || alt->fwd[j].kind == JH_PRE_STAR;
+		if (alt->n_fwd >= 2 && alt->fwd[0].kind == JH_PRE_ONE)
+			pre->second |= (uint16_t)(1u << pre->n);
+		if (decided2)
+			pre->decided2 |= (uint16_t)(1u << pre->n);
 		pre->n++;
 		if (!*p)
 			return 0;
@@ -656,15 +679,17 @@ static int walk(const jh_pre *pre, const jh_pre_alt *a, const char *text, size_t
 	}
 }
 
-int jh_pre_maybe_at(const jh_pre *pre, const char *text, size_t len, size_t t, int32_t before,
-                    size_t before_at, int32_t at, size_t n_at, pcre2_match_data *md)
+/* The alternatives of mask tried in full: 1 when one fits. */
+static int check_alts(const jh_pre *pre, unsigned mask, const char *text, size_t len, size_t t,
+                      int32_t before, size_t before_at, int32_t at, size_t n_at,
+                      pcre2_match_data *md)
 {
-	if (!pre->n)
-		return 1;
 	int32_t before2 = 0;
 	int have2 = 0;
 	for (int i = 0; i < pre->n; i++) {
 		const jh_pre_alt *a = &pre->alt[i];
+		if (!(mask >> i & 1u))
+			continue;
 		/* the character at t first: it tells most alternatives apart */
 		if (a->n_fwd && a->fwd[0].kind == JH_PRE_ONE && at >= 0 &&
 		    !test_has(pre, &a->fwd[0], at, md))
@@ -692,6 +717,173 @@ int jh_pre_maybe_at(const jh_pre *pre, const char *text, size_t len, size_t t, i
 			return 1; /* maybe, or not valid UTF-8 on the way */
 	}
 	return 0;
+}
+
+/* Of the alternatives in need, those that can take cp at one place:
+ * AT_T (their first item), BEFORE_T (every back test of one character;
+ * cp -2: none there) or AFTER_T (the second item, when the first takes
+ * one character and the second one or is a lookahead). */
+enum { AT_T, BEFORE_T, AFTER_T };
+
+static int second_sure(const jh_pre_alt *a)
+{
+	return a->n_fwd >= 2 && a->fwd[0].kind == JH_PRE_ONE &&
+	       (a->fwd[1].kind == JH_PRE_ONE || a->fwd[1].kind == JH_PRE_LOOK);
+}
+
+/* After its first item took the character at t, can alternative a go on
+ * with cp at t + 1: do its items end before it, or does one of those it
+ * may stand at take it? */
+static int goes_on(const jh_pre *pre, const jh_pre_alt *a, int32_t cp, pcre2_match_data *md)
+{
+	uint32_t states = 2; /* at item 1 */
+	for (int i = 1; i < a->n_fwd; i++) {
+		if (!(states >> i & 1u))
+			continue;
+		const jh_pre_test *it = &a->fwd[i];
+		if (it->kind == JH_PRE_LOOK) {
+			if (test_has(pre, it, cp, md))
+				states |= 2u << i;
+			continue;
+		}
+		if (test_has(pre, it, cp, md))
+			return 1;
+		if (it->kind != JH_PRE_ONE)
+			states |= 2u << i;
+	}
+	return (states >> a->n_fwd & 1u) != 0;
+}
+
+static unsigned alts_taking(const jh_pre *pre, int32_t cp, int place, unsigned need,
+                            pcre2_match_data *md)
+{
+	unsigned m = 0;
+	for (int i = 0; i < pre->n; i++) {
+		const jh_pre_alt *a = &pre->alt[i];
+		if (!(need >> i & 1u))
+			continue;
+		int ok = 1;
+		if (place == AT_T) {
+			ok = !(a->n_fwd && a->fwd[0].kind == JH_PRE_ONE) || test_has(pre, &a->fwd[0], cp, md);
+		} else if (place == AFTER_T) {
+			ok = !(a->n_fwd >= 2 && a->fwd[0].kind == JH_PRE_ONE) || goes_on(pre, a, cp, md);
+		} else {
+			for (int j = 0; j < a->n_back && ok; j++)
+				if (a->back[j].back == 1)
+					ok = cp == -2 ? a->back[j].neg
+					              : a->back[j].neg != test_has(pre, &a->back[j], cp, md);
+		}
+		m |= (unsigned)ok << i;
+	}
+	return m;
+}
+
+/* Per BMP code point, the alternatives that can take it at t and at t - 1,
+ * found as they are first needed (256-entry pages, made when first
+ * needed; entries and pages written with atomics: rule sets are shared by
+ * threads, and a race only writes the same answers twice or loses some,
+ * found again).  An entry holds the alternatives known (high byte) and,
+ * of those, the ones that take it (low byte): an alternative the
+ * character at t already ruled out is never asked about the one before,
+ * so that no class is asked what it was not asked before. */
+struct jh_pre_memo {
+	uint16_t *page[3][256];
+};
+
+static JH_NOINLINE unsigned memo_fill(const jh_pre *pre, int32_t cp, int before, unsigned need,
+                                      pcre2_match_data *md)
+{
+	struct jh_pre_memo *mm = __atomic_load_n(&pre->memo, __ATOMIC_ACQUIRE);
+	if (!mm) {
+		struct jh_pre_memo *none = NULL, *m = calloc(1, sizeof *m);
+		if (!m)
+			return alts_taking(pre, cp, before, need, md);
+		if (!__atomic_compare_exchange_n(&((jh_pre *)pre)->memo, &none, m, 0, __ATOMIC_ACQ_REL,
+		                                 __ATOMIC_ACQUIRE)) {
+			free(m); /* another thread's came first */
+			m = none;
+		}
+		mm = m;
+	}
+	uint16_t **slot = &mm->page[before][cp >> 8];
+	uint16_t *pg = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+	if (!pg) {
+		uint16_t *none = NULL, *p = calloc(256, sizeof *p);
+		if (!p)
+			return alts_taking(pre, cp, before, need, md);
+		if (!__atomic_compare_exchange_n(slot, &none, p, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			free(p);
+			p = none;
+		}
+		pg = p;
+	}
+	unsigned v = __atomic_load_n(&pg[cp & 0xFF], __ATOMIC_RELAXED);
+	unsigned missing = need & ~(v >> 8);
+	if (missing) {
+		v |= missing << 8 | alts_taking(pre, cp, before, missing, md);
+		__atomic_store_n(&pg[cp & 0xFF], (uint16_t)v, __ATOMIC_RELAXED);
+	}
+	return v & need;
+}
+
+/* The alternatives of need that take cp (a BMP code point) at t or t - 1:
+ * two loads when known. */
+static inline unsigned memo_alts(const jh_pre *pre, int32_t cp, int before, unsigned need,
+                                 pcre2_match_data *md)
+{
+	const struct jh_pre_memo *mm = __atomic_load_n(&pre->memo, __ATOMIC_ACQUIRE);
+	const uint16_t *pg = mm ? __atomic_load_n(&mm->page[before][cp >> 8], __ATOMIC_ACQUIRE) : NULL;
+	if (pg) {
+		unsigned v = __atomic_load_n(&pg[cp & 0xFF], __ATOMIC_RELAXED);
+		if (!(need & ~(v >> 8)))
+			return v & need;
+	}
+	return memo_fill(pre, cp, before, need, md);
+}
+
+void jh_pre_free(jh_pre *pre)
+{
+	struct jh_pre_memo *mm = pre->memo;
+	if (mm)
+		for (int b = 0; b < 3; b++)
+			for (int k = 0; k < 256; k++)
+				free(mm->page[b][k]);
+	free(mm);
+	pre->memo = NULL;
+}
+
+int jh_pre_maybe_at(const jh_pre *pre, const char *text, size_t len, size_t t, int32_t before,
+                    size_t before_at, int32_t at, size_t n_at, pcre2_match_data *md)
+{
+	if (!pre->n)
+		return 1;
+	unsigned all = (1u << pre->n) - 1;
+	if (before == -1 || before >= 0x10000 || at < 0 || at >= 0x10000)
+		return check_alts(pre, all, text, len, t, before, before_at, at, n_at, md);
+	/* Two table loads decide most triggers: the alternatives the
+	 * character at t and the one before it allow.  Those whose test ends
+	 * there answer at once; the others are walked in full. */
+	unsigned m = memo_alts(pre, at, 0, all, md);
+	if (!m)
+		return 0;
+	m = before == -2 ? alts_taking(pre, -2, BEFORE_T, m, md) : memo_alts(pre, before, BEFORE_T, m, md);
+	if (m & pre->decided)
+		return 1;
+	m &= ~(unsigned)pre->decided;
+	if (!m)
+		return 0;
+	/* then the character after t, for those whose second item is sure */
+	if (m & pre->second && t + n_at < len) {
+		int32_t c1;
+		jh_utf8_decode((const unsigned char *)text + t + n_at, len - t - n_at, &c1);
+		if (c1 >= 0 && c1 < 0x10000) {
+			m = memo_alts(pre, c1, AFTER_T, m, md);
+			if (m & pre->decided2)
+				return 1;
+			m &= ~(unsigned)pre->decided2;
+		}
+	}
+	return m && check_alts(pre, m, text, len, t, before, before_at, at, n_at, md);
 }
 
 int jh_pre_maybe(const jh_pre *pre, const char *text, size_t len, size_t t, pcre2_match_data *md)

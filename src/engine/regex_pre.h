@@ -19,6 +19,7 @@
  * writes the same answer twice). */
 typedef struct {
 	char *src;        /* as written in the pattern */
+	size_t n_src;     /* its length */
 	pcre2_code *code; /* the class alone, anchored, compiled at first use; atomic */
 	uint8_t *memo;    /* 65536 answers, allocated at first use; atomic */
 	int bad;          /* PCRE2 did not take it alone: every answer yes; atomic */
@@ -75,7 +76,16 @@ typedef struct {
 	jh_pre_alt alt[JH_PRE_MAX_ALTS];
 	jh_pre_class *cls[JH_PRE_CLASSES]; /* owned by the jh_pre_classes */
 	int n_cls;
+	uint16_t decided;          /* alternatives the characters at t - 1 and t decide */
+	uint16_t second, decided2; /* those the character after t tells something
+	                            * (the first item takes one character), and of
+	                            * those the ones it decides */
+	struct jh_pre_memo *memo;  /* the alternatives each character allows, found as
+	                            * they come (regex_pre.c); atomic */
 } jh_pre;
+
+/* Frees what answers kept (the memo); the check stays usable. */
+void jh_pre_free(jh_pre *pre);
 
 /* Build the check of a pattern (n = 0 when some alternative needs
  * nothing the check reads, or lead > 0), its classes kept in cs.  A pure

@@ -32,7 +32,7 @@ typedef struct {
  * this process (short texts go without, a folder of chapters gets it
  * after the first few); and a check that says no under 1 in 8 of its
  * first JH_PRE_TRIAL triggers in a text is not asked again in it. */
-#define JH_PRE_AFTER 2048u
+#define JH_PRE_AFTER 256u
 #define JH_PRE_TRIAL 256u
 
 typedef struct {
