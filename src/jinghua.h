@@ -127,10 +127,18 @@ typedef struct jh_rule jh_rule;
 int jh_ruleset_new(jh_ruleset **out);
 void jh_ruleset_free(jh_ruleset *rs);
 /* Where compiled tables are cached between runs (NULL or "" = nowhere),
- * for a rule set not yet loaded.  The library reads no environment
- * variable for it: the command line's default is $JINGHUA_CACHE_DIR, else
- * $XDG_CACHE_HOME/jinghua or ~/.cache/jinghua. */
+ * for a rule set not yet loaded: the rules folders as read (without
+ * parsing their examples until asked for), the lexicons, the compiled
+ * patterns and the checks' tables, each rebuilt when a source changed.
+ * The library reads no environment variable for it: the command line's
+ * default is $JINGHUA_CACHE_DIR, else $XDG_CACHE_HOME/jinghua or
+ * ~/.cache/jinghua. */
 int jh_ruleset_set_cache_dir(jh_ruleset *rs, const char *dir);
+/* The size a cache folder may grow to, for the whole process: after a
+ * store, the files used longest ago are removed until the rest fit (and a
+ * source's files of its earlier states at once).  0 = no cap; 256 MB by
+ * default (the command line's $JINGHUA_CACHE_MAX).  Returns JH_OK. */
+int jh_set_cache_limit(unsigned long long bytes);
 
 /* Load one rule file (INI, see rules/README.md) or every *.rules file of a
  * folder, in name order.  Lexicons named by the rules are read from the
@@ -213,6 +221,9 @@ typedef struct {
 	unsigned line;      /* line in the rule file */
 } jh_example;
 
+/* Example i of the rule: JH_OK, JH_ERR_ARG (no such example), or
+ * JH_ERR_NOMEM (a rule set read from the cache folder decodes its rules'
+ * examples the first time they are asked for). */
 int jh_rule_get_example(const jh_rule *rule, size_t i, jh_example *out);
 
 /* The rule told in words, as `jinghua rules --explain ID` prints it (and

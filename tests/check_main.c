@@ -288,6 +288,7 @@ int main(void)
 	SRunner *sr = srunner_create(utf8_suite());
 	srunner_add_suite(sr, stops_suite());
 	srunner_add_suite(sr, rules_suite());
+	srunner_add_suite(sr, rulecache_suite());
 	srunner_add_suite(sr, lexicon_suite());
 	srunner_add_suite(sr, regex_suite());
 	srunner_add_suite(sr, builtins_suite());

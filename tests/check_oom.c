@@ -29,6 +29,7 @@
 #include <unistd.h>
 #include "jinghua.h"
 #include "regex.h"
+#include "verbatim.h"
 
 /* ---- the failing allocator ---- */
 
@@ -375,10 +376,13 @@ static int run_document(const jh_settings *st, char **check, char **fix)
 	return err;
 }
 
+static const char *cache_dir_now; /* the cache folder of open_config, or NULL */
+
 static int open_config(const char *rules_dir, jh_config **cfg, const jh_settings **st)
 {
 	jh_config_options co = JH_CONFIG_OPTIONS_INIT;
 	co.rules_dir = rules_dir;
+	co.cache_dir = cache_dir_now;
 	co.diag_fn = quiet;
 	int rc = jh_config_open(&co, cfg);
 	if (rc)
@@ -494,6 +498,12 @@ START_TEST(config_out_of_memory)
 	char *want_check, *want_fix, *c, *f;
 	ck_assert_int_eq(run_config(&want_check, &want_fix), JH_OK);
 	ck_assert_ptr_nonnull(want_check);
+	/* The verbatim patterns are the process's, not a configuration's: the
+	 * first check compiled them, and their JIT copies, made once the lines
+	 * looked at reach JH_VERBATIM_JIT_AFTER bytes, are made now, before
+	 * counting (document_out_of_memory has them made by its warm-up runs,
+	 * or in mid-run, counted there as a table kept). */
+	jh_verbatim_jit_now();
 	long before = live;
 	arm(0);
 	ck_assert_int_eq(run_config(&c, &f), JH_OK);
@@ -592,6 +602,91 @@ START_TEST(files_out_of_memory)
 }
 END_TEST
 
+/* The files of the cache folder: removed (empty = 1), or counted by kind. */
+static int cache_files(const char *cache, const char *kind, int empty)
+{
+	DIR *d = opendir(cache);
+	int n = 0;
+	struct dirent *e;
+	char path[600];
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (empty) {
+			snprintf(path, sizeof path, "%s/%s", cache, e->d_name);
+			ck_assert_int_eq(unlink(path), 0);
+		}
+		n += !strncmp(e->d_name, kind, strlen(kind));
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* The same with a cache folder: the rules folder and its lexicon read
+ * (cold: the folder emptied before each run, so each reads the files and
+ * stores them) or mapped from it (warm).  Besides not crashing or leaking,
+ * a cold run must leave no cache behind that a later run reads wrongly:
+ * after each, an unfailed run with what it stored gives the right result. */
+START_TEST(cache_out_of_memory)
+{
+	char cache[300], *want_check, *want_fix, *c, *f;
+	snprintf(cache, sizeof cache, "%s/cache", dir);
+	ck_assert_int_eq(run_config(&want_check, &want_fix), JH_OK); /* without a cache */
+	cache_dir_now = cache;
+	for (int warm = 0; warm < 2; warm++) {
+		cache_files(cache, "", 1);
+		ck_assert_int_eq(run_config(&c, &f), JH_OK);
+		ck_assert_str_eq(c, want_check);
+		ck_assert_str_eq(f, want_fix);
+		free(c);
+		free(f);
+		ck_assert_int_eq(cache_files(cache, "rules-", 0), 1);
+		ck_assert_int_eq(cache_files(cache, "lexicon-", 0), 1);
+		jh_verbatim_jit_now(); /* as in config_out_of_memory */
+		if (!warm)
+			cache_files(cache, "", 1);
+		long before = live;
+		arm(0);
+		ck_assert_int_eq(run_config(&c, &f), JH_OK);
+		armed = 0;
+		long k = n_allocs, errors = 0;
+		same_or_error("cache, check", 0, JH_OK, c, want_check);
+		free(c);
+		free(f);
+		for (long n = 1; n <= k; n++) {
+			if (!warm)
+				cache_files(cache, "", 1);
+			arm(n);
+			int rc = run_config(&c, &f);
+			armed = 0;
+			errors += rc == JH_ERR_NOMEM;
+			same_or_error(warm ? "warm cache, check" : "cold cache, check", n, rc, c, want_check);
+			same_or_error(warm ? "warm cache, fix" : "cold cache, fix", n, rc, f, want_fix);
+			free(c);
+			free(f);
+			ck_assert_msg(live == before, "allocation %ld failed: %ld allocations leaked", n,
+			              live - before);
+			if (!warm) { /* what that run stored, if anything, is right */
+				ck_assert_int_eq(run_config(&c, &f), JH_OK);
+				ck_assert_msg(!strcmp(c, want_check) && !strcmp(f, want_fix),
+				              "allocation %ld failed: a wrong cache file stored", n);
+				free(c);
+				free(f);
+				ck_assert_msg(live == before, "allocation %ld failed: the run after it leaked", n);
+			}
+		}
+		fprintf(stderr, "check_oom: %s cache: %ld allocations, each failed in turn: %ld runs "
+		        "returned JH_ERR_NOMEM, %ld did without it\n", warm ? "warm" : "cold", k, errors,
+		        k - errors);
+		ck_assert_int_gt(errors, k / 2);
+	}
+	cache_dir_now = NULL;
+	free(want_check);
+	free(want_fix);
+}
+END_TEST
+
 int main(void)
 {
 	if (getenv("CHECK_OOM_TRACE"))
@@ -609,6 +704,7 @@ int main(void)
 	tcase_add_test(tc, document_out_of_memory);
 	tcase_add_test(tc, config_out_of_memory);
 	tcase_add_test(tc, files_out_of_memory);
+	tcase_add_test(tc, cache_out_of_memory);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -16,6 +16,7 @@
 Suite *utf8_suite(void);
 Suite *stops_suite(void);
 Suite *rules_suite(void);
+Suite *rulecache_suite(void);
 Suite *lexicon_suite(void);
 Suite *regex_suite(void);
 Suite *builtins_suite(void);

@@ -725,7 +725,26 @@ static int stdout_status(int status)
 	return EXIT_IO;
 }
 
+/* $JINGHUA_CACHE_MAX: the cache folder's cap in MB (0: none), for the
+ * library's default of 256 MB.  Exit status 2 for a bad value. */
+static int cache_max_from_env(void)
+{
+	const char *v = getenv("JINGHUA_CACHE_MAX");
+	if (!v)
+		return 0;
+	char *end;
+	errno = 0;
+	unsigned long long mb = strtoull(v, &end, 10);
+	if (!*v || *end || errno || *v == '-' || mb > (~0ull >> 20)) {
+		fprintf(stderr, "jinghua: JINGHUA_CACHE_MAX must be a number of MB (0: no cap), not '%s'\n", v);
+		return EXIT_USAGE;
+	}
+	jh_set_cache_limit(mb << 20);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	return stdout_status(run(argc, argv));
+	int bad = cache_max_from_env();
+	return bad ? bad : stdout_status(run(argc, argv));
 }
