@@ -29,9 +29,16 @@ char *jh_rule_explain(const jh_rule *rule)
 	if (in.description)
 		fprintf(o, "\n  %s\n", in.description);
 	fprintf(o, "\n  examples:\n");
+	int nomem = 0;
 	for (size_t k = 0; k < in.n_examples; k++) {
 		jh_example ex;
-		if (jh_rule_get_example(rule, k, &ex))
+		/* the examples of a rule from the cache folder are decoded now */
+		int rc = jh_rule_get_example(rule, k, &ex);
+		if (rc == JH_ERR_NOMEM) {
+			nomem = 1;
+			break;
+		}
+		if (rc)
 			continue;
 		fprintf(o, "    %s %s\n", ex.kind == JH_EXAMPLE_BAD ? "bad: " : "good:", ex.text);
 		if (ex.fixed)
@@ -39,7 +46,7 @@ char *jh_rule_explain(const jh_rule *rule)
 	}
 	fprintf(o, "\n  switch off: --ignore %s, or in .jinghua.ini: ignore = %s\n"
 	           "  in a text:  <!-- jinghua-disable-next-line %s -->\n", in.id, in.id, in.id);
-	if (fclose(o) != 0) {
+	if (fclose(o) != 0 || nomem) { /* not the rule told without its examples */
 		free(buf);
 		return NULL;
 	}

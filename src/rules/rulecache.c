@@ -21,8 +21,10 @@
  * to a section's own records changes RC_LAYOUT.  A hash of everything
  * after the head is checked before anything is used, then every index and
  * offset, so a damaged file is parsed again (and written anew), never
- * trusted.  The examples are stored but decoded only when asked for
- * (`jinghua rules --test`, --explain). */
+ * trusted.  (What those checks guard against is damage: the folder is
+ * the user's own, 0700, and one who forges a file with a matching hash
+ * can as well edit the rules.)  The examples are stored but decoded only
+ * when asked for (`jinghua test-rules`, --explain). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -367,6 +369,14 @@ static int view_ok(const rc_view *v)
 			return 0;
 		if ((uint64_t)r->params + r->n_params > v->n_params ||
 		    (uint64_t)r->examples + r->n_examples > v->n_exs)
+			return 0;
+		/* what a load that reported nothing leaves true of every rule,
+		 * which the compiler relies on (finish_rules) */
+		uint32_t need = r->kind == JH_KIND_REGEX     ? r->pattern
+		                : r->kind == JH_KIND_LEXICON ? r->lexicon
+		                                             : r->check;
+		if (!(r->flags & F_KIND_SET) || need == RC_NONE ||
+		    ((r->flags & F_HAS_FIX) && !(r->flags & F_SAFETY_SET)))
 			return 0;
 	}
 	return 1;
