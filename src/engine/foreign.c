@@ -39,7 +39,7 @@ static int foreign_scope(const jh_rule *r)
 		                                                      : FOREIGN_SENTENCE;
 	if (!r->id)
 		return FOREIGN_NEVER;
-	if (!strcmp(r->id, "censor.separator.dot"))
+	if (!strcmp(r->id, "censor.separator.dot") || !strcmp(r->id, "censor.separator.in-word"))
 		return FOREIGN_SENTENCE;
 	if (!strcmp(r->id, "censor.japanese-form"))
 		return FOREIGN_KANA;
