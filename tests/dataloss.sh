@@ -66,6 +66,15 @@ done
 printf '你好,世界.\n' | iconv -f utf-8 -t big5 >"$TMP/short.big5"
 got=$($J fix --to-utf8 --stdout "$TMP/short.big5" 2>/dev/null)
 if [ "$got" = '你好，世界。' ]; then pass; else fail "short Big5 read as '$got'"; fi
+# with full-width punctuation (issue 19's own lines): uchardet names nothing
+# for the GBK one and Windows-1252 for the Big5 one, whose bytes hold two
+# valid UTF-8 pairs by chance
+printf '明天见。\n' | iconv -f utf-8 -t gb18030 >"$TMP/short.gbk"
+got=$($J fix --to-utf8 --stdout "$TMP/short.gbk" 2>/dev/null)
+if [ "$got" = '明天见。' ]; then pass; else fail "short GBK '明天见。' read as '$got'"; fi
+printf '天黑了。\n' | iconv -f utf-8 -t big5 >"$TMP/short.big5"
+got=$($J fix --to-utf8 --stdout "$TMP/short.big5" 2>/dev/null)
+if [ "$got" = '天黑了。' ]; then pass; else fail "short Big5 '天黑了。' read as '$got'"; fi
 printf 'Fran\xe7ais: \xe9t\xe9, \xe0 la plage, tr\xe8s chaud.\n' >"$TMP/fr.txt"
 got=$($J fix --to-utf8 --stdout "$TMP/fr.txt" 2>/dev/null)
 if [ "$got" = 'Français: été, à la plage, très chaud.' ]; then pass; else fail "Latin-1 French read as '$got'"; fi

@@ -551,12 +551,20 @@ static int period_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void
 	c->masked_file = jh_rule_param(r, "masked", &c->masked_line);
 	jh_lazy_init(&c->once);
 	int rc = JH_OK;
-	if (!c->words_file || !c->masked_file) {
+	/* in-word asks only whether the pieces make a masked word: the
+	 * ordinary words (80,000 lines, read at its first separator) are the
+	 * period's, to tell a full stop from a typo */
+	int need_words = strcmp(r->check, "in-word") != 0;
+	if ((need_words && !c->words_file) || !c->masked_file) {
 		jh_report(diag_fn, payload, JH_ERROR, r->file, r->line, 0, r->id,
-		          "the period check needs words and masked (word lists in data/)");
+		          need_words ? "the period check needs words and masked (word lists in data/)"
+		                     : "the in-word check needs masked (a word list in data/)");
 		rc = JH_ERR_RULES;
 	} else {
-		rc = jh_data_readable(r, c->words_file, c->words_line, diag_fn, payload);
+		if (need_words)
+			rc = jh_data_readable(r, c->words_file, c->words_line, diag_fn, payload);
+		else
+			c->words_file = NULL;
 		if (rc == JH_OK)
 			rc = jh_data_readable(r, c->masked_file, c->masked_line, diag_fn, payload);
 	}
@@ -578,8 +586,9 @@ static int period_load(void *arg)
 {
 	period_arg *a = arg;
 	const jh_rule *r = a->cfg->rule;
-	int rc = jh_load_words(&a->cfg->words, r->data_dir, a->cfg->words_file, r,
-	                       a->cfg->words_line, a->diag_fn, a->payload);
+	int rc = !a->cfg->words_file ? JH_OK
+	                             : jh_load_words(&a->cfg->words, r->data_dir, a->cfg->words_file,
+	                                             r, a->cfg->words_line, a->diag_fn, a->payload);
 	if (rc == JH_OK)
 		rc = jh_load_words(&a->cfg->masked, r->data_dir, a->cfg->masked_file, r,
 		                   a->cfg->masked_line, a->diag_fn, a->payload);
@@ -604,31 +613,37 @@ static size_t char_start_before(const char *text, size_t pos)
 	return p;
 }
 
-/* Does a word of the list span the dot at [dot, dot+1): the two characters
- * beside it, or three with one more on either side? */
-static int period_in_word(const jh_strset *set, const char *text, size_t len, size_t a, size_t dot)
+/* Does a word of the list span the separator at [dot, after): the two
+ * characters beside it, or three with one more on either side? */
+static int sep_in_word(const jh_strset *set, const char *text, size_t len, size_t a, size_t dot,
+                       size_t after)
 {
 	char w[32];
 	size_t n1 = dot - a, n2, n3 = 0, n0 = 0;
-	if (!is_han_at(text, len, dot + 1, &n2) || n1 + n2 > 16)
+	if (!is_han_at(text, len, after, &n2) || n1 + n2 > 16)
 		return 0;
 	memcpy(w, text + a, n1);
-	memcpy(w + n1, text + dot + 1, n2);
+	memcpy(w + n1, text + after, n2);
 	if (jh_strset_has(set, w, n1 + n2))
 		return 1;
-	if (is_han_at(text, len, dot + 1 + n2, &n3) && n3 <= 8) {
-		memcpy(w + n1 + n2, text + dot + 1 + n2, n3);
+	if (is_han_at(text, len, after + n2, &n3) && n3 <= 8) {
+		memcpy(w + n1 + n2, text + after + n2, n3);
 		if (jh_strset_has(set, w, n1 + n2 + n3))
 			return 1;
 	}
 	size_t b = char_start_before(text, a);
 	if (b < a && is_han_at(text, len, b, &n0) && b + n0 == a && n0 + n1 + n2 <= 24) {
 		memcpy(w, text + b, n0 + n1);
-		memcpy(w + n0 + n1, text + dot + 1, n2);
+		memcpy(w + n0 + n1, text + after, n2);
 		if (jh_strset_has(set, w, n0 + n1 + n2))
 			return 1;
 	}
 	return 0;
+}
+
+static int period_in_word(const jh_strset *set, const char *text, size_t len, size_t a, size_t dot)
+{
+	return sep_in_word(set, text, len, a, dot, dot + 1);
 }
 
 /* 一.概述, 二十.附录: a list number at a line's start. */
@@ -696,6 +711,89 @@ static void period_step(jh_brun *run, const jh_char *c)
 	                    word ? JH_UNSAFE : run->rule->safety);
 }
 
+/* ---- one space or dot pushed into a word that filters catch ---- */
+
+/* 屠 杀, 在城里邪•教组织: a single separator inside a run of Han
+ * characters.  censor.separator.dot and .space look for one-character
+ * segments (子·弹·上·膛), which a lone separator in running text is not,
+ * so only the word tells: the characters beside it make a word of
+ * `masked`, as for the period above. */
+static int inword_mark(int32_t cp)
+{
+	return cp == ' ' || cp == 0xA0 || cp == 0xB7 || cp == 0x2022 || cp == 0x2027 ||
+	       cp == 0x2219 || cp == 0x30FB;
+}
+
+/* Is the line around pos spaced between Han characters elsewhere too
+ * (word by word, 通用 公共 许可证)?  Then its spaces are layout. */
+static int inword_spaced_line(const char *text, size_t len, size_t pos)
+{
+	size_t a = pos, b = pos, n;
+	while (a > 0 && text[a - 1] != '\n')
+		a--;
+	while (b < len && text[b] != '\n')
+		b++;
+	for (size_t p = a + 1; p + 1 < b; p++) {
+		if (p == pos || (text[p] != ' ' && text[p] != '\t'))
+			continue;
+		if (is_han_at(text, len, char_start_before(text, p), &n) && is_han_at(text, len, p + 1, &n))
+			return 1;
+	}
+	return 0;
+}
+
+/* Inside 《》 on its line?  A title's dot parts its pieces (《渡江云·山阴
+ *久客》: a tune name and a title), whatever word they make. */
+static int inword_in_title(const char *text, size_t pos)
+{
+	for (size_t p = pos; p >= 3 && text[p - 1] != '\n'; p--) {
+		if (!memcmp(text + p - 3, "\xE3\x80\x8B", 3)) /* 》 */
+			return 0;
+		if (!memcmp(text + p - 3, "\xE3\x80\x8A", 3)) /* 《 */
+			return 1;
+	}
+	return 0;
+}
+
+static void inword_step(jh_brun *run, const jh_char *c)
+{
+	size_t n2, n;
+	if (!inword_mark(c->cp) || c->prev_cp < 0 || !(jh_class_of(c->prev_cp) & JH_C_HAN))
+		return;
+	size_t after = c->pos + c->len;
+	if (!is_han_at(run->text, run->len, after, &n2))
+		return;
+	/* a piece that goes on into a longer run of Han characters, and no
+	 * chain: one-character segments on both sides (子·弹) and chains
+	 * (子·弹·上) are the regex rules' */
+	size_t b = char_start_before(run->text, c->prev_pos);
+	int left = b < c->prev_pos && is_han_at(run->text, run->len, b, &n);
+	int right = is_han_at(run->text, run->len, after + n2, &n);
+	int32_t cp = -1;
+	if (!left && b < c->prev_pos) {
+		jh_utf8_decode((const unsigned char *)run->text + b, c->prev_pos - b, &cp);
+		if (inword_mark(cp))
+			return;
+	}
+	if (!right && after + n2 < run->len) {
+		jh_utf8_decode((const unsigned char *)run->text + after + n2, run->len - after - n2, &cp);
+		if (inword_mark(cp))
+			return;
+	}
+	if (!left && !right)
+		return;
+	if (c->cp == ' ' && inword_spaced_line(run->text, run->len, c->pos))
+		return;
+	if (c->cp != ' ' && c->cp != 0xA0 && inword_in_title(run->text, c->pos))
+		return;
+	period_cfg *cfg = (period_cfg *)run->cfg;
+	period_arg arg = {cfg, run->diag_fn, run->payload};
+	if (jh_lazy_get(&cfg->once, period_load, &arg) != JH_OK)
+		return;
+	if (sep_in_word(&cfg->masked, run->text, run->len, c->prev_pos, c->pos, after))
+		jh_brun_emit_safety(run, c->pos, after, NULL, 0, NULL, run->rule->safety);
+}
+
 const jh_builtin_def jh_checks_punct[] = {
 	{"run-on", JH_C_HAN | JH_C_CJK_PUNCT | JH_C_ASCII_PUNCT | JH_C_NEWLINE, runon_params,
 	 runon_compile, free, runon_step, runon_finish, 0, JH_HAN_COUNT, NULL},
@@ -704,5 +802,7 @@ const jh_builtin_def jh_checks_punct[] = {
 	{"quote-style", JH_C_CJK_PUNCT, qstyle_params, qstyle_compile, free, qstyle_step,
 	 qstyle_finish, 1},
 	{"period", JH_C_ASCII_PUNCT, period_params, period_compile, period_free, period_step, NULL},
+	{"in-word", JH_C_SPACE | JH_C_ASCII_PUNCT | JH_C_CJK_PUNCT | JH_C_KANA | JH_C_OTHER,
+	 period_params, period_compile, period_free, inword_step, NULL},
 	{NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };

@@ -243,11 +243,14 @@ static const char *detect(const char *data, size_t len, char *buf, size_t size,
  * chance, so such sequences stay a small fraction of the stray bytes; in a
  * UTF-8 file with a stray Latin-1 byte they outnumber it many times.
  * Guessing a legacy encoding there would turn every Chinese character
- * into two or three others, and the fixes would then edit those. */
+ * into two or three others, and the fixes would then edit those.  A
+ * two-byte sequence is the likelier chance (Big5 天黑了。 holds two, d1 b6
+ * and c2 a4, beside two stray bytes), so it counts half of a longer one
+ * (a Chinese character), and the sequences must outweigh the stray bytes. */
 static int mostly_utf8(const char *data, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)data;
-	size_t multi = 0, stray = 0;
+	size_t multi = 0, stray = 0; /* multi: 1 for a 2-byte sequence, 2 for longer */
 	for (size_t i = 0; i < len;) {
 		if (s[i] < 0x80) {
 			i++;
@@ -258,20 +261,22 @@ static int mostly_utf8(const char *data, size_t len)
 		if (cp < 0)
 			stray += n;
 		else
-			multi++;
+			multi += n > 2 ? 2 : 1;
 		i += n;
 	}
-	return multi >= stray;
+	return multi > stray;
 }
 
-/* Is text that uchardet took for a single-byte code page Chinese in GB18030
- * or Big5?  On a short text (a chapter title) uchardet often names a Latin,
- * Greek or Thai code page.  Chinese text in GB18030 is mostly characters of
- * GB2312's first level (lead 0xB0-0xD7, trail 0xA1-0xFE); in Big5, of its
- * first level (lead 0xA4-0xC6).  Latin-1 text read as either gives rare
- * characters or pairs that do not decode (an accented letter before a space
- * or an ASCII letter).  So a text whose high bytes all pair up, mostly into
- * first-level characters of one of them, is in that one. */
+/* Is text that uchardet took for a single-byte code page, or could not
+ * name, Chinese in GB18030 or Big5?  On a short text (a chapter title, a
+ * line: 明天见。) uchardet often names a Latin, Greek or Thai code page, or
+ * nothing.  Chinese text in GB18030 is mostly characters of GB2312's first
+ * level (lead 0xB0-0xD7, trail 0xA1-0xFE) and its full-width punctuation
+ * (rows 0xA1-0xA3: 。，、！？); in Big5, of its first level (lead 0xA4-0xC6)
+ * and its punctuation (lead 0xA1-0xA3).  Latin-1 text read as either gives
+ * rare characters or pairs that do not decode (an accented letter before a
+ * space or an ASCII letter).  So a text whose high bytes all pair up, mostly
+ * into common characters of one of them, is in that one. */
 static const char *cjk_double_byte(const char *data, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)data;
@@ -284,8 +289,9 @@ static const char *cjk_double_byte(const char *data, size_t len)
 		pairs++;
 		gb_ok &= a >= 0x81 && a <= 0xFE && b >= 0x40 && b <= 0xFE && b != 0x7F;
 		big5_ok &= a >= 0x81 && a <= 0xFE && ((b >= 0x40 && b <= 0x7E) || (b >= 0xA1 && b <= 0xFE));
-		gb_common += a >= 0xB0 && a <= 0xD7 && b >= 0xA1 && b <= 0xFE;
-		big5_common += a >= 0xA4 && a <= 0xC6;
+		gb_common += ((a >= 0xB0 && a <= 0xD7) || (a >= 0xA1 && a <= 0xA3)) && b >= 0xA1 &&
+		             b <= 0xFE;
+		big5_common += a >= 0xA1 && a <= 0xC6;
 		i++;
 	}
 	if (!pairs)
@@ -456,8 +462,10 @@ int decode_text(const char *data, size_t len, const char *want, decoded *out, ch
 		guessed = g == NULL;
 		if (!g && !mostly_utf8(data, len)) {
 			g = detect(data, len, name, sizeof name, &out->detect_problem);
-			if (g && family_of(g) == FAM_SINGLE && cjk_double_byte(data, len))
+			if ((!g || family_of(g) == FAM_SINGLE) && cjk_double_byte(data, len)) {
 				g = cjk_double_byte(data, len);
+				out->detect_problem = NULL; /* told without uchardet */
+			}
 		}
 		if (g && g != name)
 			snprintf(name, sizeof name, "%s", g);

@@ -39,7 +39,7 @@ static int foreign_scope(const jh_rule *r)
 		                                                      : FOREIGN_SENTENCE;
 	if (!r->id)
 		return FOREIGN_NEVER;
-	if (!strcmp(r->id, "censor.separator.dot"))
+	if (!strcmp(r->id, "censor.separator.dot") || !strcmp(r->id, "censor.separator.in-word"))
 		return FOREIGN_SENTENCE;
 	if (!strcmp(r->id, "censor.japanese-form"))
 		return FOREIGN_KANA;
@@ -67,19 +67,10 @@ static int is_kana(int32_t cp)
 
 static int is_japanese_form(int32_t cp)
 {
-	size_t lo = 0, hi = sizeof jh_japanese_forms / sizeof jh_japanese_forms[0];
-	if (cp < jh_japanese_forms[0] || cp > jh_japanese_forms[hi - 1])
+	if (cp < JH_JAPANESE_FORMS_FIRST || cp >= JH_JAPANESE_FORMS_END)
 		return 0;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (jh_japanese_forms[mid] == cp)
-			return 1;
-		if (jh_japanese_forms[mid] < cp)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
+	unsigned k = (unsigned)(cp - JH_JAPANESE_FORMS_FIRST);
+	return (jh_japanese_form_bits[k / 32] >> (k % 32)) & 1u;
 }
 
 static int ends_sentence(int32_t cp)
@@ -148,11 +139,30 @@ static int kana_near(const char *text, size_t len, size_t a, size_t b)
 	return 0;
 }
 
+/* Whether the text may hold hiragana or hangul, by their UTF-8 lead bytes
+ * (E3 81-82, E3 84-86, E1 84-87, EA-ED): Chinese text has none, and this
+ * byte loop spares it the decoding pass of doc_foreign. */
+static int may_have_foreign(const char *text, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	for (size_t i = 0; i + 1 < len; i++) {
+		unsigned a = s[i], b = s[i + 1];
+		if (a < 0xE1 || (a > 0xE3 && a < 0xEA)) /* ASCII, continuations, Han */
+			continue;
+		if ((a == 0xE3 && ((b >= 0x81 && b <= 0x82) || (b >= 0x84 && b <= 0x86))) ||
+		    (a == 0xE1 && b >= 0x84 && b <= 0x87) || (a >= 0xEA && a <= 0xED))
+			return 1;
+	}
+	return 0;
+}
+
 /* More than half of the lines with Han or foreign letters have foreign
  * letters: a Japanese (or Korean) document.  A bilingual text, one line
  * Japanese and the next its Chinese translation, is not. */
 static int doc_foreign(const char *text, size_t len)
 {
+	if (!may_have_foreign(text, len))
+		return 0;
 	size_t lines = 0, foreign = 0;
 	for (size_t a = 0; a < len;) {
 		size_t x, b;
