@@ -226,6 +226,54 @@ START_TEST(lm_sunpinyin)
 }
 END_TEST
 
+/* The seen-successor lookup mask restoration intersects with: every word
+ * jh_lm_children visits after a history has the probability jh_lm_next
+ * gives it there (seen, no back-off), and their number is
+ * jh_lm_n_children's; a word not among them (one skipped between two
+ * visited ids: the children come in id order) is not seen (-INFINITY),
+ * though jh_lm_next backs off to a finite score for it. */
+typedef struct {
+	const jh_lm *lm;
+	jh_lm_state st;
+	size_t n, bad;
+	uint32_t last, gap;
+} seen_arg;
+
+static void seen_child(void *arg, uint32_t wid, double lp)
+{
+	seen_arg *a = arg;
+	jh_lm_state nx;
+	/* id 0, the sentence end, is never a word of text: looked up as none */
+	if (wid && (jh_lm_seen(a->lm, a->st, wid) != lp || jh_lm_next(a->lm, a->st, wid, &nx) != lp))
+		a->bad++;
+	if (a->n && !a->gap && wid > a->last + 1)
+		a->gap = a->last + 1;
+	a->n++;
+	a->last = wid;
+}
+
+START_TEST(lm_seen_successors)
+{
+	jh_lm *lm;
+	char err[256];
+	if (jh_lm_open(&lm, LM_MODEL, LM_WORDS, err, sizeof err) == JH_ERR_IO)
+		return; /* sunpinyin-data not installed */
+	seen_arg a = {lm, 0, 0, 0, 0, 0};
+	jh_lm_next(lm, 0, lm_id(lm, "骑兵"), &a.st);
+	ck_assert_uint_eq(jh_lm_children(lm, a.st, 0, seen_child, &a), a.n);
+	ck_assert_uint_gt(a.n, 10);
+	ck_assert_uint_eq(a.bad, 0);
+	ck_assert_uint_eq(jh_lm_n_children(lm, a.st), a.n);
+	ck_assert_uint_ne(a.gap, 0);
+	jh_lm_state nx;
+	ck_assert(jh_lm_seen(lm, a.st, a.gap) == -INFINITY);
+	ck_assert(isfinite(jh_lm_next(lm, a.st, a.gap, &nx)));
+	ck_assert(jh_lm_seen(lm, a.st, 0) == -INFINITY);              /* no word */
+	ck_assert(jh_lm_seen(lm, 0, lm_id(lm, "中国")) == -INFINITY); /* no history */
+	jh_lm_free(lm);
+}
+END_TEST
+
 static void put32(FILE *f, uint32_t v)
 {
 	unsigned char b[4] = {v & 255, v >> 8 & 255, v >> 16 & 255, v >> 24};
@@ -551,6 +599,7 @@ Suite *typo_suite(void)
 	tcase_add_test(tc, context_homophone);
 	tcase_add_test(tc, context_without_dictionary);
 	tcase_add_test(tc, lm_sunpinyin);
+	tcase_add_test(tc, lm_seen_successors);
 	tcase_add_test(tc, lm_corrupt);
 	tcase_add_test(tc, context_trigram);
 	tcase_add_test(tc, context_guards);

@@ -47,10 +47,11 @@ $PY -c 'import json,sys,jsonschema; jsonschema.validate(json.load(open(sys.argv[
 # sarif: a fix's label says what the JSON report says of it.  Ranked answers
 # of a finding with no fix (a mask the model is unsure of) are all
 # alternatives; none is labelled the fix (the first was, "unsafe fix")
-# (the fill threshold lowered to 30%, far from both masks' probabilities, so
-# that the first is filled and the second is not whatever the calibration)
+# (the fill threshold lowered to 20%, between the two masks' probabilities,
+# 28% and 10% since the calibration refit of the two-sided proposer, so
+# that the first is filled and the second is not)
 printf '他掏出一枚手*弹扔了过去。\n我们今天去公园玩，天气很好，大家都很开*。\n' >"$TMP/mask.txt"
-printf '[censor.mask.suggest]\nfill-threshold = 30\n' >"$TMP/mask.ini"
+printf '[censor.mask.suggest]\nfill-threshold = 20\n' >"$TMP/mask.ini"
 JINGHUA_RULES=$SRCDIR/rules $J check --config "$TMP/mask.ini" --format json "$TMP/mask.txt" >"$TMP/mask.json"
 JINGHUA_RULES=$SRCDIR/rules $J check --config "$TMP/mask.ini" --format sarif "$TMP/mask.txt" >"$TMP/mask.sarif"
 $PY - "$SRCDIR/tests/data/workflows/sarif-schema-2.1.0.json" "$TMP/mask.sarif" "$TMP/mask.json" <<'PY' 2>"$TMP/py" && pass || { fail "sarif fix labels"; cat "$TMP/py" >&2; }

@@ -353,7 +353,11 @@ static void ms_flush(jh_brun *run)
 	ms_cand v[MS_MAX_CAND];
 	ms_ctx x;
 	ms_ctx_init(c, t, lb, nl, ra, nr, &x);
-	int n = ms_candidates(c, &x, t, lb, nl, ra, nr, v);
+	unsigned fit = c->mr ? 0 : ~0u; /* the fill lengths the model ranks */
+	jh_mr_query fq = {.run = (int)run->run_len, .star = run->run_cp == '*' || run->run_cp == 0xFF0A};
+	for (int k = 1; c->mr && k <= JH_MR_MAX_FILL; k++)
+		fit |= (unsigned)jh_mr_fits(&fq, k) << k;
+	int n = ms_candidates(c, &x, t, lb, nl, ra, nr, v, fit);
 	if (n < 0) {
 		run->err = JH_ERR_NOMEM;
 		return;

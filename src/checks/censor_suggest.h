@@ -86,7 +86,7 @@ void ms_combine(const ms_cfg *c, const ms_ctx *x, const char *t, const size_t *l
 int cmp_cand(const void *a, const void *b);
 int ms_index_masked(const jh_wordmap *m, int last, struct ms_key **out);
 int ms_candidates(const ms_cfg *c, const ms_ctx *x, const char *t, const size_t *lb, int nl,
-                  const size_t *ra, int nr, ms_cand *v);
+                  const size_t *ra, int nr, ms_cand *v, unsigned fit);
 
 /* censor_suggest_doc.c */
 int ms_blocks(ms_state *st, const char *t, size_t len, size_t lo, size_t hi);

@@ -429,9 +429,12 @@ static double dict_score(const ms_cfg *c, const ms_ctx *x, const jh_wordmap *m, 
 
 /* Gather fills: the masked-word list, and every dictionary word that spans
  * the mask (its start in the left context and/or its end in the right
- * context: **不离十 → 八九不离十 gives 八九). */
+ * context: **不离十 → 八九不离十 gives 八九); only fills of n characters
+ * with bit n of fit set (the lengths the model's ranking keeps: the
+ * others took the places of ones it keeps, and their merging was a
+ * tenth of a mask's cost). */
 int ms_candidates(const ms_cfg *c, const ms_ctx *x, const char *t, const size_t *lb, int nl,
-                         const size_t *ra, int nr, ms_cand *v)
+                         const size_t *ra, int nr, ms_cand *v, unsigned fit)
 {
 	int n = 0, joins;
 	char lc[8], rc[8]; /* the context characters touching the mask, simplified */
@@ -446,7 +449,7 @@ int ms_candidates(const ms_cfg *c, const ms_ctx *x, const char *t, const size_t 
 	for (size_t i = 0; i < c->masked.n; i++) { /* in list order, as ranked ties expect */
 		const char *w = c->masked.buf + c->masked.off[i];
 		size_t wn = c->masked.len[i];
-		if (!mark[i])
+		if (!mark[i] || !(fit >> n_chars(w, wn) & 1))
 			continue; /* most listed words fit nowhere */
 		if (c->mr) { /* the model scores them (ms_restore): kept apart, unscored */
 			if (listed < MS_MAX_CAND / 2 && ++listed)
@@ -482,6 +485,8 @@ int ms_candidates(const ms_cfg *c, const ms_ctx *x, const char *t, const size_t 
 					continue;
 				if (rest < rctx_n && ((unsigned char)rctx[rest] & 0xC0) == 0x80)
 					continue;
+				if (!(fit >> n_chars(w + kn, fe - kn) & 1))
+					continue; /* a length the ranking drops (jh_mr_fits) */
 				double s = dict_score(c, x, m, wi, k + n_chars(w + fe, rest), w + kn, fe - kn);
 				ms_add(v, &n, w + kn, fe - kn, s);
 			}
@@ -500,7 +505,7 @@ int ms_candidates(const ms_cfg *c, const ms_ctx *x, const char *t, const size_t 
 			size_t wn = m->len[wi];
 			if (wn < kn || memcmp(w + wn - kn, key, kn))
 				break;
-			if (wn == kn)
+			if (wn == kn || !(fit >> n_chars(w, wn - kn) & 1))
 				continue;
 			double s = dict_score(c, x, m, wi, k, w, wn - kn);
 			ms_add(v, &n, w, wn - kn, s);

@@ -38,7 +38,12 @@ static const int k_per_len[JH_MR_MAX_FILL + 1] = {0, 12, 32, 6, 6};
  * it: change it with anything that changes what they hold (the slots per
  * length, the scores kept, the filter's hash), so that no process maps a
  * cache file of the old form. */
-#define TABLES_FORM 1
+#define TABLES_FORM 2
+/* Successor slots per fill length 1..4: the words most likely after
+ * each word, by P(w2 | w1) (a walk over the history's successors was a
+ * seventh of a mask's cost). */
+#define S_PER_LEN 8
+#define S_ALL (S_PER_LEN * JH_MR_MAX_FILL)
 #define S2T_LO 0x3400
 #define S2T_HI 0x9FFF
 
@@ -97,6 +102,7 @@ static int build_bloom(jh_mr *m)
 typedef struct {
 	jh_mr *m;
 	float *ps; /* scores of the slots being filled */
+	float *ss; /* and of the successor slots */
 } build_arg;
 
 static const int k_base[JH_MR_MAX_FILL + 2] = {0, 0, 12, 44, 50, 56}; /* sums of k_per_len */
@@ -106,12 +112,9 @@ static int slot_base(int len)
 	return k_base[len];
 }
 
-/* Put id (score s) into the sorted slots of its length in list row. */
-static void keep(uint32_t *ids, float *sc, size_t row, int len, uint32_t id, float s)
+/* Put id (score s) into the k sorted slots v, f. */
+static void keep_in(uint32_t *v, float *f, int k, uint32_t id, float s)
 {
-	int k = k_per_len[len];
-	uint32_t *v = ids + row * K_ALL + slot_base(len);
-	float *f = sc + row * K_ALL + slot_base(len);
 	if (v[k - 1] && f[k - 1] >= s)
 		return;
 	int i = k - 1;
@@ -124,6 +127,13 @@ static void keep(uint32_t *ids, float *sc, size_t row, int len, uint32_t id, flo
 	f[i] = s;
 }
 
+/* Put id (score s) into the sorted slots of its length in list row. */
+static void keep(uint32_t *ids, float *sc, size_t row, int len, uint32_t id, float s)
+{
+	size_t at = row * K_ALL + (size_t)slot_base(len);
+	keep_in(ids + at, sc + at, k_per_len[len], id, s);
+}
+
 static void on_bigram(void *arg, uint32_t w1, uint32_t w2, double lp)
 {
 	build_arg *a = arg;
@@ -134,6 +144,11 @@ static void on_bigram(void *arg, uint32_t w1, uint32_t w2, double lp)
 	int l1 = m->t.wlen[w1];
 	if (l1 >= 1 && l1 <= JH_MR_MAX_FILL) /* before w2, by P(w1) P(w2 | w1) */
 		keep(m->t.pred, a->ps, w2, l1, w1, (float)(lp + (double)m->t.uni[w1]));
+	int l2 = m->t.wlen[w2];
+	if (l2 >= 1 && l2 <= JH_MR_MAX_FILL) { /* after w1, by P(w2 | w1) */
+		size_t at = (size_t)w1 * S_ALL + (size_t)(l2 - 1) * S_PER_LEN;
+		keep_in(m->t.succ + at, a->ss + at, S_PER_LEN, w2, (float)lp);
+	}
 }
 
 typedef struct {
@@ -178,15 +193,18 @@ static int build_rev(jh_mr *m)
 static int build_lists(jh_mr *m)
 {
 	size_t cells = (size_t)m->t.n_words * K_ALL;
+	size_t scells = (size_t)m->t.n_words * S_ALL;
 	m->t.pred = calloc(cells, sizeof *m->t.pred);
+	m->t.succ = calloc(scells, sizeof *m->t.succ);
 	m->t.rev_off = calloc((size_t)m->t.n_words + 1, sizeof *m->t.rev_off);
-	build_arg a = {m, malloc(cells * sizeof(float))};
+	build_arg a = {m, malloc(cells * sizeof(float)), malloc(scells * sizeof(float))};
 	int rc = JH_OK;
-	if (!m->t.pred || !m->t.rev_off || !a.ps)
+	if (!m->t.pred || !m->t.succ || !m->t.rev_off || !a.ps || !a.ss)
 		rc = JH_ERR_NOMEM;
 	else
 		jh_lm_each_bigram(m->lm, on_bigram, &a);
 	free(a.ps);
+	free(a.ss);
 	return rc ? rc : build_rev(m);
 }
 
@@ -257,6 +275,7 @@ int jh_mr_open(jh_mr **out, const jh_rule *r, const char *lm, const char *lexico
 		m->t.n_words = jh_lm_count(m->lm);
 		m->t.form = TABLES_FORM;
 		m->t.k_all = K_ALL;
+		m->t.k_succ = S_ALL;
 		m->t.bloom_words = (size_t)1 << (BLOOM_BITS - 6);
 		if (jh_mr_cache_map(&m->t, r->cache_dir, lm, lexicon) != 0) {
 			rc = build_tables(m);
@@ -293,6 +312,10 @@ typedef struct {
 	jh_lm_state hist;      /* the state after them */
 	uint32_t first_right;  /* the first word after the mask (0: none) */
 	uint32_t rid[JH_MR_CTX + 1][JH_MR_CTX + 1]; /* the word right[a, b), as word_id */
+	/* the right context's best segmentation on its own: the words a
+	 * fill that makes no word with its neighbours is followed by */
+	uint32_t rw[JH_MR_CTX];
+	int nrw;
 	/* jh_lm_next's answers for this mask: the candidates' windows share
 	 * most of their steps (the right context's words after the same few
 	 * histories) */
@@ -351,6 +374,35 @@ static void relax(seg_arg *a, int i, int from, double *dp, jh_lm_state *st, int 
 	jh_seg_step(dp, back, st, i, from, MAX_WORD, NEG, seg_cost, a);
 }
 
+/* The right context's best segmentation from no history, as words
+ * (x->rw, x->nrw): one lattice for every candidate that makes no word
+ * with its neighbours (fast_score). */
+static void right_words(shared *x)
+{
+	const jh_mr_query *q = x->q;
+	double dp[JH_MR_CTX + 1];
+	jh_lm_state st[JH_MR_CTX + 1];
+	int from[JH_MR_CTX + 1];
+	uint32_t ids[JH_MR_CTX + 1][MAX_WORD + 1];
+	for (int i = 1; i <= q->nr; i++)
+		for (int d = 1; d <= MAX_WORD && d <= i; d++) {
+			uint32_t id = x->rid[i - d][i];
+			ids[i][d] = id || d == 1 ? id : NO_WORD;
+		}
+	dp[0] = 0;
+	st[0] = 0;
+	seg_arg sa = {x, q->right, ids};
+	for (int i = 1; i <= q->nr; i++)
+		relax(&sa, i, 0, dp, st, from);
+	uint32_t back[JH_MR_CTX];
+	int k = 0;
+	for (int i = q->nr; i > 0; i = from[i])
+		back[k++] = ids[i][i - from[i]];
+	x->nrw = k;
+	for (int a = 0; a < k; a++)
+		x->rw[a] = back[k - 1 - a];
+}
+
 static void share(shared *x, const jh_mr *m, const jh_mr_query *q)
 {
 	x->m = m;
@@ -376,6 +428,7 @@ static void share(shared *x, const jh_mr *m, const jh_mr_query *q)
 	for (int a = 0; a < q->nr; a++)
 		for (int b = a + 1; b <= q->nr; b++)
 			x->rid[a][b] = word_id(m, q->right + a, b - a);
+	right_words(x);
 }
 
 /* log P(mask | fill length): sites write one mask character per hidden
@@ -398,6 +451,21 @@ static double len_prior(const jh_mr_query *q, int len)
 #ifndef LOG_CACHE
 #define LOG_CACHE (-3.0)
 #endif
+
+/* Score s with the priors of a fill of fn characters from the sources
+ * src added: the mask's length prior and each source's (in this order:
+ * the sums are the scores the JSON report prints in full). */
+static double with_priors(double s, const jh_mr_query *q, int fn, unsigned src)
+{
+	s += len_prior(q, fn);
+	if (src & JH_MR_SRC_LISTED)
+		s += PRIOR_LISTED;
+	if (src & JH_MR_SRC_DOC)
+		s += PRIOR_DOC;
+	if (src & JH_MR_SRC_TOPIC)
+		s += PRIOR_TOPIC;
+	return s;
+}
 
 /* The score of fill f: log P(window) under the model, and the priors. */
 static double score(shared *x, const int32_t *f, int fn, unsigned src)
@@ -436,14 +504,58 @@ static double score(shared *x, const int32_t *f, int fn, unsigned src)
 		if (dp[n] > best)
 			best = dp[n];
 	}
-	double s = best + len_prior(q, fn);
-	if (src & JH_MR_SRC_LISTED)
-		s += PRIOR_LISTED;
-	if (src & JH_MR_SRC_DOC)
-		s += PRIOR_DOC;
-	if (src & JH_MR_SRC_TOPIC)
-		s += PRIOR_TOPIC;
-	return s;
+	return with_priors(best, q, fn, src);
+}
+
+/* Does a word of the model (two characters or more) cross an edge of
+ * the fill in the window w (fill [nl, fe), n characters)?  Then the
+ * window's best segmentation may not keep the fill as one word. */
+static int edge_word(const jh_mr *m, const int32_t *w, int nl, int fe, int n)
+{
+	for (int e = 0; e < 2; e++) {
+		int at = e ? fe : nl;
+		if (at == 0 || at == n)
+			continue;
+		for (int j = at - 1; j >= 0 && at - j < MAX_WORD; j--)
+			for (int i = at + 1; i <= n && i - j <= MAX_WORD; i++)
+				if (word_id(m, w + j, i - j))
+					return 1;
+	}
+	return 0;
+}
+
+/* score() for a fill that is one word of the model and makes none with
+ * its neighbours: the window's segmentation is then the left context's
+ * (shared), the fill, and the right context's own (shared), so only the
+ * fill's step and the right words' steps after it are new; the same
+ * characters are paid for as in score().  Returns 0 when the fill is
+ * not such a one (score() it in full). */
+static int fast_score(shared *x, const int32_t *f, int fn, unsigned src, double *out)
+{
+	const jh_mr_query *q = x->q;
+	uint32_t id = word_id(x->m, f, fn);
+	if (!id)
+		return 0;
+	int32_t w[WIN];
+	memcpy(w, q->left, (size_t)q->nl * sizeof *w);
+	memcpy(w + q->nl, f, (size_t)fn * sizeof *w);
+	memcpy(w + q->nl + fn, q->right, (size_t)q->nr * sizeof *w);
+	if (edge_word(x->m, w, q->nl, q->nl + fn, q->nl + fn + q->nr))
+		return 0;
+	jh_lm_state st;
+	double s = x->dp[q->nl] + next_memo(x, x->hist, id, &st);
+	for (int k = 0; k < x->nrw; k++)
+		s += next_memo(x, st, x->rw[k], &st);
+	if (src & JH_MR_SRC_DOC) { /* the fill as one word of the cache */
+		double c = x->dp[q->nl] + LOG_CACHE;
+		st = 0;
+		for (int k = 0; k < x->nrw; k++)
+			c += next_memo(x, st, x->rw[k], &st);
+		if (c > s)
+			s = c;
+	}
+	*out = with_priors(s, q, fn, src);
+	return 1;
 }
 
 /* ---- the candidate pool ---- */
@@ -530,15 +642,15 @@ static void add_list(pool *p, const jh_mr *m, const uint32_t *row, const jh_mr_q
 	}
 }
 
-#define TRI_KEEP 8 /* words of each length kept from a two-word history */
-
-
-/* Words seen both after the left history and before the first word on
- * the right: the successors of the history (trigram children when the
- * model has the last two words together, else bigram), each looked up in
- * the sorted list of the right word's predecessors.  Their two seen
- * probabilities make the first score; the best BOTH_KEEP go to the pool. */
-#define BOTH_SCAN 1500 /* successors read, at most */
+/* Words seen both after the last word before the mask and before the
+ * first word after it (or a longer first word): the intersection of the
+ * word's successors (the model's children of its history, in id order)
+ * and the right word's predecessors (the reverse index, in id order),
+ * walked from the shorter side, each found in the other by a search.
+ * Their two seen probabilities make the first score; the best BOTH_KEEP
+ * go to the pool.  (The two-word history's successors, walked before,
+ * held the hidden word for under 1% of bench/restore's masks.) */
+#define BOTH_SCAN 100 /* entries read from one side, at most */
 #define BOTH_KEEP 24
 
 #define BOTH_RIGHT 3 /* words the right context may begin with */
@@ -554,8 +666,6 @@ typedef struct {
 	uint32_t best[BOTH_KEEP];
 	double bs[BOTH_KEEP];
 	int nb;
-	uint32_t tri[JH_MR_MAX_FILL + 1][TRI_KEEP]; /* the best successors of each length */
-	double ts[JH_MR_MAX_FILL + 1][TRI_KEEP];
 } both_arg;
 
 /* The first entry of the sorted list v[lo, n) not below wid: a gallop from
@@ -581,40 +691,19 @@ static uint32_t gallop(const uint32_t *v, uint32_t lo, uint32_t n, uint32_t wid)
 	return lo;
 }
 
-static void on_succ(void *arg, uint32_t wid, double lp)
+/* Keep wid (both seen, total score s) among the best. */
+static void both_keep(both_arg *a, uint32_t wid, double s)
 {
-	both_arg *a = arg;
-	int len = wid < a->m->t.n_words ? a->m->t.wlen[wid] : 0;
-	if (len < 1 || len > JH_MR_MAX_FILL || !len_ok(a->q, len))
-		return;
-	if (!a->tri[len][TRI_KEEP - 1] || lp > a->ts[len][TRI_KEEP - 1]) /* else it ranks last */
-		for (int k = 0; k < TRI_KEEP; k++)
-			if (!a->tri[len][k] || lp > a->ts[len][k]) {
-				if (a->tri[len][k] == wid)
-					break;
-				for (int j = TRI_KEEP - 1; j > k; j--) {
-					a->tri[len][j] = a->tri[len][j - 1];
-					a->ts[len][j] = a->ts[len][j - 1];
-				}
-				a->tri[len][k] = wid;
-				a->ts[len][k] = lp;
-				break;
-			}
-	double right = NEG;
-	for (int r = 0; r < a->nr; r++) {
-		if (a->at[r] >= a->n[r])
-			continue;
-		uint32_t lo = gallop(a->w1[r], a->at[r], a->n[r], wid);
-		a->at[r] = lo;
-		if (lo < a->n[r] && a->w1[r][lo] == wid && a->lp[r][lo] > right)
-			right = a->lp[r][lo];
-	}
-	if (right <= NEG)
-		return;
 	for (int k = 0; k < a->nb; k++)
-		if (a->best[k] == wid) /* seen after the other history */
-			return;
-	double s = lp + right + len_prior(a->q, len);
+		if (a->best[k] == wid) { /* before another right word */
+			if (a->bs[k] >= s)
+				return;
+			for (a->nb--; k < a->nb; k++) { /* kept again below, at its better score */
+				a->best[k] = a->best[k + 1];
+				a->bs[k] = a->bs[k + 1];
+			}
+			break;
+		}
 	int k = a->nb < BOTH_KEEP ? a->nb++ : BOTH_KEEP - 1;
 	if (k == BOTH_KEEP - 1 && a->nb == BOTH_KEEP && a->best[k] && a->bs[k] >= s)
 		return;
@@ -627,30 +716,75 @@ static void on_succ(void *arg, uint32_t wid, double lp)
 	a->bs[k] = s;
 }
 
+static int fill_len(const both_arg *a, uint32_t wid)
+{
+	int len = wid < a->m->t.n_words ? a->m->t.wlen[wid] : 0;
+	return len >= 1 && len <= JH_MR_MAX_FILL && len_ok(a->q, len) ? len : 0;
+}
+
+/* A successor of the history, looked up in the predecessor lists that
+ * are longer than the successors (the others are walked themselves). */
+static void on_succ(void *arg, uint32_t wid, double lp)
+{
+	both_arg *a = arg;
+	int len = fill_len(a, wid);
+	if (!len)
+		return;
+	double right = NEG;
+	for (int r = 0; r < a->nr; r++) {
+		if (a->at[r] >= a->n[r])
+			continue;
+		uint32_t lo = gallop(a->w1[r], a->at[r], a->n[r], wid);
+		a->at[r] = lo;
+		if (lo < a->n[r] && a->w1[r][lo] == wid && a->lp[r][lo] > right)
+			right = a->lp[r][lo];
+	}
+	if (right > NEG)
+		both_keep(a, wid, lp + right + len_prior(a->q, len));
+}
+
 static void gather_both(pool *p, const shared *x)
 {
 	const jh_mr *m = x->m;
 	const jh_mr_query *q = x->q;
 	both_arg a = {.m = m, .q = q};
-	for (int k = 1; k <= q->nr && k <= MAX_WORD && a.nr < BOTH_RIGHT; k++) {
+	jh_lm_state one = 0;
+	if (x->last1)
+		jh_lm_next(m->lm, 0, x->last1, &one);
+	size_t ns = one >> 24 ? jh_lm_n_children(m->lm, one) : 0;
+	for (int k = 1; ns && k <= q->nr && k <= MAX_WORD; k++) {
 		uint32_t r = jh_lm_word(m->lm, q->right, k);
 		if (!r || r >= m->t.n_words || m->t.rev_off[r + 1] == m->t.rev_off[r])
 			continue;
-		a.w1[a.nr] = m->t.rev_w1 + m->t.rev_off[r];
-		a.lp[a.nr] = m->t.rev_lp + m->t.rev_off[r];
-		a.n[a.nr++] = m->t.rev_off[r + 1] - m->t.rev_off[r];
+		const uint32_t *w1 = m->t.rev_w1 + m->t.rev_off[r];
+		const float *lp = m->t.rev_lp + m->t.rev_off[r];
+		uint32_t n = m->t.rev_off[r + 1] - m->t.rev_off[r];
+		if (n < ns) { /* the shorter side: each predecessor looked up after the history */
+			for (uint32_t i = 0; i < n && i < BOTH_SCAN; i++) {
+				int len = fill_len(&a, w1[i]);
+				double s = len ? jh_lm_seen(m->lm, one, w1[i]) : -INFINITY;
+				if (s > -INFINITY)
+					both_keep(&a, w1[i], s + lp[i] + len_prior(q, len));
+			}
+		} else if (a.nr < BOTH_RIGHT) {
+			a.w1[a.nr] = w1;
+			a.lp[a.nr] = lp;
+			a.n[a.nr++] = n;
+		}
 	}
-	if (x->hist >> 24)
-		jh_lm_children(m->lm, x->hist, BOTH_SCAN, on_succ, &a);
-	jh_lm_state one;
-	memset(a.at, 0, sizeof a.at); /* the second history's successors start again */
-	if (x->last1 && (jh_lm_next(m->lm, 0, x->last1, &one), one >> 24) && one != x->hist)
+	if (a.nr)
 		jh_lm_children(m->lm, one, BOTH_SCAN, on_succ, &a);
 	for (int k = 0; k < a.nb; k++)
 		add_id(p, m, a.best[k], JH_MR_SRC_LM);
-	for (int len = 1; len <= JH_MR_MAX_FILL; len++)
-		for (int k = 0; k < TRI_KEEP && a.tri[len][k]; k++)
-			add_id(p, m, a.tri[len][k], JH_MR_SRC_LM);
+	/* the words most likely after the last word, of each length */
+	if (x->last1 && x->last1 < m->t.n_words)
+		for (int len = 1; len <= JH_MR_MAX_FILL; len++) {
+			if (!len_ok(q, len))
+				continue;
+			const uint32_t *v = m->t.succ + (size_t)x->last1 * S_ALL + (size_t)(len - 1) * S_PER_LEN;
+			for (int k = 0; k < S_PER_LEN && v[k]; k++)
+				add_id(p, m, v[k], JH_MR_SRC_LM);
+		}
 }
 
 static void gather(pool *p, const shared *x)
@@ -771,7 +905,8 @@ int jh_mr_rank(const jh_mr *m, const jh_mr_query *q, const jh_mr_alt *extra, int
 	}
 	double top = NEG;
 	for (int i = 0; i < nf; i++) {
-		p->v[i].score = score(&x, p->v[i].cp, p->v[i].n, p->v[i].src);
+		if (!fast_score(&x, p->v[i].cp, p->v[i].n, p->v[i].src, &p->v[i].score))
+			p->v[i].score = score(&x, p->v[i].cp, p->v[i].n, p->v[i].src);
 		if (p->v[i].score > top)
 			top = p->v[i].score;
 	}
@@ -795,11 +930,11 @@ int jh_mr_rank(const jh_mr *m, const jh_mr_query *q, const jh_mr_alt *extra, int
 /* Weights of the logistic model (bench/restore --split tune, the fit in
  * bench/README.md): the model's share alone is overconfident; a phrase
  * the document repeats around the fill is the strong evidence. */
-#define CAL_BIAS (-1.800)
-#define CAL_SHARE 0.608
-#define CAL_NEAR1 2.572
-#define CAL_NEAR2 2.197
-#define CAL_CROSS (-0.669)
+#define CAL_BIAS (-1.992)
+#define CAL_SHARE 0.635
+#define CAL_NEAR1 2.836
+#define CAL_NEAR2 1.526
+#define CAL_CROSS (-0.362)
 
 double jh_mr_calibrate(double p, int near1, int near2, int cross)
 {

@@ -27,7 +27,7 @@
 #define KIND "restore"
 
 typedef struct {
-	uint64_t form, n_words, k_all, bloom_words, n_rev;
+	uint64_t form, n_words, k_all, k_succ, bloom_words, n_rev;
 	uint64_t lex_dev, lex_ino, lex_size, lex_mtime_sec, lex_mtime_nsec;
 } mr_counts;
 
@@ -40,7 +40,7 @@ static uint32_t layout_code(const jh_mr_tables *t)
 
 /* Byte offsets of the sections, as jh_cache_store lays them out. */
 typedef struct {
-	size_t counts, wlen, uni, bloom, pred, rev_off, rev_w1, rev_lp, total;
+	size_t counts, wlen, uni, bloom, pred, succ, rev_off, rev_w1, rev_lp, total;
 } cache_layout;
 
 static void layout_of(const mr_counts *h, cache_layout *l)
@@ -51,6 +51,7 @@ static void layout_of(const mr_counts *h, cache_layout *l)
 	l->uni = p, p = jh_cache_align(p + h->n_words * sizeof(float));
 	l->bloom = p, p = jh_cache_align(p + h->bloom_words * 8);
 	l->pred = p, p = jh_cache_align(p + h->n_words * h->k_all * 4);
+	l->succ = p, p = jh_cache_align(p + h->n_words * h->k_succ * 4);
 	l->rev_off = p, p = jh_cache_align(p + (h->n_words + 1) * 4);
 	l->rev_w1 = p, p = jh_cache_align(p + h->n_rev * 4);
 	l->rev_lp = p, p += h->n_rev * sizeof(float);
@@ -66,6 +67,7 @@ static int counts_of(mr_counts *h, const jh_mr_tables *t, const char *lexicon)
 	h->form = t->form;
 	h->n_words = t->n_words;
 	h->k_all = t->k_all;
+	h->k_succ = t->k_succ;
 	h->bloom_words = t->bloom_words;
 	h->n_rev = t->n_rev;
 	h->lex_dev = (uint64_t)st.st_dev;
@@ -117,6 +119,7 @@ int jh_mr_cache_map(jh_mr_tables *t, const char *cache_dir, const char *lm, cons
 	t->uni = (float *)(base + l.uni);
 	t->bloom = (uint64_t *)(base + l.bloom);
 	t->pred = (uint32_t *)(base + l.pred);
+	t->succ = (uint32_t *)(base + l.succ);
 	t->rev_off = (uint32_t *)(base + l.rev_off);
 	t->rev_w1 = (uint32_t *)(base + l.rev_w1);
 	t->rev_lp = (float *)(base + l.rev_lp);
@@ -137,6 +140,7 @@ void jh_mr_cache_store(const jh_mr_tables *t, const char *cache_dir, const char 
 		{t->uni, t->n_words * sizeof(float)},
 		{t->bloom, t->bloom_words * 8},
 		{t->pred, (size_t)t->n_words * t->k_all * 4},
+		{t->succ, (size_t)t->n_words * t->k_succ * 4},
 		{t->rev_off, ((size_t)t->n_words + 1) * 4},
 		{t->rev_w1, t->n_rev * 4},
 		{t->rev_lp, t->n_rev * sizeof(float)},
@@ -153,6 +157,7 @@ void jh_mr_tables_free(jh_mr_tables *t)
 		free(t->uni);
 		free(t->bloom);
 		free(t->pred);
+		free(t->succ);
 		free(t->rev_off);
 		free(t->rev_w1);
 		free(t->rev_lp);

@@ -238,6 +238,26 @@ size_t jh_lm_children(const jh_lm *lm, jh_lm_state state, size_t max, jh_lm_chil
 	return hi - lo;
 }
 
+double jh_lm_seen(const jh_lm *lm, jh_lm_state state, uint32_t wid)
+{
+	unsigned lvl = state >> 24;
+	uint32_t i = lvl ? state & 0xFFFFFF : 0;
+	if (!lvl || lvl >= lm->n || !valid(lm, lvl, i) || !wid)
+		return -INFINITY;
+	long m = find_child(lm, lvl, i, wid);
+	return m < 0 ? -INFINITY : lm->log_pr[pr_at(lm, lvl + 1, (uint32_t)m)];
+}
+
+size_t jh_lm_n_children(const jh_lm *lm, jh_lm_state state)
+{
+	unsigned lvl = state >> 24;
+	uint32_t i = lvl ? state & 0xFFFFFF : 0;
+	if (lvl >= lm->n || !valid(lm, lvl, i))
+		return 0;
+	uint32_t lo = child_of(lm, lvl, i), hi = child_of(lm, lvl, i + 1);
+	return lo > hi || hi > lm->level_size[lvl + 1] ? 0 : hi - lo;
+}
+
 void jh_lm_each_bigram(const jh_lm *lm, jh_lm_bigram_fn fn, void *arg)
 {
 	if (lm->n < 2)

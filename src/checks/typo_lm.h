@@ -54,6 +54,12 @@ double jh_lm_next(const jh_lm *lm, jh_lm_state state, uint32_t wid, jh_lm_state 
 typedef void (*jh_lm_child_fn)(void *arg, uint32_t wid, double lp);
 size_t jh_lm_children(const jh_lm *lm, jh_lm_state state, size_t max, jh_lm_child_fn fn, void *arg);
 
+/* ln P(word | state) when the model has seen word after the history
+ * state (as jh_lm_children would visit it), else -INFINITY: no back-off.
+ * And the number of words jh_lm_children would visit (no max). */
+double jh_lm_seen(const jh_lm *lm, jh_lm_state state, uint32_t wid);
+size_t jh_lm_n_children(const jh_lm *lm, jh_lm_state state);
+
 /* Every bigram of the model: fn(arg, w1, w2, ln P(w2 | w1)). */
 typedef void (*jh_lm_bigram_fn)(void *arg, uint32_t w1, uint32_t w2, double lp);
 void jh_lm_each_bigram(const jh_lm *lm, jh_lm_bigram_fn fn, void *arg);
