@@ -427,6 +427,64 @@ START_TEST(context_bad_tables)
 }
 END_TEST
 
+/* The learned decision (weights): a file whose need is 0 takes a
+ * candidate the margins refuse (想 → 向 gains less than margin 7), one
+ * whose bias no gain overcomes takes none, and a file that is not one
+ * weight per known feature with a positive gain is an error with its file
+ * and line. */
+#define CONTEXT_WEIGHTS_RULE(w) \
+	"[typo.ctx]\nkind = builtin\ncheck = context\ndict = " JIEBA_DICT "\nlm = " LM_MODEL "\n" \
+	"lm-words = " LM_WORDS "\nstop = typo-drift-stop.tsv\nsimilar = typo-similar.tsv\n" \
+	"t2s = typo-t2s.tsv\ns2t = typo-s2t.tsv\nweights = " w "\nmessage = m\nfix = $0\n" \
+	"safety = unsafe\nbad = 还是炮單威力\ngood = 炮弹\n"
+START_TEST(context_learned)
+{
+	if (!context_data())
+		return;
+	const char *far = "对方想跑的话，要全部消灭可就难了。", *slip = "我门明天去公园。";
+	jh_findings fs = JH_FINDINGS_INIT;
+	jh_ruleset *rs = typo_ruleset(CONTEXT_WEIGHTS_RULE(""));
+	ck_assert_uint_eq(count(rs, far, &fs), 0);
+	ck_assert_uint_eq(count(rs, slip, &fs), 1);
+	jh_ruleset_free(rs);
+	rs = typo_ruleset(CONTEXT_WEIGHTS_RULE("../../tests/data/typo-weights-eager.tsv"));
+	ck_assert_uint_eq(count(rs, far, &fs), 1);
+	ck_assert_str_eq(fs.items[0].edits[0].replacement, "向");
+	ck_assert_uint_eq(count(rs, slip, &fs), 1);
+	ck_assert_str_eq(fs.items[0].edits[0].replacement, "们");
+	jh_ruleset_free(rs);
+	rs = typo_ruleset(CONTEXT_WEIGHTS_RULE("../../tests/data/typo-weights-never.tsv"));
+	ck_assert_uint_eq(count(rs, slip, &fs), 0);
+	jh_ruleset_free(rs);
+	jh_findings_clear(&fs);
+
+	const char *bad[] = {"typo-weights-bad.tsv", "typo-weights-short.tsv"};
+	const unsigned line[] = {2, 0};
+	for (int k = 0; k < 2; k++) {
+		test_diags ds = TEST_DIAGS_INIT;
+		char ini[2048];
+		snprintf(ini, sizeof ini, "[typo.ctx]\nkind = builtin\ncheck = context\ndict = " JIEBA_DICT
+		         "\nstop = ../../rules/data/typo-drift-stop.tsv\n"
+		         "similar = ../../rules/data/typo-similar.tsv\nt2s = ../../rules/data/typo-t2s.tsv\n"
+		         "s2t = ../../rules/data/typo-s2t.tsv\nweights = %s\nmessage = m\nfix = $0\n"
+		         "safety = unsafe\nbad = 还是炮单威力\ngood = 好\n", bad[k]);
+		ck_assert_msg(test_ruleset_try(ini, &rs, &ds) == JH_OK, "%s", test_diags_text(&ds));
+		jh_check_options o = {0};
+		o.diag_fn = test_diag_collect;
+		o.payload = &ds;
+		ck_assert_int_eq(jh_check(rs, slip, strlen(slip), &o, &fs), JH_OK);
+		const test_diag *d = test_diags_find(&ds, k ? "missing" : "not a line");
+		ck_assert_msg(d != NULL, "%s", test_diags_text(&ds));
+		ck_assert_ptr_nonnull(strstr(d->file, bad[k]));
+		ck_assert_uint_eq(d->line, line[k]);
+		ck_assert_uint_eq(fs.count, 0);
+		jh_findings_clear(&fs);
+		jh_ruleset_free(rs);
+		test_diags_free(&ds);
+	}
+}
+END_TEST
+
 /* The sentence-level decision of typo.context: a rescoring callback with
  * a table of gains "with the neighbour written". */
 typedef struct {
@@ -498,6 +556,7 @@ Suite *typo_suite(void)
 	tcase_add_test(tc, context_guards);
 	tcase_add_test(tc, context_pairs_and_gates);
 	tcase_add_test(tc, context_bad_tables);
+	tcase_add_test(tc, context_learned);
 	tcase_add_test(tc, context_joint_decision);
 	suite_add_tcase(s, tc);
 	return s;

@@ -11,10 +11,17 @@ characters of the same list that look like it.
   Readings: kMandarin, kTGHZ2013 and kXHC1983 (modern dictionaries; the
   classical readings of kHanyuPinyin would make every character sound
   like dozens of others).
-  Shape: Cangjie codes (kCangjie) of three or more letters that differ by
-  one letter inserted, deleted or replaced (操 QRRD / 噪 RRRD), the
-  confusions of shape-based input and of reading; at most eight, those
-  with the closest stroke count (kTotalStrokes) first.
+  Shape: the confusions of shape-based input and of reading, from two
+  codes of Unihan: Cangjie codes (kCangjie) of three or more letters that
+  differ by one letter inserted, deleted or replaced (操 QRRD / 噪 RRRD),
+  or four-corner codes (kFourCornerCode) at most one digit apart whose
+  Cangjie codes are at most two edits apart and whose stroke counts
+  (kTotalStrokes) differ by at most two (己 1771 SU / 已 1771 RU, 固 6060 /
+  困 6090, 目 / 日, 宣 / 宜: short codes, which one letter apart alone would
+  make look like dozens of others); at most twelve, the closest first (the
+  two distances summed, then the stroke counts).  On the SIGHAN training
+  sets this covers 168 of the 2,145 slips that share no syllable, against
+  95 for Cangjie alone at eight.
 
 typo-s2t.tsv: each character of that list that OpenCC writes otherwise in
 traditional text, with its traditional forms, the usual one first (复 →
@@ -39,7 +46,7 @@ import unicodedata
 import lexicons
 from lexicons import package_version as version
 
-MAX_SHAPE = 8
+MAX_SHAPE = 12
 
 
 def plain(syllable):
@@ -59,34 +66,59 @@ def readings(cp, rd):
     return out
 
 
-def one_edit(a, b):
-    """a and b differ by one letter inserted, deleted or replaced."""
-    if abs(len(a) - len(b)) > 1 or a == b:
-        return False
-    if len(a) == len(b):
-        return sum(x != y for x, y in zip(a, b)) == 1
-    if len(a) > len(b):
-        a, b = b, a
-    return any(b[:k] + b[k + 1:] == a for k in range(len(b)))
+def edits(a, b):
+    """Levenshtein distance of two codes."""
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        diag, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            diag, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, diag + (x != y))
+    return row[-1]
 
 
-def shapes(chars, cangjie, strokes):
-    by_len = {}
+def corner_gap(a, b):
+    """Digits in which two lists of four-corner codes differ, at best."""
+    return min((sum(p != q for p, q in zip(x, y)) for x in a for y in b), default=9)
+
+
+def shapes(chars, cangjie, corners, strokes):
+    """Look-alikes of each character, closest first."""
+    cj = {cp: cangjie.get(cp, "") for cp in chars}
+    fc = {cp: [x[:4] for x in corners.get(cp, "").split()] for cp in chars}
+    st = {cp: int(strokes.get(cp, "0").split()[0]) for cp in chars}
+    # index by each code with one position wildcarded (and, for Cangjie,
+    # one letter dropped), so that a character meets only its near codes
+    index = {}
     for cp in chars:
-        code = cangjie.get(cp, "")
-        if len(code) >= 3:
-            by_len.setdefault(len(code), []).append(cp)
+        keys = {("f", x[:k] + "?" + x[k + 1:]) for x in fc[cp] for k in range(4)}
+        c = cj[cp]
+        keys |= {("c", c[:k] + "?" + c[k + 1:]) for k in range(len(c))}
+        keys |= {("c", c[:k] + c[k + 1:]) for k in range(len(c))} | {("c", c)}
+        for key in keys:
+            index.setdefault(key, set()).add(cp)
     out = {}
     for cp in chars:
-        code = cangjie.get(cp, "")
-        if len(code) < 3:
+        c = cj[cp]
+        if not c:
             continue
-        near = [y for n in (len(code) - 1, len(code), len(code) + 1)
-                for y in by_len.get(n, ()) if y != cp and one_edit(code, cangjie[y])]
-        st = int(strokes.get(cp, "0").split()[0])
-        near.sort(key=lambda y: (abs(int(strokes.get(y, "0").split()[0]) - st), y))
+        pool = set()
+        for x in fc[cp]:
+            for k in range(4):
+                pool |= index.get(("f", x[:k] + "?" + x[k + 1:]), set())
+        for k in range(len(c) + 1):
+            pool |= index.get(("c", c[:k] + "?" + c[k + 1:]), set()) if k < len(c) else set()
+            pool |= index.get(("c", c[:k] + c[k + 1:]), set()) if k < len(c) else set()
+            pool |= index.get(("c", c[:k] + "?" + c[k:]), set())
+        pool |= index.get(("c", c), set())
+        near = []
+        for y in pool - {cp}:
+            if not cj[y]:
+                continue
+            e, f, ds = edits(c, cj[y]), corner_gap(fc[cp], fc[y]), abs(st[cp] - st[y])
+            if (e == 1 and len(c) >= 3) or (f <= 1 and e <= 2 and ds <= 2):
+                near.append((min(e, 2) + min(f, 2), ds, y))
         if near:
-            out[cp] = near[:MAX_SHAPE]
+            out[cp] = [y for _, _, y in sorted(near)[:MAX_SHAPE]]
     return out
 
 
@@ -100,16 +132,16 @@ def main():
     rd = lexicons.unihan("Unihan_Readings.txt.bz2", ("kMandarin", "kTGHZ2013", "kXHC1983"))
     var = lexicons.unihan("Unihan_Variants.txt.bz2",
                           ("kTraditionalVariant", "kSemanticVariant", "kZVariant"))
-    cangjie = lexicons.unihan("Unihan_DictionaryLikeData.txt.bz2", ("kCangjie",))["kCangjie"]
+    dl = lexicons.unihan("Unihan_DictionaryLikeData.txt.bz2", ("kCangjie", "kFourCornerCode"))
     strokes = lexicons.unihan("Unihan_IRGSources.txt.bz2", ("kTotalStrokes",))["kTotalStrokes"]
     chars = sorted(cp for cp in rd["kTGHZ2013"] if 0x4E00 <= cp <= 0x9FFF)
-    shape = shapes(chars, cangjie, strokes)
+    shape = shapes(chars, dl["kCangjie"], dl["kFourCornerCode"], strokes)
     uv = version("unicode-data")
     with open(os.path.join(sys.argv[1], "typo-similar.tsv"), "w", encoding="utf-8") as w:
         w.write("# typo-similar.tsv — Mandarin syllables and look-alikes of common characters.\n")
         w.write("# Table of typo.context (rules/typo.rules).  GENERATED by\n")
         w.write("# rules/tools/gen-typo-similar.py; do not edit, regenerate.\n")
-        w.write("# Source: Unihan (kTGHZ2013, kMandarin, kXHC1983, kCangjie, kTotalStrokes),\n")
+        w.write("# Source: Unihan (kTGHZ2013, kMandarin, kXHC1983, kCangjie, kFourCornerCode,\n#   kTotalStrokes),\n")
         w.write("#   Debian unicode-data %s, Unicode licence (see NOTICE).\n" % uv)
         w.write("# Columns: character<TAB>syllables, tones dropped, most common first"
                 "<TAB>look-alikes.\n")

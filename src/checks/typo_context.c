@@ -197,8 +197,6 @@ static int occurs(pair_count *t, const char *text, size_t len, int32_t a, int32_
 	return t->key[j] && t->n[j] >= times;
 }
 
-enum { K_SAME, K_NEAR, K_SHAPE, K_GROUP };
-
 #define MAX_CAND 192
 
 typedef struct {
@@ -454,6 +452,11 @@ static int is_stop(const ctx_cfg *c, int32_t cp)
 static double need_of(const ctx_cfg *c, const spot *p, const cand *v)
 {
 	int32_t orig[2] = {p->s->simp[p->i], v->k > 1 ? p->s->simp[p->i + 1] : 0};
+	if (c->weights_file && v->k == 1) {
+		double f[CTX_NFEAT];
+		ctx_features(c, p->s->simp, p->n, p->i, v->x[0], v->kind, f);
+		return ctx_learned_need(c, f);
+	}
 	if (v->kind == K_GROUP)
 		return (double)c->group_margin;
 	double need = (double)(v->k > 1 ? c->pair_margin : c->margin);
@@ -795,6 +798,11 @@ static void trace_spot(FILE *tr, const ctx_cfg *c, const scratch *s, int i, cons
 		fprintf(tr, " %.*s", (int)l, b);
 	}
 	fputc('\n', tr);
+	for (int j = 0; p && j < p->nv; j++) /* for rules/tools/train-typo-context.py */
+		if (p->v[j].k == 1)
+			ctx_trace_features(tr, c, s->simp, p->n, i, s->pos[i], p->v[j].x[0],
+			                   script > 0 ? trad_form(c, p->v[j].x[0]) : p->v[j].x[0],
+			                   p->v[j].kind, p->v[j].gain);
 }
 
 /* The option of the spot at i (the sentence as written): its best

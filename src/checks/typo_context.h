@@ -6,6 +6,7 @@
 #define JH_TYPO_CONTEXT_H
 
 #include <stdint.h>
+#include <stdio.h>
 #include "builtins.h"
 #include "typo_lm.h"
 #include "util.h"
@@ -54,6 +55,12 @@ typedef struct {
 	uint32_t start, n;
 } conf_slot;
 
+enum { K_SAME, K_NEAR, K_SHAPE, K_GROUP }; /* a candidate's kind */
+
+/* The learned decision's features (typo_context_learn.c): gain, bias,
+ * kind, function characters, frequencies, words made, position. */
+#define CTX_NFEAT 14
+
 #define MAX_GROUPS 32
 #define GROUP_LEN 8
 
@@ -63,6 +70,9 @@ typedef struct {
 	unsigned long min_freq, min_char_freq, margin, near_margin, shape_margin, stop_margin, group_margin,
 		pair_margin, joint_slack, long_freq,
 		trace; /* 1: list each spot and its candidates on stderr (bench/typo-eval) */
+	const char *weights_file; /* the learned decision; NULL: the margins */
+	unsigned weights_line;
+	double weight[CTX_NFEAT];
 	int32_t group_cp[MAX_GROUPS][GROUP_LEN]; /* the `groups` parameter, 0-ended */
 	int n_groups;
 	/* Everything below is loaded on first use (the rule is opt-in;
@@ -165,6 +175,18 @@ const int32_t *conf_get(const ctx_cfg *c, uint64_t key, uint32_t *n);
 uint64_t conf_key(unsigned type, uint32_t a, uint32_t b);
 uint32_t conf_long_hash(const int32_t *w, int L, int o);
 int classes_of(const ctx_cfg *c, int32_t cp, uint32_t *out);
+
+/* ---- typo_context_learn.c ---- */
+extern const char *const CTX_FEAT_NAME[CTX_NFEAT];
+/* The features of candidate x (of kind K_*) for the character at i of
+ * t[0..n) (simplified), f[0] (the gain) left 0. */
+void ctx_features(const ctx_cfg *c, const int32_t *t, int n, int i, int32_t x, int kind, double *f);
+/* The trace line of candidate x (written: as the text would have it). */
+void ctx_trace_features(FILE *tr, const ctx_cfg *c, const int32_t *t, int n, int i, size_t pos,
+                        int32_t x, int32_t written, int kind, double gain);
+/* The margin the weights ask of a candidate with features f. */
+double ctx_learned_need(const ctx_cfg *c, const double *f);
+int ctx_load_weights(ctx_cfg *c, jh_diag_fn diag_fn, void *payload);
 
 /* ---- typo_context_decode.c ---- */
 /* One spot's option: its best candidate for [i, i+k), with its gain

@@ -21,7 +21,7 @@
 const char *const jh_context_params[] = {
 	"dict",        "lm",           "lm-words",    "stop",         "similar",     "t2s", "s2t",
 	"groups",      "min-freq",     "min-char-freq", "margin",      "near-margin",  "shape-margin",
-	"stop-margin", "group-margin", "pair-margin", "joint-slack", "long-freq", "trace", NULL};
+	"stop-margin", "group-margin", "pair-margin", "joint-slack", "long-freq", "trace", "weights", NULL};
 
 void jh_context_free(void *p)
 {
@@ -134,6 +134,12 @@ int jh_context_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *p
 		} else {
 			rc = jh_data_readable(r, c->files[k], c->lines[k], diag_fn, payload);
 		}
+	}
+	unsigned wl = r->line;
+	const char *wf = jh_rule_param(r, "weights", &wl);
+	if (rc == JH_OK && wf && *wf) {
+		c->weights_file = wf, c->weights_line = wl;
+		rc = jh_data_readable(r, wf, wl, diag_fn, payload);
 	}
 	unsigned line = r->line;
 	const char *groups = jh_rule_param(r, "groups", &line);
@@ -352,6 +358,8 @@ int load_tables(void *arg)
 		rc = JH_ERR_NOMEM;
 	for (int k = 1; k < 4 && rc == JH_OK; k++)
 		rc = load_table(c, k, a->diag_fn, a->payload);
+	if (rc == JH_OK && c->weights_file)
+		rc = ctx_load_weights(c, a->diag_fn, a->payload);
 	if (rc != JH_OK)
 		return rc;
 	mark_stop_and_groups(c);
