@@ -509,15 +509,22 @@ static void frequent_free(frequent_forms *ff)
 	free(ff->pb);
 }
 
-/* The rare forms that pass this pass's tests against a frequent one. */
-static int drift_collect(const drift_cfg *cfg, const ng_table *t, const frequent_forms *ff,
-                         const ng_table *bi, const char *text, size_t len, drift_hit **hits,
-                         size_t *n_hits, size_t *cap_hits, int pass)
+/* A rare form r, a frequent form f (their entries) that differ at i. */
+typedef struct {
+	uint32_t r, f;
+	int i;
+} drift_pair_at;
+
+/* The pairs of rare and frequent forms that pass the first pass's tests:
+ * the one walk over every entry.  The later passes only add tests, so
+ * they look at these pairs alone, in the same order. */
+static int drift_candidates(const drift_cfg *cfg, const ng_table *t, const frequent_forms *ff,
+                            const char *text, size_t len, drift_pair_at **v, size_t *n,
+                            size_t *cap)
 {
 	const ng_table *masks = &ff->masks;
 	const place_bits *pb = ff->pb;
-	int rc = JH_OK;
-	for (size_t s = 0; s < t->n && rc == JH_OK; s++) {
+	for (size_t s = 0; s < t->n; s++) {
 		const ng_slot *r = &t->e[s];
 		if (r->count > cfg->max_rare || r->pos == UINT32_MAX)
 			continue;
@@ -528,28 +535,43 @@ static int drift_collect(const drift_cfg *cfg, const ng_table *t, const frequent
 		for (int i = 0; i < 3; i++) {
 			if (!may[i])
 				continue;
-			uint64_t mk = mask_key(r->key, i);
-			const ng_slot *m = ng_find(masks, mk);
+			const ng_slot *m = ng_find(masks, mask_key(r->key, i));
 			if (!m || !m->count)
 				continue;
-			const ng_slot *f = &t->e[m->pos];
-			int slip = drift_pair(cfg, bi, text, len, f, r, i, pass);
-			if (slip < 0) {
-				rc = JH_ERR_NOMEM;
-				break;
-			}
-			if (!slip)
+			if (!drift_pair(cfg, NULL, text, len, &t->e[m->pos], r, i, PASS_PLAIN))
 				continue;
-			size_t ro[4];
-			tri_offsets(text, len, r->pos, ro);
-			if (jh_grow((void **)hits, cap_hits, *n_hits + 1, sizeof **hits)) {
-				rc = JH_ERR_NOMEM;
-				break;
-			}
-			(*hits)[(*n_hits)++] = (drift_hit){r->pos, f->pos, ro[i], f->count};
+			if (jh_grow((void **)v, cap, *n + 1, sizeof **v))
+				return JH_ERR_NOMEM;
+			(*v)[(*n)++] = (drift_pair_at){(uint32_t)s, m->pos, i};
 		}
 	}
-	return rc;
+	return JH_OK;
+}
+
+/* Keeps the pairs that pass pass's tests; with hits, adds one for each. */
+static int drift_filter(const drift_cfg *cfg, const ng_table *t, const ng_table *bi,
+                        const char *text, size_t len, drift_pair_at *v, size_t *n, int pass,
+                        drift_hit **hits, size_t *n_hits, size_t *cap_hits)
+{
+	size_t w = 0;
+	for (size_t k = 0; k < *n; k++) {
+		const ng_slot *r = &t->e[v[k].r], *f = &t->e[v[k].f];
+		int slip = drift_pair(cfg, bi, text, len, f, r, v[k].i, pass);
+		if (slip < 0)
+			return JH_ERR_NOMEM;
+		if (!slip)
+			continue;
+		v[w++] = v[k];
+		if (!hits)
+			continue;
+		size_t ro[4];
+		tri_offsets(text, len, r->pos, ro);
+		if (jh_grow((void **)hits, cap_hits, *n_hits + 1, sizeof **hits))
+			return JH_ERR_NOMEM;
+		(*hits)[(*n_hits)++] = (drift_hit){r->pos, f->pos, ro[v[k].i], f->count};
+	}
+	*n = w;
+	return JH_OK;
 }
 
 /* Read the common words, once (jh_lazy): the rule set may serve several
@@ -588,6 +610,25 @@ static size_t block_end(const char *text, size_t len, size_t start)
 	return nl ? (size_t)(nl - text) + 1 : start + DRIFT_BLOCK;
 }
 
+/* The code point at s[i] (its length in *n), read from the raw bytes for
+ * a three-byte character (E1-EF but ED, with two continuation bytes: always
+ * valid: nearly all of Chinese text), else by the strict decoder.  The
+ * counting passes read every character of the document, and the
+ * decoder's general loop was most of their cost (50 instructions a
+ * character of prose). */
+static inline int32_t cp_at(const unsigned char *s, size_t i, size_t len, size_t *n)
+{
+	unsigned b0 = s[i];
+	if (b0 >= 0xE1 && b0 <= 0xEF && b0 != 0xED && len - i >= 3 && (s[i + 1] & 0xC0) == 0x80 &&
+	    (s[i + 2] & 0xC0) == 0x80) {
+		*n = 3;
+		return (int32_t)((b0 & 0x0F) << 12 | (s[i + 1] & 0x3Fu) << 6 | (s[i + 2] & 0x3Fu));
+	}
+	int32_t cp;
+	*n = jh_utf8_decode(s + i, len - i, &cp);
+	return cp;
+}
+
 /* The counts the cohesion test needs: of the two halves of every frequent
  * form, over the block. */
 static int count_halves(const drift_cfg *cfg, const ng_table *t, size_t n_frequent, ng_table *bi,
@@ -605,8 +646,8 @@ static int count_halves(const drift_cfg *cfg, const ng_table *t, size_t n_freque
 	}
 	int32_t prev = 0;
 	for (size_t i = start; i < end && rc == JH_OK;) {
-		int32_t cp;
-		size_t w = jh_utf8_decode((const unsigned char *)text + i, len - i, &cp);
+		size_t w;
+		int32_t cp = cp_at((const unsigned char *)text, i, len, &w);
 		if (cp < 0x3007 || !(jh_class_of(cp) & JH_C_HAN)) {
 			prev = 0;
 		} else {
@@ -635,8 +676,8 @@ static int drift_block(jh_brun *run, ng_table *t, size_t start, size_t end)
 	size_t most = (end - start) / 3;
 	int rc = ng_reserve(t, most < 32768 ? most : 32768);
 	for (size_t i = start; i < end && rc == JH_OK;) {
-		int32_t cp;
-		size_t n = jh_utf8_decode((const unsigned char *)text + i, len - i, &cp);
+		size_t n;
+		int32_t cp = cp_at((const unsigned char *)text, i, len, &n);
 		if (cp < 0x3007 || !(jh_class_of(cp) & JH_C_HAN)) {
 			c1 = c2 = 0;
 		} else {
@@ -656,20 +697,20 @@ static int drift_block(jh_brun *run, ng_table *t, size_t start, size_t end)
 	if (rc == JH_OK)
 		rc = frequent_build(cfg, t, &ff);
 	/* any pair at all, before counting bigrams, before reading the tables? */
+	drift_pair_at *pairs = NULL;
+	size_t n_pairs = 0, cap_pairs = 0;
 	if (rc == JH_OK && ff.n)
-		rc = drift_collect(cfg, t, &ff, NULL, text, len, &hits, &n_hits, &cap_hits, PASS_PLAIN);
-	int candidates = n_hits > 0;
-	n_hits = 0;
-	if (rc == JH_OK && candidates)
+		rc = drift_candidates(cfg, t, &ff, text, len, &pairs, &n_pairs, &cap_pairs);
+	if (rc == JH_OK && n_pairs)
 		rc = count_halves(cfg, t, ff.n, &bi, text, len, start, end);
-	if (rc == JH_OK && candidates)
-		rc = drift_collect(cfg, t, &ff, &bi, text, len, &hits, &n_hits, &cap_hits, PASS_COUNTS);
-	candidates = n_hits > 0;
-	n_hits = 0;
-	if (rc == JH_OK && candidates)
+	if (rc == JH_OK && n_pairs)
+		rc = drift_filter(cfg, t, &bi, text, len, pairs, &n_pairs, PASS_COUNTS, NULL, NULL, NULL);
+	if (rc == JH_OK && n_pairs)
 		rc = drift_load((drift_cfg *)cfg); /* the lazy part of a shared rule set */
-	if (rc == JH_OK && candidates)
-		rc = drift_collect(cfg, t, &ff, &bi, text, len, &hits, &n_hits, &cap_hits, PASS_FULL);
+	if (rc == JH_OK && n_pairs)
+		rc = drift_filter(cfg, t, &bi, text, len, pairs, &n_pairs, PASS_FULL, &hits, &n_hits,
+		                  &cap_hits);
+	free(pairs);
 	frequent_free(&ff);
 	ng_free(&bi);
 	if (rc == JH_OK) {

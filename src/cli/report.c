@@ -17,21 +17,58 @@
 
 static const char *sev_color[] = {"\033[36m", "\033[33m", "\033[31;1m"};
 
-/* Bytes go out in runs between the characters that need escaping: one
- * fwrite per run, not one locked fputc per byte (with -j, stdio takes its
- * stream lock on every call, and per-byte calls were 8% of a check). */
-void put_json_string(FILE *out, const char *s, size_t len)
+/* JSON goes out through a small buffer of its own, one fwrite when it
+ * fills or a finding is done: a finding took some thirty stdio calls, each
+ * taking the stream's lock (the report is written beside the pool's
+ * threads), 7,700 instructions a finding and 50 a byte of manual pages. */
+typedef struct {
+	FILE *o;
+	size_t n;
+	char b[4096];
+} jout;
+
+static void jo_flush(jout *j)
+{
+	if (j->n)
+		fwrite(j->b, 1, j->n, j->o);
+	j->n = 0;
+}
+
+static void jo_put(jout *j, const char *s, size_t n)
+{
+	if (n > sizeof j->b - j->n) {
+		jo_flush(j);
+		if (n > sizeof j->b) {
+			fwrite(s, 1, n, j->o);
+			return;
+		}
+	}
+	memcpy(j->b + j->n, s, n);
+	j->n += n;
+}
+
+static void jo_puts(jout *j, const char *s) { jo_put(j, s, strlen(s)); }
+
+static void jo_putc(jout *j, char c)
+{
+	if (j->n == sizeof j->b)
+		jo_flush(j);
+	j->b[j->n++] = c;
+}
+
+/* Bytes go out in runs between the characters that need escaping. */
+static void jo_string(jout *j, const char *s, size_t len)
 {
 	size_t valid = 0, run = 0;
-	fputc('"', out);
+	jo_putc(j, '"');
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)s[i];
 		if (i >= valid) {
 			/* Check each UTF-8 sequence once; replace what is invalid. */
 			size_t ok = jh_utf8_valid_prefix(s + i, len - i);
 			if (ok == 0) {
-				fwrite(s + run, 1, i - run, out);
-				fputs("\\ufffd", out);
+				jo_put(j, s + run, i - run);
+				jo_puts(j, "\\ufffd");
 				run = i + 1;
 				continue;
 			}
@@ -39,19 +76,32 @@ void put_json_string(FILE *out, const char *s, size_t len)
 		}
 		if (c >= 0x20 && c != 0x7F && c != '"' && c != '\\')
 			continue;
-		fwrite(s + run, 1, i - run, out);
+		jo_put(j, s + run, i - run);
 		run = i + 1;
 		switch (c) {
-		case '"': fputs("\\\"", out); break;
-		case '\\': fputs("\\\\", out); break;
-		case '\n': fputs("\\n", out); break;
-		case '\r': fputs("\\r", out); break;
-		case '\t': fputs("\\t", out); break;
-		default: fprintf(out, "\\u%04x", c);
+		case '"': jo_puts(j, "\\\""); break;
+		case '\\': jo_puts(j, "\\\\"); break;
+		case '\n': jo_puts(j, "\\n"); break;
+		case '\r': jo_puts(j, "\\r"); break;
+		case '\t': jo_puts(j, "\\t"); break;
+		default: {
+			char u[8];
+			snprintf(u, sizeof u, "\\u%04x", c);
+			jo_puts(j, u);
+		}
 		}
 	}
-	fwrite(s + run, 1, len - run, out);
-	fputc('"', out);
+	jo_put(j, s + run, len - run);
+	jo_putc(j, '"');
+}
+
+void put_json_string(FILE *out, const char *s, size_t len)
+{
+	jout j;
+	j.o = out;
+	j.n = 0;
+	jo_string(&j, s, len);
+	jo_flush(&j);
 }
 
 static int reads_back(char *buf, size_t size, int prec, double score)
@@ -85,17 +135,26 @@ static void shortest_g(char *buf, size_t size, double score)
 	snprintf(buf, size, "%.*g", lo, score);
 }
 
-void put_json_score(FILE *out, double score)
+static void jo_score(jout *j, double score)
 {
 	if (!(score >= 0)) {
-		fputs("null", out);
+		jo_puts(j, "null");
 		return;
 	}
 	char buf[32];
 	shortest_g(buf, sizeof buf, score);
-	fputs(buf, out);
+	jo_puts(j, buf);
 	if (!strpbrk(buf, ".e"))
-		fputs(".0", out);
+		jo_puts(j, ".0");
+}
+
+void put_json_score(FILE *out, double score)
+{
+	jout j;
+	j.o = out;
+	j.n = 0;
+	jo_score(&j, score);
+	jo_flush(&j);
 }
 
 size_t orig_offset(const report_doc *d, size_t pos)
@@ -284,77 +343,84 @@ static void human_finding(const reporter *r, FILE *o, const report_doc *d, const
 
 /* key (with its quotes and colon, after a comma) and a number: fprintf
  * for the eight numbers of a finding was half of the JSON report's time. */
-static void json_uint(FILE *o, const char *key, size_t v)
+static void json_uint(jout *j, const char *key, size_t v)
 {
 	char buf[24];
 	int n = sizeof buf;
 	do
 		buf[--n] = (char)('0' + v % 10);
 	while ((v /= 10) && n > 0);
-	fputs(key, o);
-	fwrite(buf + n, 1, sizeof buf - (size_t)n, o);
+	jo_puts(j, key);
+	jo_put(j, buf + n, sizeof buf - (size_t)n);
 }
 
 /* [{"byte_start":…,"byte_end":…,"replacement":…}, …] in the file's offsets */
-static void json_edits(FILE *o, const report_doc *d, const jh_edit *edits, size_t n)
+static void json_edits(jout *j, const report_doc *d, const jh_edit *edits, size_t n)
 {
-	fputc('[', o);
+	jo_putc(j, '[');
 	for (size_t i = 0; i < n; i++) {
 		const jh_edit *e = &edits[i];
-		json_uint(o, i ? ",{\"byte_start\":" : "{\"byte_start\":", orig_offset(d, e->byte_start));
-		json_uint(o, ",\"byte_end\":", orig_offset(d, e->byte_end));
-		fputs(",\"replacement\":", o);
-		put_json_string(o, e->replacement, strlen(e->replacement));
-		fputc('}', o);
+		json_uint(j, i ? ",{\"byte_start\":" : "{\"byte_start\":", orig_offset(d, e->byte_start));
+		json_uint(j, ",\"byte_end\":", orig_offset(d, e->byte_end));
+		jo_puts(j, ",\"replacement\":");
+		jo_string(j, e->replacement, strlen(e->replacement));
+		jo_putc(j, '}');
 	}
-	fputc(']', o);
+	jo_putc(j, ']');
 }
 
 void json_finding(FILE *o, const report_doc *d, const jh_finding *f)
 {
-	fputc('{', o);
+	jout jo, *j = &jo;
+	jo.o = o;
+	jo.n = 0;
+	jo_putc(j, '{');
 	if (*d->name) { /* jsonl filter records have no file */
-		fputs("\"file\":", o);
-		put_json_string(o, d->name, strlen(d->name));
-		fputc(',', o);
+		jo_puts(j, "\"file\":");
+		jo_string(j, d->name, strlen(d->name));
+		jo_putc(j, ',');
 	}
-	fputs("\"rule\":", o);
-	put_json_string(o, f->rule_id, strlen(f->rule_id));
-	fputs(",\"severity\":\"", o);
-	fputs(jh_severity_name(f->severity), o);
-	fputc('"', o);
-	json_uint(o, ",\"line\":", f->line);
-	json_uint(o, ",\"column\":", f->column);
-	json_uint(o, ",\"end_line\":", f->end_line);
-	json_uint(o, ",\"end_column\":", f->end_column);
-	json_uint(o, ",\"display_column\":", f->display_column);
-	json_uint(o, ",\"byte_start\":", orig_offset(d, f->byte_start));
-	json_uint(o, ",\"byte_end\":", orig_offset(d, f->byte_end));
-	fputs(",\"message\":", o);
-	put_json_string(o, f->message, strlen(f->message));
-	fputs(",\"fix\":", o);
+	jo_puts(j, "\"rule\":");
+	jo_string(j, f->rule_id, strlen(f->rule_id));
+	jo_puts(j, ",\"severity\":\"");
+	jo_puts(j, jh_severity_name(f->severity));
+	jo_putc(j, '"');
+	json_uint(j, ",\"line\":", f->line);
+	json_uint(j, ",\"column\":", f->column);
+	json_uint(j, ",\"end_line\":", f->end_line);
+	json_uint(j, ",\"end_column\":", f->end_column);
+	json_uint(j, ",\"display_column\":", f->display_column);
+	json_uint(j, ",\"byte_start\":", orig_offset(d, f->byte_start));
+	json_uint(j, ",\"byte_end\":", orig_offset(d, f->byte_end));
+	jo_puts(j, ",\"message\":");
+	jo_string(j, f->message, strlen(f->message));
+	jo_puts(j, ",\"fix\":");
 	if (!f->has_fix) {
-		fputs("null", o);
+		jo_puts(j, "null");
 	} else {
-		fputs(f->safety == JH_SAFE ? "{\"safety\":\"safe\",\"edits\":" : "{\"safety\":\"unsafe\",\"edits\":", o);
-		json_edits(o, d, f->edits, f->n_edits);
-		fputc('}', o);
+		jo_puts(j, f->safety == JH_SAFE ? "{\"safety\":\"safe\",\"edits\":"
+		                                : "{\"safety\":\"unsafe\",\"edits\":");
+		json_edits(j, d, f->edits, f->n_edits);
+		jo_putc(j, '}');
 	}
 	/* the ranked answers, when the rule gives them (the first is the fix
 	 * when there is one); the binding's Finding.to_dict writes the same */
 	if (f->n_alternatives) {
 		const char *safety = f->safety == JH_SAFE ? "safe" : "unsafe";
-		fputs(",\"alternatives\":[", o);
+		jo_puts(j, ",\"alternatives\":[");
 		for (size_t i = 0; i < f->n_alternatives; i++) {
-			fprintf(o, "%s{\"safety\":\"%s\",\"edits\":", i ? "," : "", safety);
-			json_edits(o, d, f->alternatives[i].edits, f->alternatives[i].n_edits);
-			fputs(",\"score\":", o);
-			put_json_score(o, f->alternatives[i].score);
-			fputc('}', o);
+			jo_puts(j, i ? ",{\"safety\":\"" : "{\"safety\":\"");
+			jo_puts(j, safety);
+			jo_puts(j, "\",\"edits\":");
+			json_edits(j, d, f->alternatives[i].edits, f->alternatives[i].n_edits);
+			jo_puts(j, ",\"score\":");
+			jo_score(j, f->alternatives[i].score);
+			jo_putc(j, '}');
 		}
-		fputc(']', o);
+		jo_putc(j, ']');
 	}
-	fputc('}', o);
+	jo_putc(j, '}');
+	jo_flush(j);
 }
 
 /* JSON and SARIF items are separated by commas: none before the first. */
