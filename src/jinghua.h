@@ -127,10 +127,18 @@ typedef struct jh_rule jh_rule;
 int jh_ruleset_new(jh_ruleset **out);
 void jh_ruleset_free(jh_ruleset *rs);
 /* Where compiled tables are cached between runs (NULL or "" = nowhere),
- * for a rule set not yet loaded.  The library reads no environment
- * variable for it: the command line's default is $JINGHUA_CACHE_DIR, else
- * $XDG_CACHE_HOME/jinghua or ~/.cache/jinghua. */
+ * for a rule set not yet loaded: the rules folders as read (without
+ * parsing their examples until asked for), the lexicons, the compiled
+ * patterns and the checks' tables, each rebuilt when a source changed.
+ * The library reads no environment variable for it: the command line's
+ * default is $JINGHUA_CACHE_DIR, else $XDG_CACHE_HOME/jinghua or
+ * ~/.cache/jinghua. */
 int jh_ruleset_set_cache_dir(jh_ruleset *rs, const char *dir);
+/* The size a cache folder may grow to, for the whole process: after a
+ * store, the files used longest ago are removed until the rest fit (and a
+ * source's files of its earlier states at once).  0 = no cap; 256 MB by
+ * default (the command line's $JINGHUA_CACHE_MAX).  Returns JH_OK. */
+int jh_set_cache_limit(unsigned long long bytes);
 
 /* Load one rule file (INI, see rules/README.md) or every *.rules file of a
  * folder, in name order.  Lexicons named by the rules are read from the
@@ -213,6 +221,9 @@ typedef struct {
 	unsigned line;      /* line in the rule file */
 } jh_example;
 
+/* Example i of the rule: JH_OK, JH_ERR_ARG (no such example), or
+ * JH_ERR_NOMEM (a rule set read from the cache folder decodes its rules'
+ * examples the first time they are asked for). */
 int jh_rule_get_example(const jh_rule *rule, size_t i, jh_example *out);
 
 /* The rule told in words, as `jinghua rules --explain ID` prints it (and
@@ -539,6 +550,61 @@ const char *jh_document_fixed(const jh_document *doc, size_t *len, jh_fix_report
 /* Why jh_document_fixed gives no bytes, or NULL. */
 const char *jh_document_problem(const jh_document *doc);
 
+/* ---- Files: read whole, written back atomically ------------------------ */
+
+/* What `jinghua check FILE` and `jinghua fix FILE` do with the file, for
+ * every front end: read it whole without reading forever, and write the
+ * fixed bytes back without losing data or metadata. */
+typedef struct jh_file jh_file;
+
+/* The most a stream gives before jh_file_read refuses it: 1 GiB. */
+#define JH_STREAM_MAX 1073741824
+
+/* Read a whole file (path NULL: standard input).  A regular file is read
+ * at its size (and on, if it grows while read); a stream (standard input,
+ * a FIFO) up to stream_max bytes (0: JH_STREAM_MAX), past which the call
+ * fails with errno EFBIG rather than grow until memory runs out.  A device
+ * or socket is refused, not read (/dev/zero never ends): errno ENODEV and
+ * *why "a device, not read".  A file that changes while it is read is
+ * read, and marked (jh_file_changed).  Returns JH_OK (*out set, freed with
+ * jh_file_free), JH_ERR_NOMEM, or JH_ERR_IO with errno set and *why a
+ * message, or NULL when strerror(errno) says it (why may be NULL). */
+int jh_file_read(const char *path, size_t stream_max, jh_file **out, const char **why);
+void jh_file_free(jh_file *f);
+/* The bytes read (NUL-terminated, owned by f). */
+const char *jh_file_data(const jh_file *f, size_t *len);
+/* The bytes, handed over (the caller free()s them; jh_file_data gives ""
+ * from now on); f still knows the file for jh_file_replace. */
+char *jh_file_take(jh_file *f, size_t *len);
+/* Did the file change while it was read?  (Its bytes may be half old, half
+ * new: jh_file_replace refuses to write over it.) */
+int jh_file_changed(const jh_file *f);
+/* Its permission bits (07777); 0 for standard input. */
+unsigned jh_file_mode(const jh_file *f);
+
+/* Give the file f was read from the content data, as `jinghua fix` does:
+ * through a symlink to its target (the link stays a link); a temporary
+ * file in the same folder, with the old file's mode, owner (when allowed),
+ * extended attributes and POSIX ACLs, flushed to disk, then renamed over
+ * it, so a crash leaves the old file or the new, never half of one.  The
+ * file is left as it is (JH_ERR_IO, *why says why) when it is not a
+ * regular file (errno EINVAL), is read-only (no write permission bit, even
+ * for root; EACCES), its attributes cannot be copied, or it changed while
+ * it was read or since (EAGAIN; unless it already holds data, as when two
+ * fixes run at once: then JH_OK).  JH_ERR_ARG for standard input.  Returns
+ * JH_OK, JH_ERR_NOMEM or JH_ERR_IO with errno set and *why as for
+ * jh_file_read. */
+int jh_file_replace(const jh_file *f, const char *data, size_t len, const char **why);
+
+/* From now on SIGINT, SIGTERM and SIGHUP, where they would kill the
+ * process (their disposition is the default), first remove the temporary
+ * files of jh_file_replace calls in progress; a signal that is ignored or
+ * has a handler stays as it is (the write then ends before the handler's
+ * effect).  A default SIGXFSZ is ignored, so that past a file size limit a
+ * write fails with EFBIG instead of killing the process.  Call it once,
+ * from a program that replaces files (it changes process-wide state). */
+void jh_file_guard_signals(void);
+
 /* ---- Rule self-tests ---------------------------------------------------- */
 
 /* Run a rule's examples: each bad example must give a finding of this rule
@@ -559,6 +625,11 @@ size_t jh_utf16_column(const char *text, size_t len, size_t pos);
 size_t jh_utf8_valid_prefix(const char *s, size_t len);
 /* Display width of s (East Asian Width; invalid bytes count 1). */
 size_t jh_display_width(const char *s, size_t len);
+/* A file name for people, as every front end prints one: control bytes
+ * (C0, DEL, C1) and bytes that are not UTF-8 written as \xHH, the rest as
+ * it is.  Writes at most size bytes to out, NUL included (as snprintf),
+ * and returns the length of the whole, at most 4 * strlen(name). */
+size_t jh_name_escape(const char *name, char *out, size_t size);
 
 #ifdef __cplusplus
 }

@@ -431,6 +431,52 @@ START_TEST(mask_suggest_ranked)
 }
 END_TEST
 
+/* Ten candidates are ranked and calibrated whatever `suggestions` says,
+ * and the best of them shown: in a real chapter (seed 002) with one word
+ * masked, 八路军□□连已经跑远了, the document's 骑兵连 elsewhere lifts
+ * 骑兵 from below the model's first three to the first suggestion (when
+ * only the model's first three were calibrated it was not listed at
+ * all); and the three shown are the first three of the ten listed. */
+START_TEST(mask_suggest_calibrated_over_ten)
+{
+	if (access("/usr/lib/x86_64-linux-gnu/sunpinyin/data/lm_sc.t3g", R_OK) != 0)
+		return; /* the ranking is the word model's */
+	FILE *f = fopen(JH_SRCDIR "/corpus-samples/002_39197a4f12f91164.txt", "rb");
+	ck_assert_ptr_nonnull(f);
+	static char text[1 << 16];
+	size_t len = fread(text, 1, sizeof text - 1, f);
+	fclose(f);
+	ck_assert_uint_lt(len, sizeof text - 1);
+	text[len] = '\0';
+	const char *before = "八路军", *word = "骑兵", *after = "连已经跑远了";
+	char key[64];
+	snprintf(key, sizeof key, "%s%s%s", before, word, after);
+	char *at = strstr(text, key);
+	ck_assert_ptr_nonnull(at);
+	ck_assert_ptr_null(strstr(at + 1, key)); /* the one place */
+	memcpy(at + strlen(before), "□□", strlen(word)); /* 骑兵 and □□ are six bytes each */
+	size_t pos = (size_t)(at - text) + strlen(before);
+	jh_ruleset *three = censor_rules(), *ten = censor_rules_listing("10");
+	jh_findings f3 = JH_FINDINGS_INIT, f10 = JH_FINDINGS_INIT;
+	test_check(three, text, len, &f3);
+	test_check(ten, text, len, &f10);
+	const jh_finding *a = suggestion_at(&f3, pos), *b = suggestion_at(&f10, pos);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_uint_eq(a->n_alternatives, 3);
+	ck_assert_uint_gt(b->n_alternatives, 3);
+	ck_assert_str_eq(a->alternatives[0].edits[0].replacement, word);
+	for (size_t i = 0; i < 3; i++) {
+		ck_assert_str_eq(a->alternatives[i].edits[0].replacement, b->alternatives[i].edits[0].replacement);
+		ck_assert(a->alternatives[i].score == b->alternatives[i].score);
+	}
+	jh_findings_clear(&f3);
+	jh_findings_clear(&f10);
+	jh_ruleset_free(three);
+	jh_ruleset_free(ten);
+}
+END_TEST
+
 /* The recurring context is found through an index built per 64 KB block:
  * a name 90 KB before the mask (two blocks back, inside the 100 KB window)
  * is found, whichever block boundary it lies on; 120 KB before, it is out
@@ -588,6 +634,7 @@ Suite *censor_suite(void)
 	tcase_add_test(tc, missing_chars_short_text_not_judged);
 	tcase_add_test(tc, mask_suggest_ranked);
 	tcase_add_test(tc, mask_suggest_topic_words);
+	tcase_add_test(tc, mask_suggest_calibrated_over_ten);
 	tcase_add_test(tc, mask_suggest_recurring_across_blocks);
 	tcase_add_test(tc, mask_suggest_quiet_where_no_mask);
 	tcase_add_test(tc, safe_fixes_restore_exactly);

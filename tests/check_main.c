@@ -288,6 +288,7 @@ int main(void)
 	SRunner *sr = srunner_create(utf8_suite());
 	srunner_add_suite(sr, stops_suite());
 	srunner_add_suite(sr, rules_suite());
+	srunner_add_suite(sr, rulecache_suite());
 	srunner_add_suite(sr, lexicon_suite());
 	srunner_add_suite(sr, regex_suite());
 	srunner_add_suite(sr, builtins_suite());
@@ -299,6 +300,7 @@ int main(void)
 	srunner_add_suite(sr, script_suite());
 	srunner_add_suite(sr, censor_suite());
 	srunner_add_suite(sr, document_suite());
+	srunner_add_suite(sr, files_suite());
 	srunner_add_suite(sr, linear_suite());
 	/* CK_ENV: CK_VERBOSITY=verbose lists every test when asked. */
 	srunner_run_all(sr, CK_ENV);

@@ -15,6 +15,7 @@
  * A leak shows as allocations still live after the run.  The program is
  * not built with sanitizers, whose allocator this one would replace. */
 #include <check.h>
+#include <dirent.h>
 #include <errno.h>
 #include <stdint.h>
 #include <execinfo.h>
@@ -24,9 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 #include "jinghua.h"
 #include "regex.h"
+#include "verbatim.h"
 
 /* ---- the failing allocator ---- */
 
@@ -385,10 +388,13 @@ static int run_document(const jh_settings *st, char **check, char **fix)
 	return err;
 }
 
+static const char *cache_dir_now; /* the cache folder of open_config, or NULL */
+
 static int open_config(const char *rules_dir, jh_config **cfg, const jh_settings **st)
 {
 	jh_config_options co = JH_CONFIG_OPTIONS_INIT;
 	co.rules_dir = rules_dir;
+	co.cache_dir = cache_dir_now;
 	co.diag_fn = quiet;
 	int rc = jh_config_open(&co, cfg);
 	if (rc)
@@ -504,6 +510,12 @@ START_TEST(config_out_of_memory)
 	char *want_check, *want_fix, *c, *f;
 	ck_assert_int_eq(run_config(&want_check, &want_fix), JH_OK);
 	ck_assert_ptr_nonnull(want_check);
+	/* The verbatim patterns are the process's, not a configuration's: the
+	 * first check compiled them, and their JIT copies, made once the lines
+	 * looked at reach JH_VERBATIM_JIT_AFTER bytes, are made now, before
+	 * counting (document_out_of_memory has them made by its warm-up runs,
+	 * or in mid-run, counted there as a table kept). */
+	jh_verbatim_jit_now();
 	long before = live;
 	arm(0);
 	ck_assert_int_eq(run_config(&c, &f), JH_OK);
@@ -533,6 +545,160 @@ START_TEST(config_out_of_memory)
 }
 END_TEST
 
+/* A file read (jh_file_read) and written back (jh_file_replace, with a
+ * user extended attribute to copy when the file system has them): each
+ * failed allocation gives JH_ERR_NOMEM or the right result, the file is
+ * the old or the new whole, and no temporary file is left. */
+static int run_file(const char *path, const char *text)
+{
+	jh_file *f;
+	int rc = jh_file_read(path, 0, &f, NULL);
+	if (rc)
+		return rc;
+	rc = jh_file_replace(f, text, strlen(text), NULL);
+	jh_file_free(f);
+	return rc;
+}
+
+START_TEST(files_out_of_memory)
+{
+	char path[400], got[64];
+	snprintf(path, sizeof path, "%s/docs/a.txt", dir);
+	const char *const texts[] = {"子丨弹\n", "子弹\n"};
+	put(path, texts[0], strlen(texts[0]));
+	int xattrs = setxattr(path, "user.jinghua-test", "kept", 4, 0) == 0;
+	long before = live;
+	arm(0);
+	ck_assert_int_eq(run_file(path, texts[1]), JH_OK);
+	armed = 0;
+	long k = n_allocs, errors = 0;
+	ck_assert_int_eq(live, before);
+	ck_assert_int_gt(k, 2 + xattrs);
+	for (long n = 1; n <= k + 1; n++) {
+		FILE *in = fopen(path, "r");
+		ck_assert_ptr_nonnull(in);
+		size_t len = fread(got, 1, sizeof got - 1, in);
+		fclose(in);
+		got[len] = '\0';
+		int now = !strcmp(got, texts[1]); /* which text it holds; the next run writes the other */
+		ck_assert_msg(now || !strcmp(got, texts[0]), "allocation %ld failed: the file holds %s",
+		              n - 1, got);
+		arm(n);
+		int rc = run_file(path, texts[!now]);
+		armed = 0;
+		/* nothing here does without an allocation: each failed one is
+		 * JH_ERR_NOMEM (a run that made fewer did not fail) */
+		int failed = n_allocs >= n;
+		errors += failed;
+		ck_assert_msg(rc == (failed ? JH_ERR_NOMEM : JH_OK), "allocation %ld %s: status %d", n,
+		              failed ? "failed" : "not reached", rc);
+		ck_assert_msg(live == before, "allocation %ld failed: %ld allocations leaked", n,
+		              live - before);
+		char docs[320];
+		snprintf(docs, sizeof docs, "%s/docs", dir);
+		DIR *d = opendir(docs);
+		ck_assert_ptr_nonnull(d);
+		for (struct dirent *e; (e = readdir(d));)
+			ck_assert_msg(!strstr(e->d_name, "jinghua-"), "allocation %ld failed: %s left", n,
+			              e->d_name);
+		closedir(d);
+		if (xattrs) {
+			char val[8];
+			ck_assert_msg(getxattr(path, "user.jinghua-test", val, sizeof val) == 4,
+			              "allocation %ld failed: the extended attribute was lost", n);
+		}
+	}
+	fprintf(stderr, "check_oom: files: %ld allocations, each failed in turn: %ld runs reached it "
+	        "and returned JH_ERR_NOMEM\n", k, errors);
+	ck_assert_int_ge(errors, 5);
+}
+END_TEST
+
+/* The files of the cache folder: removed (empty = 1), or counted by kind. */
+static int cache_files(const char *cache, const char *kind, int empty)
+{
+	DIR *d = opendir(cache);
+	int n = 0;
+	struct dirent *e;
+	char path[600];
+	while (d && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (empty) {
+			snprintf(path, sizeof path, "%s/%s", cache, e->d_name);
+			ck_assert_int_eq(unlink(path), 0);
+		}
+		n += !strncmp(e->d_name, kind, strlen(kind));
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* The same with a cache folder: the rules folder and its lexicon read
+ * (cold: the folder emptied before each run, so each reads the files and
+ * stores them) or mapped from it (warm).  Besides not crashing or leaking,
+ * a cold run must leave no cache behind that a later run reads wrongly:
+ * after each, an unfailed run with what it stored gives the right result. */
+START_TEST(cache_out_of_memory)
+{
+	char cache[300], *want_check, *want_fix, *c, *f;
+	snprintf(cache, sizeof cache, "%s/cache", dir);
+	ck_assert_int_eq(run_config(&want_check, &want_fix), JH_OK); /* without a cache */
+	cache_dir_now = cache;
+	for (int warm = 0; warm < 2; warm++) {
+		cache_files(cache, "", 1);
+		ck_assert_int_eq(run_config(&c, &f), JH_OK);
+		ck_assert_str_eq(c, want_check);
+		ck_assert_str_eq(f, want_fix);
+		free(c);
+		free(f);
+		ck_assert_int_eq(cache_files(cache, "rules-", 0), 1);
+		ck_assert_int_eq(cache_files(cache, "lexicon-", 0), 1);
+		jh_verbatim_jit_now(); /* as in config_out_of_memory */
+		if (!warm)
+			cache_files(cache, "", 1);
+		long before = live;
+		arm(0);
+		ck_assert_int_eq(run_config(&c, &f), JH_OK);
+		armed = 0;
+		long k = n_allocs, errors = 0;
+		same_or_error("cache, check", 0, JH_OK, c, want_check);
+		free(c);
+		free(f);
+		for (long n = 1; n <= k; n++) {
+			if (!warm)
+				cache_files(cache, "", 1);
+			arm(n);
+			int rc = run_config(&c, &f);
+			armed = 0;
+			errors += rc == JH_ERR_NOMEM;
+			same_or_error(warm ? "warm cache, check" : "cold cache, check", n, rc, c, want_check);
+			same_or_error(warm ? "warm cache, fix" : "cold cache, fix", n, rc, f, want_fix);
+			free(c);
+			free(f);
+			ck_assert_msg(live == before, "allocation %ld failed: %ld allocations leaked", n,
+			              live - before);
+			if (!warm) { /* what that run stored, if anything, is right */
+				ck_assert_int_eq(run_config(&c, &f), JH_OK);
+				ck_assert_msg(!strcmp(c, want_check) && !strcmp(f, want_fix),
+				              "allocation %ld failed: a wrong cache file stored", n);
+				free(c);
+				free(f);
+				ck_assert_msg(live == before, "allocation %ld failed: the run after it leaked", n);
+			}
+		}
+		fprintf(stderr, "check_oom: %s cache: %ld allocations, each failed in turn: %ld runs "
+		        "returned JH_ERR_NOMEM, %ld did without it\n", warm ? "warm" : "cold", k, errors,
+		        k - errors);
+		ck_assert_int_gt(errors, k / 2);
+	}
+	cache_dir_now = NULL;
+	free(want_check);
+	free(want_fix);
+}
+END_TEST
+
 int main(void)
 {
 	if (getenv("CHECK_OOM_TRACE"))
@@ -549,6 +715,8 @@ int main(void)
 	tcase_set_timeout(tc, 3600); /* thousands of runs; CPU time, not a bound */
 	tcase_add_test(tc, document_out_of_memory);
 	tcase_add_test(tc, config_out_of_memory);
+	tcase_add_test(tc, files_out_of_memory);
+	tcase_add_test(tc, cache_out_of_memory);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

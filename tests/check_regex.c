@@ -8,7 +8,10 @@
 #include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <glob.h>
+#include "regex.h"
 #include "regex_pre.h"
+#include "rules.h"
 #include "tests.h"
 
 #define SEPARATOR_RULE(id, trigger_line) \
@@ -498,51 +501,55 @@ START_TEST(compile_errors)
 END_TEST
 
 /* The check in C before PCRE2 (regex_pre.c): built only for patterns whose
- * every top-level alternative says, from its start, what it needs of the
- * characters at t - 1, t or t + 1, and that set no options; it says no
- * only where PCRE2 could not match. */
+ * every top-level alternative says, from its start, something sure of the
+ * characters before t (lookbehinds) or from t on (its first items, as a
+ * small automaton), and that set no options; it says no only where PCRE2
+ * could not match. */
 START_TEST(pre_check_forms)
 {
 	static const struct {
 		const char *pattern;
 		unsigned lead;
-		const char *want; /* per alternative: the classes at t-1 t t+1, "-" for none */
+		const char *want; /* jh_pre_describe */
 	} cases[] = {
-		{"(?<=\\p{sc=Han})[丨｜](?=\\p{sc=Han})", 0, "\\p{sc=Han} [丨｜] \\p{sc=Han}"},
-		{"(?<=[，。！？])[ \\t]+(?=x)", 0, "[，。！？] [ \\t] -"},
-		{"(?<=[^\\s])\\t+", 0, "[^\\s] \\t -"},
-		{"(?<=\\p{Han})a|(?<=[0-9])b", 0, "\\p{Han} a - | [0-9] b -"},
-		{"(?<!，)(，)，(?!，)|(?<!、)(、)、", 0, "- ， ， | - 、 、"},
-		{"x{3,}|(?:y)z", 0, "- x x | - y z"},
-		{"a?b", 0, ""},                         /* an optional first item: anything may start */
+		{"(?<=\\p{sc=Han})[丨｜](?=\\p{sc=Han})", 0, "<1\\p{sc=Han} [丨｜] (?=\\p{sc=Han})"},
+		{"(?<=[，。！？])[ \\t]+(?=x)", 0, "<1[，。！？] [ \\t] [ \\t]* (?=x)"},
+		{"(?<=[^\\s])\\t+", 0, "<1[^\\s] \\t \\t*"},
+		{"(?<=\\p{Han})a|(?<=[0-9])b", 0, "<1\\p{Han} a | <1[0-9] b"},
+		{"(?<!，)(，)，(?!，)|(?<!、)(、)、", 0, "<1!， ， ， | <1!、 、 、"},
+		{"x{3,}|(?:y)z", 0, "x x x x* | y z"},
+		{"a?b", 0, "a? b"},
 		{"(?<=\\p{Han})a", 3, ""},              /* a lead: the match starts earlier */
-		{"(?<=\\p{Han})a|(?=b)", 0, "\\p{Han} a - | - b -"},
+		{"(?<=\\p{Han})a|(?=b)", 0, "<1\\p{Han} a | (?=b)"},
 		{"(?<=\\p{Han})a|.*", 0, ""},           /* an alternative that needs nothing */
-		{"(?<=不|别)在", 0, "- 在 -"},          /* a lookbehind of alternatives: passed over... */
-		{"(?<=ab)c", 0, "- c -"},               /* ...as one of two characters */
-		{"(?<=\\p{Han})?a", 0, ""},             /* quantified: may be skipped */
+		{"(?<=\\p{Han})a|b?", 0, ""},
+		{"(?<=不|别)在", 0, "<1{不,别} 在"},     /* a lookbehind of alternatives: their last characters */
+		{"(?<=不|不会)在", 0, "<1{不,会} 在"},
+		{"(?<=ab)c", 0, "<1b <2a c"},           /* two characters back */
+		{"(?<!ab|c)d", 0, "d"},                 /* not one character: passed over */
+		{"(?<=\\p{Han})?a", 0, "a"},            /* quantified: may be skipped */
 		{"(?<=\\p{Han})(?i)a|(?<=x)b", 0, ""}, /* options reach the next alternative */
 		{"(?<=\\Qa\\E)b", 0, ""},
 		{"(?<=[a-z])(*SKIP)b", 0, ""},
 		{"\\Rx", 0, ""},
-		{"a+b", 0, "- a -"},                    /* how many a: not known, so nothing of b */
-		{"ab{0,2}c", 0, "- a -"},
+		{"a+b", 0, "a a* b"},
+		{"ab{0,2}c", 0, "a b* c"},              /* more than the pattern allows: only lets more through */
 		{"(ab)c", 0, ""},                       /* a group of two items: not read */
+		{"a(ab)c", 0, "a"},                     /* ...and nothing after it */
+		{"(说|說|问)到(?=[，。])", 0, "{说,說,问} 到 (?=[，。])"},
+		{"(?<![ \\t])[ \\t]++(?=\\r?\\n|\\z)", 0, "<1![ \\t] [ \\t] [ \\t]* (?={\\r,\\n,\\z})"},
+		{"(?<!x)(?<=ab|c)d(?=e|$)", 0, "<1!x <1{b,c} d (?={e,\\n,\\z})"},
+		{"a(?=)b", 0, "a b"},                   /* an empty lookahead says nothing */
+		{"x(?=y|z?)", 0, "x"},                  /* ...nor one that may match nothing */
+		{"x(?!y)z", 0, "x z"},                  /* a negative one only takes matches away */
+		{"x(?<=\\p{Han}x)y", 0, "x y"},         /* as does a lookbehind after the start */
 	};
 	jh_pre_classes cs = {0};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		jh_pre pre;
 		ck_assert_int_eq(jh_pre_build(&pre, cases[i].pattern, cases[i].lead, &cs), 0);
-		char got[256] = "";
-		for (int a = 0; a < pre.n; a++) {
-			if (a)
-				strcat(got, " | ");
-			for (int k = 0; k < 3; k++) {
-				if (k)
-					strcat(got, " ");
-				strcat(got, pre.alt[a].at[k] ? pre.alt[a].at[k]->src : "-");
-			}
-		}
+		char got[512];
+		jh_pre_describe(&pre, got, sizeof got);
 		ck_assert_msg(!strcmp(got, cases[i].want), "case %zu (%s): '%s', not '%s'", i,
 		              cases[i].pattern, got, cases[i].want);
 	}
@@ -580,6 +587,21 @@ START_TEST(pre_check_answers)
 	ck_assert_int_eq(jh_pre_maybe(&pre, "\xE5\xAD" "x", 3, 2, md), 1);
 	ck_assert_int_eq(jh_pre_maybe(&pre, "a\x80" "x", 3, 2, md), 1);
 	ck_assert_int_eq(jh_pre_maybe(&pre, "z\xE5", 2, 0, md), 1);
+	jh_pre_free(&pre);
+	/* The walk from t: a run, then a lookahead that takes the end too. */
+	ck_assert_int_eq(jh_pre_build(&pre, "(?<![ \\t])[ \\t]++(?=\\r?\\n|\\z)|(?<=ab)c", 0, &cs), 0);
+	ck_assert_int_eq(pre.n, 2);
+	const char *sp = "a  \nb \tc  d   ";
+	size_t spn = strlen(sp);
+	ck_assert_int_eq(jh_pre_maybe(&pre, sp, spn, 1, md), 1);  /* "  \n" */
+	ck_assert_int_eq(jh_pre_maybe(&pre, sp, spn, 2, md), 0);  /* a space after a space */
+	ck_assert_int_eq(jh_pre_maybe(&pre, sp, spn, 5, md), 0);  /* " \tc" */
+	ck_assert_int_eq(jh_pre_maybe(&pre, sp, spn, 8, md), 0);  /* "  d" */
+	ck_assert_int_eq(jh_pre_maybe(&pre, sp, spn, 11, md), 1); /* "   " at the end */
+	ck_assert_int_eq(jh_pre_maybe(&pre, "xabc", 4, 3, md), 1);
+	ck_assert_int_eq(jh_pre_maybe(&pre, "xbbc", 4, 3, md), 0);
+	ck_assert_int_eq(jh_pre_maybe(&pre, "bc", 2, 1, md), 0);   /* nothing two back */
+	jh_pre_free(&pre);
 	jh_pre_classes_free(&cs);
 	pcre2_match_data_free(md);
 }
@@ -622,6 +644,86 @@ START_TEST(pre_check_agrees_with_scan)
 }
 END_TEST
 
+static void quiet_diag(const jh_diag *d, void *payload)
+{
+	(void)d;
+	(void)payload;
+}
+
+/* Appends the file at path to *text (NUL-free texts only matter here). */
+static void add_file(char **text, size_t *len, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	ck_assert_ptr_nonnull(f);
+	char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+		*text = realloc(*text, *len + n + 1);
+		ck_assert_ptr_nonnull(*text);
+		memcpy(*text + *len, buf, n);
+		*len += n;
+	}
+	fclose(f);
+}
+
+/* The check of every default rule that has one, at every character
+ * boundary of the corpus samples and of a text of the cases the checks
+ * read (spaces before line ends and the end, runs, broken bytes): where
+ * it says no, PCRE2 finds no match starting there. */
+START_TEST(pre_check_never_misses)
+{
+	jh_ruleset *rs;
+	ck_assert_int_eq(jh_ruleset_new(&rs), JH_OK);
+	ck_assert_int_eq(jh_ruleset_load_dir(rs, JH_SRCDIR "/rules", quiet_diag, NULL), JH_OK);
+	ck_assert_int_eq(jh_ruleset_compile(rs, quiet_diag, NULL), JH_OK);
+	char *text = NULL;
+	size_t len = 0;
+	glob_t g;
+	ck_assert_int_eq(glob(JH_SRCDIR "/corpus-samples/*.txt", 0, NULL, &g), 0);
+	for (size_t i = 0; i < g.gl_pathc; i++)
+		add_file(&text, &len, g.gl_pathv[i]);
+	globfree(&g);
+	static const char extra[] =
+	    "他说 \n 好，\n\n走， \r\n\r\n　　来  \t\n末 ab , c, 中,文 中:x 中 :b 是. 好?!"
+	    "……。。。...，，、、；；：：--—— 中・文 中 文 中\xC2\xA0文 www.x.com中biquge.la "
+	    "中a中 pīn中 中x中 中□中 \xE2\x80\x8B\xEF\xBB\xBF中\xE2\x80\x8C中 \xE5\xAD，，\xFF、、"
+	    "跑的很快 不在等 说到，\t\tx\t \n  ";
+	text = realloc(text, len + sizeof extra);
+	ck_assert_ptr_nonnull(text);
+	memcpy(text + len, extra, sizeof extra);
+	len += sizeof extra - 1;
+	const jh_regexes *rx = rs->regexes;
+	pcre2_match_data *md = pcre2_match_data_create(rx->max_ovector, NULL);
+	pcre2_match_context *mc = pcre2_match_context_create(NULL);
+	size_t checked = 0, said_no = 0;
+	for (size_t k = 0; k < rx->n; k++) {
+		const jh_rx *x = &rx->v[k];
+		if (!x->pre.n)
+			continue;
+		checked++;
+		pcre2_code *jit = pcre2_code_copy(x->code);
+		ck_assert_int_eq(pcre2_jit_compile(jit, PCRE2_JIT_COMPLETE), 0);
+		for (size_t t = 0; t < len; t++) {
+			if (((unsigned char)text[t] & 0xC0) == 0x80 ||
+			    jh_pre_maybe(&x->pre, text, len, t, md))
+				continue;
+			said_no++;
+			pcre2_set_offset_limit(mc, t);
+			int rc = pcre2_jit_match(jit, (PCRE2_SPTR)text, len, t, 0, md, mc);
+			ck_assert_msg(rc == PCRE2_ERROR_NOMATCH, "%s: the check said no at byte %zu (%.12s)",
+			              rs->rules[x->rule_index]->id, t, text + t);
+		}
+		pcre2_code_free(jit);
+	}
+	ck_assert_uint_gt(checked, 15);
+	ck_assert_uint_gt(said_no, len);
+	pcre2_match_context_free(mc);
+	pcre2_match_data_free(md);
+	free(text);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
 Suite *regex_suite(void)
 {
 	Suite *s = suite_create("regex");
@@ -642,6 +744,7 @@ Suite *regex_suite(void)
 	tcase_add_test(tc, pre_check_forms);
 	tcase_add_test(tc, pre_check_answers);
 	tcase_add_test(tc, pre_check_agrees_with_scan);
+	tcase_add_test(tc, pre_check_never_misses);
 	suite_add_tcase(s, tc);
 	/* The CPU bound is the backstop if the limits do not work. */
 	tc = test_tcase("limits", 20);

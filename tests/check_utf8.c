@@ -256,6 +256,25 @@ START_TEST(count_chars)
 }
 END_TEST
 
+/* A name for people: control bytes (C0, DEL, C1 as U+0080-U+009F) and
+ * bytes that are not UTF-8 as \xHH, characters as they are (U+00A0 is
+ * one); cut like snprintf when out is short, the whole length returned. */
+START_TEST(name_escape)
+{
+	char out[64];
+	ck_assert_uint_eq(jh_name_escape("第一章.txt", out, sizeof out), strlen("第一章.txt"));
+	ck_assert_str_eq(out, "第一章.txt");
+	const char *bad = "a\x1b[1m\xc2\x9b\xc2\xa0\x7f\r\n\xff\xe4\xb8.txt";
+	const char *want = "a\\x1B[1m\\xC2\\x9B\xc2\xa0\\x7F\\x0D\\x0A\\xFF\\xE4\\xB8.txt";
+	ck_assert_uint_eq(jh_name_escape(bad, out, sizeof out), strlen(want));
+	ck_assert_str_eq(out, want);
+	ck_assert_uint_eq(jh_name_escape(bad, out, 6), strlen(want));
+	ck_assert_str_eq(out, "a\\x1B");
+	ck_assert_uint_eq(jh_name_escape("\x01", NULL, 0), 4);
+	ck_assert_uint_le(jh_name_escape("\xff\xff", out, sizeof out), 4 * 2);
+}
+END_TEST
+
 Suite *utf8_suite(void)
 {
 	Suite *s = suite_create("utf8");
@@ -272,6 +291,7 @@ Suite *utf8_suite(void)
 	tcase_add_test(tc, valid_prefix);
 	tcase_add_test(tc, display_width);
 	tcase_add_test(tc, count_chars);
+	tcase_add_test(tc, name_escape);
 	suite_add_tcase(s, tc);
 	return s;
 }

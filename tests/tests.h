@@ -16,6 +16,7 @@
 Suite *utf8_suite(void);
 Suite *stops_suite(void);
 Suite *rules_suite(void);
+Suite *rulecache_suite(void);
 Suite *lexicon_suite(void);
 Suite *regex_suite(void);
 Suite *builtins_suite(void);
@@ -27,6 +28,7 @@ Suite *punct_suite(void);
 Suite *script_suite(void);
 Suite *censor_suite(void);
 Suite *document_suite(void);
+Suite *files_suite(void);
 Suite *linear_suite(void);
 
 /* A test case whose every test is bounded to cpu_secs CPU seconds (times

@@ -20,7 +20,7 @@ from typing import Iterator, Optional, TextIO
 
 from . import JinghuaError, Linter
 from ._lib import lib
-from ._linter import _read, _read_stream, file_findings, text_findings
+from ._linter import _read, file_findings, shown_name, text_findings
 from ._types import Finding
 
 _RANK = {"info": 0, "warning": 1, "error": 2}
@@ -32,7 +32,7 @@ def _walk(path: str) -> Iterator[str]:
     try:
         names = sorted(os.listdir(os.fsencode(path)))
     except OSError as e:
-        print(f"jinghua: {path}: {e.strerror}", file=sys.stderr)
+        print(f"jinghua: {shown_name(path)}: {e.strerror}", file=sys.stderr)
         raise
     for n in names:
         if n.startswith(b"."):
@@ -122,13 +122,14 @@ def _binary(data: bytes) -> bool:
     return b"\0" in data[:8192] and not data.startswith((b"\xff\xfe", b"\xfe\xff"))
 
 
-def _emit(fmt: str, out: TextIO, name: str, text: bytes, shown: list[Finding],
+def _emit(fmt: str, out: TextIO, shown_as: str, name: str, text: bytes, shown: list[Finding],
           findings: list[Finding], first: list[bool]) -> None:
-    """shown: the findings with offsets in the decoded text (human);
+    """shown_as: the name for people (human), name as it is (json, jsonl);
+    shown: the findings with offsets in the decoded text (human);
     findings: in the file's bytes (json, jsonl)."""
     for f, g in zip(shown, findings):
         if fmt == "human":
-            _human(out, name, text, f)
+            _human(out, shown_as, text, f)
             continue
         d = {"file": name, **g.to_dict()}
         line = json.dumps(d, ensure_ascii=False, separators=(",", ":"))
@@ -182,18 +183,18 @@ def _main(argv: Optional[list[str]]) -> int:
             if walked and linter.excluded(name):
                 continue
             try:  # a device refused, a stream bounded, as check_file reads
-                data = _read_stream(sys.stdin.buffer, "<stdin>") if name == "-" else _read(name)
+                data = _read(None if name == "-" else name)
             except OSError as e:
-                print(f"jinghua: {name}: {e.strerror}", file=sys.stderr)
+                print(f"jinghua: {shown_name(name)}: {e.strerror}", file=sys.stderr)
                 status = 3
                 continue
             except JinghuaError as e:
-                print(f"jinghua: {e}", file=sys.stderr)
+                print(f"jinghua: {shown_name(name)}: {e.reason}", file=sys.stderr)
                 status = 3
                 continue
-            shown_name = (args.stdin_filename or "<stdin>") if name == "-" else name
+            shown = shown_name((args.stdin_filename or "<stdin>") if name == "-" else name)
             if _binary(data):
-                print(f"jinghua: {shown_name}: binary file, skipped", file=sys.stderr)
+                print(f"jinghua: {shown}: binary file, skipped", file=sys.stderr)
                 continue
             path = (args.stdin_filename or None) if name == "-" else name
             try:
@@ -207,7 +208,8 @@ def _main(argv: Optional[list[str]]) -> int:
             found += in_text
             limit = _FAIL_ON[args.fail_on] if args.fail_on else fail_on
             failing |= any(_RANK[f.severity] >= limit for f in in_text)
-            _emit(args.format, out, shown_name, text, in_text, in_file, first)
+            _emit(args.format, out, shown, name if name != "-" else (args.stdin_filename or "<stdin>"),
+                  text, in_text, in_file, first)
     if args.format == "json":
         out.write("\n]\n" if not first[0] else "]\n")
     elif args.format == "human" and found:

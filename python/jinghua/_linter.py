@@ -328,21 +328,18 @@ class Linter:
                  to_utf8: bool = False, write: bool = True) -> FixResult:
         """Fix a file in place (write=False: only return the result).
 
-        The file is replaced atomically and only when the fix changed it,
-        through a symlink, with its mode, owner, extended attributes and
-        ACLs (write_atomically); if it changed on disk while being fixed,
-        is read-only or its attributes cannot be kept, it is left alone
-        (JinghuaError)."""
-        name = os.fspath(path)
-        before = os.stat(path)
-        data = _read(path)
-        res = self.fix_result(data, path=path, unsafe=unsafe, to_utf8=to_utf8)
-        if write and res.text != data:
-            now = os.stat(path)
-            if (now.st_ino, now.st_size, now.st_mtime_ns) != \
-                    (before.st_ino, before.st_size, before.st_mtime_ns):
-                raise JinghuaError(f"{name}: changed while being fixed; not written")
-            write_atomically(path, res.text)
+        Read and written as `jinghua fix FILE` does (jh_file_read,
+        jh_file_replace): replaced atomically and only when the fix
+        changed it, through a symlink, with its mode, owner, extended
+        attributes and ACLs; if it changed on disk while being read or
+        fixed, is read-only, is not a regular file or its attributes cannot
+        be kept, it is left alone (JinghuaError).  A SIGTERM or SIGHUP
+        during the write leaves no temporary file."""
+        f = _File(path)
+        res = self.fix_result(f.data, path=path, unsafe=unsafe, to_utf8=to_utf8)
+        if write and res.text != f.data:
+            _guard_signals()
+            f.replace(res.text)
         return res
 
 
@@ -377,6 +374,16 @@ def text_findings(doc: Document) -> list[Finding]:
 def file_findings(doc: Document) -> list[Finding]:
     """The findings with offsets into the file's bytes."""
     return _findings(doc._doc, True)
+
+
+def shown_name(name: PathLike) -> str:
+    """A file name for people, as the CLI prints it (jh_name_escape): control
+    bytes and bytes that are not UTF-8 as \\xHH."""
+    b = os.fsencode(name)
+    size = 4 * len(b) + 1
+    buf = ffi.new("char[]", size)
+    n = lib.jh_name_escape(b, buf, size)
+    return ffi.unpack(buf, n).decode("utf-8")
 
 
 def name_of(path: Optional[PathLike]) -> str:
@@ -417,95 +424,64 @@ def _findings(doc: Any, file_offsets: bool = True) -> list[Finding]:
 
 
 # What a stream (a FIFO) may give before it is refused, as `jinghua check`
-# refuses one (src/cli/fileio.c); a regular file has no bound of its own.
-STREAM_MAX = 1 << 30
+# refuses one; a regular file has no bound of its own.
+STREAM_MAX = lib.JH_STREAM_MAX
 
 
-def _read(path: PathLike) -> bytes:
-    """A file's bytes, read as the CLI reads a file it is given: a device
-    (/dev/zero, /dev/urandom) is refused, not read until memory runs out
-    (JinghuaError); a FIFO is read as a stream, up to STREAM_MAX bytes
-    (OSError EFBIG past that)."""
+class _File:
+    """A file as the library read it (jh_file_read): its bytes, and what
+    jh_file_replace needs to write it back as `jinghua fix` does."""
 
-    import stat
+    def __init__(self, path: Optional[PathLike]) -> None:
+        self.name = "<stdin>" if path is None else os.fspath(path)
+        out = ffi.new("jh_file **")
+        why = ffi.new("const char **")
+        rc = lib.jh_file_read(ffi.NULL if path is None else os.fsencode(path), STREAM_MAX,
+                              out, why)
+        if rc:
+            _file_error(rc, self.name, why[0])
+        self._f = ffi.gc(out[0], lib.jh_file_free)
+        n = ffi.new("size_t *")
+        self.data = ffi.unpack(lib.jh_file_data(self._f, n), n[0])
 
-    with open(path, "rb") as f:
-        st = os.fstat(f.fileno())
-        if stat.S_ISCHR(st.st_mode) or stat.S_ISBLK(st.st_mode):
-            raise JinghuaError(f"{os.fspath(path)}: a device, not read")
-        if stat.S_ISREG(st.st_mode):
-            return f.read()
-        return _read_stream(f, os.fspath(path))
-
-
-def _read_stream(f: Any, name: str) -> bytes:
-    """All of a stream (a FIFO, standard input), at most STREAM_MAX bytes
-    (OSError EFBIG past that)."""
-    import errno
-
-    chunks, n = [], 0
-    while n <= STREAM_MAX:
-        chunk = f.read(1 << 20)
-        if not chunk:
-            break
-        chunks.append(chunk)
-        n += len(chunk)
-    if n > STREAM_MAX:
-        raise OSError(errno.EFBIG, f"File too large (a stream of more than {STREAM_MAX} bytes)", name)
-    return b"".join(chunks)
+    def replace(self, data: bytes) -> None:
+        why = ffi.new("const char **")
+        rc = lib.jh_file_replace(self._f, data, len(data), why)
+        if rc:
+            _file_error(rc, self.name, why[0])
 
 
-def write_atomically(path: PathLike, data: bytes) -> None:
-    """Replace the file at path by data as `jinghua fix` does: through a
-    symlink to its target (the link stays a link); a temporary file in the
-    same folder, given the old file's mode, owner (when allowed) and
-    extended attributes (POSIX ACLs are one), flushed to disk, then renamed
-    over it, so a crash leaves the old file or the new, never half of one.
-    A read-only file (no write bit, even for root) or one whose attributes
-    cannot be copied is left as it is (JinghuaError): rewriting it would
-    drop a permission or a label."""
-    import tempfile
-
-    name = os.fspath(path)
-    path = os.path.realpath(name)
-    st = os.stat(path)
-    if not st.st_mode & 0o222 or not os.access(path, os.W_OK):
-        raise JinghuaError(f"{name}: read-only file; not fixed")
-    fd, tmp = tempfile.mkstemp(prefix=".jinghua-", dir=os.path.dirname(path) or ".")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            try:
-                os.fchown(f.fileno(), st.st_uid, st.st_gid)
-            except PermissionError:
-                pass  # not ours to give: the new file stays the caller's
-            os.fchmod(f.fileno(), st.st_mode & 0o7777)
-            _copy_xattrs(path, f.fileno(), name)  # after the mode, which narrows an ACL's mask
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
+def _file_error(rc: int, name: str, why: Any) -> None:
+    """Raise what a failed jh_file_* call means: the library's own reason
+    (JinghuaError), else the system's (OSError with errno and file name)."""
+    if rc == lib.JH_ERR_NOMEM:
+        raise MemoryError(name)
+    if why != ffi.NULL:
+        err = JinghuaError(f"{name}: {_s(why)}")
+        err.reason = _s(why)
+        raise err
+    e = ffi.errno
+    raise OSError(e, os.strerror(e), name)
 
 
-def _copy_xattrs(src: str, fd: int, name: str) -> None:
-    """Every extended attribute of src onto the open file fd (a file system
-    without them has none to copy)."""
-    import errno
+def _read(path: Optional[PathLike]) -> bytes:
+    """A file's bytes (None: standard input), read as the CLI reads a file
+    it is given (jh_file_read): a device (/dev/zero) is refused
+    (JinghuaError), a stream is read up to STREAM_MAX bytes (OSError EFBIG
+    past that)."""
+    return _File(path).data
 
-    try:
-        names = os.listxattr(src)
-    except OSError as e:
-        if e.errno in (errno.ENOTSUP, errno.ENOSYS):
-            return
-        raise
-    try:
-        for attr in names:
-            os.setxattr(fd, attr, os.getxattr(src, attr))
-    except OSError as e:
-        raise JinghuaError(f"{name}: its extended attributes or ACL cannot be copied "
-                           "to the new file; not fixed") from e
+
+_guarded = False
+
+
+def _guard_signals() -> None:
+    """Before the first replace: a SIGTERM or SIGHUP that kills the process
+    (Python leaves both at their default) removes the temporary file of a
+    replace in progress first, as in the CLI (jh_file_guard_signals).
+    Python's SIGINT handler is left alone: KeyboardInterrupt comes after
+    the write, which ends whole."""
+    global _guarded
+    if not _guarded:
+        lib.jh_file_guard_signals()
+        _guarded = True

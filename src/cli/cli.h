@@ -4,7 +4,7 @@
  * and git into calls of it, and its findings into reports:
  *
  *   main.c      arguments, commands             git.c, hook.c  --staged, --diff-base, hook
- *   walk.c      PATH arguments → files          fileio.c    reading, atomic writing
+ *   walk.c      PATH arguments → files          fileio.c    binary or text
  *   document.c  one file: read, check/fix, write  pool.c    -j N, output in input order
  *   report.c    human, json, jsonl, statistics   format_*.c  sarif, github, checkstyle, rdjsonl
  *   jsonl.c     --jsonl-filter                   diff.c      unified diffs
@@ -45,38 +45,7 @@ int walk_arg(const char *arg, path_list *out);
 int path_list_push(path_list *l, const char *p, int walked);
 void path_list_free(path_list *l);
 
-/* ---- fileio.c ---- */
-typedef struct {
-	char *data;
-	size_t len;
-	mode_t mode;
-	int is_stdin;
-	int is_regular;   /* a regular file: fix writes only those in place */
-	int changed;      /* its size or times changed while it was being read */
-	struct stat st;   /* as it was when reading ended (st_ino 0: unknown) */
-} file_data;
-
-/* Read a whole file ("-" = stdin).  Returns 0, or -1 with errno set. */
-int read_input(const char *path, file_data *out);
-void file_data_free(file_data *f);
-/* Replace path's content atomically: temp file in the same folder, fsync,
- * rename, original mode kept.  Returns 0 or -1 with errno set. */
-int write_atomic(const char *path, const char *data, size_t len, mode_t mode);
-/* From now on SIGINT, SIGTERM and SIGHUP remove the temporary files of
- * writes in progress before the process dies, and a file size limit makes
- * a write fail (EFBIG) instead of killing the process. */
-void guard_temp_files(void);
-/* Give the file that read_input read as orig the content data: through a
- * symlink to its target (the link stays a link), atomically as write_atomic,
- * mode and owner kept.  Refused, the file left as it is, when it is not a
- * regular file, is read-only (no write permission bit, even for root), or
- * changed while it was read or since (unless it already holds data, as when
- * two fixes run at once).  Returns 0, or -1 with errno set and *why a
- * message (NULL: use strerror). */
-int replace_file(const char *path, const file_data *orig, const char *data, size_t len,
-                 const char **why);
-/* Does the file at path hold exactly data (len bytes)? */
-int file_holds(const char *path, const char *data, size_t len);
+/* ---- fileio.c (reading and writing files is the library's: jh_file_*) ---- */
 /* Does data look binary (a NUL byte in the first 8 KB, not UTF-16/32)? */
 int looks_binary(const char *data, size_t len);
 
@@ -173,8 +142,8 @@ void put_json_string(FILE *out, const char *s, size_t len);
  * Python's json module writes a float, so the binding's report is the
  * same bytes). */
 void put_json_score(FILE *out, double score);
-/* A file name for people: control bytes (C0, DEL, C1) and bytes that are
- * not UTF-8 written as \\xHH. */
+/* A file name for people, as jh_name_escape writes it (control bytes and
+ * bytes that are not UTF-8 as \\xHH). */
 void put_name(FILE *o, const char *name);
 /* "jinghua: NAME: " and the message: every stderr line about a file. */
 void file_msg(FILE *o, const char *name, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -232,6 +201,7 @@ typedef struct {
 	char *report;         /* a small document's report, rendered by its worker, or NULL */
 	size_t report_len;
 	char *own[4];         /* buffers the views above point into */
+	jh_file *file;        /* the file as read, when it was read from disk */
 	jh_document *jdoc;    /* the checked or fixed document the views point into */
 } doc_result;
 

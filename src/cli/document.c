@@ -69,6 +69,8 @@ static void free_held(doc_result *r)
 {
 	jh_document_free(r->jdoc); /* before the bytes it points into */
 	r->jdoc = NULL;
+	jh_file_free(r->file);
+	r->file = NULL;
 	for (size_t i = 0; i < sizeof r->own / sizeof *r->own; i++) {
 		free(r->own[i]);
 		r->own[i] = NULL;
@@ -120,10 +122,17 @@ static char *take_stream(FILE *f, char **buf, size_t *len)
 
 /* ---- one input: fix, fix --diff, fix --stdout ---- */
 
+/* The bytes an input came as (read from a file or handed over). */
+typedef struct {
+	const char *data;
+	size_t len;
+	const jh_file *file; /* where they were read from, or NULL */
+} input;
+
 /* Did fixing change the file?  out is what would be written. */
-static int file_changed(const file_data *fd, const char *out, size_t out_len)
+static int file_changed(const input *in, const char *out, size_t out_len)
 {
-	return out_len != fd->len || memcmp(out, fd->data, fd->len) != 0;
+	return out_len != in->len || memcmp(out, in->data, in->len) != 0;
 }
 
 static void say_fixed(const char *name, const run_opts *ro, const jh_fix_report *rep,
@@ -138,8 +147,8 @@ static void say_fixed(const char *name, const run_opts *ro, const jh_fix_report 
 }
 
 /* The document is fixed; write, print or diff what it gives. */
-static void use_fixed(const run_opts *ro, const char *name, const char *path, const file_data *fd,
-                      jh_document *jd, doc_result *res, FILE *err)
+static void use_fixed(const run_opts *ro, const char *name, const input *in, jh_document *jd,
+                      doc_result *res, FILE *err)
 {
 	jh_fix_report rep = JH_FIX_REPORT_INIT;
 	size_t out_len;
@@ -148,13 +157,13 @@ static void use_fixed(const run_opts *ro, const char *name, const char *path, co
 	if (problem) { /* nothing is written: the file stays as it is */
 		file_msg(err, name, "%s\n", problem);
 		res->io_error = 1;
-		out = fd->data;
-		out_len = fd->len;
+		out = in->data;
+		out_len = in->len;
 	}
 	const char *enc = jh_document_encoding(jd);
 	int convert = ro->to_utf8 && strcmp(enc, "UTF-8") && !problem;
-	int changed = file_changed(fd, out, out_len);
-	int is_stdin = !path;
+	int changed = file_changed(in, out, out_len);
+	int is_stdin = !in->file;
 	if (ro->mode == MODE_STDOUT || (ro->mode == MODE_FIX && is_stdin)) {
 		res->text = out;
 		res->text_len = out_len;
@@ -165,8 +174,10 @@ static void use_fixed(const run_opts *ro, const char *name, const char *path, co
 		}
 	} else if (changed) {
 		const char *why;
-		if (replace_file(path, fd, out, out_len, &why) != 0) {
-			file_msg(err, name, "%s\n", why ? why : strerror(errno));
+		if (jh_file_replace(in->file, out, out_len, &why) != JH_OK) {
+			/* EINVAL: a FIFO or device, which --stdout writes out */
+			file_msg(err, name, "%s%s\n", why ? why : strerror(errno),
+			         errno == EINVAL ? " (use --stdout)" : "");
 			res->io_error = 1;
 			changed = 0; /* not written: no "fixes applied" after "not fixed" */
 		}
@@ -215,25 +226,32 @@ void process_input(const file_settings *fs, const run_opts *ro, const char *name
 	memset(res, 0, sizeof *res);
 	res->doc.name = name;
 	FILE *err = open_memstream(&res->err, &res->err_len);
-	file_data fd = {data, len, 0644, 0};
+	input in = {data, len, NULL};
 	size_t *lines = NULL;
-	if (!data) {
-		if (read_input(path, &fd)) {
-			file_msg(err, name, "%s\n", strerror(errno));
+	own(res, &data);
+	if (!in.data) {
+		const char *why;
+		int rc = jh_file_read(path, 0, &res->file, &why);
+		if (rc == JH_ERR_NOMEM)
+			die_nomem();
+		if (rc) {
+			file_msg(err, name, "%s\n", why ? why : strerror(errno));
 			res->io_error = 1;
 			goto done;
 		}
+		in.data = jh_file_data(res->file, &in.len);
+		in.file = res->file;
 	}
-	res->bytes = fd.len;
-	if (fd.changed && ro->mode != MODE_FIX) /* fix refuses such a file when it writes */
+	res->bytes = in.len;
+	if (in.file && jh_file_changed(in.file) && ro->mode != MODE_FIX) /* fix refuses it when it writes */
 		file_msg(err, name, "warning: changed while being read\n");
-	if (looks_binary(fd.data, fd.len)) {
+	if (looks_binary(in.data, in.len)) {
 		/* A filter never swallows its input: what it will not fix goes
 		 * through as it came. */
-		if (ro->mode == MODE_STDOUT || (ro->mode == MODE_FIX && !path)) {
+		if (ro->mode == MODE_STDOUT || (ro->mode == MODE_FIX && !in.file)) {
 			file_msg(err, name, "binary file, passed through unchanged\n");
-			res->text = fd.data;
-			res->text_len = fd.len;
+			res->text = in.data;
+			res->text_len = in.len;
 		} else {
 			file_msg(err, name, "binary file, skipped\n");
 			res->skipped = 1;
@@ -250,14 +268,14 @@ void process_input(const file_settings *fs, const run_opts *ro, const char *name
 	o.payload = err;
 	res->doc.rs = fs->ruleset;
 	if (ro->diff_base) {
-		if (diff_base_lines(&o, ro, path, fd.data, fd.len, &lines, &o.n_line_pairs, err)) {
+		if (diff_base_lines(&o, ro, path, in.data, in.len, &lines, &o.n_line_pairs, err)) {
 			res->io_error = 1;
 			goto done;
 		}
 		o.lines = lines;
 	}
-	int rc = ro->mode == MODE_CHECK ? jh_document_check(fd.data, fd.len, &o, &res->jdoc)
-	                                : jh_document_fix(fd.data, fd.len, &o, &res->jdoc);
+	int rc = ro->mode == MODE_CHECK ? jh_document_check(in.data, in.len, &o, &res->jdoc)
+	                                : jh_document_fix(in.data, in.len, &o, &res->jdoc);
 	if (rc == JH_ERR_ENCODING) { /* reported through doc_diag */
 		res->io_error = 1;
 	} else if (rc) {
@@ -265,12 +283,11 @@ void process_input(const file_settings *fs, const run_opts *ro, const char *name
 		res->io_error = 1;
 	} else {
 		if (ro->mode != MODE_CHECK)
-			use_fixed(ro, name, path, &fd, res->jdoc, res, err);
+			use_fixed(ro, name, &in, res->jdoc, res, err);
 		take_findings(res, res->jdoc, fs->fail_on);
 	}
 done:
 	take_stream(err, &res->err, &res->err_len);
 	free(lines);
-	own(res, &fd.data);
 	drop_unneeded(res, ro);
 }

@@ -136,36 +136,32 @@ static int is_chain_hook(const char *text, size_t len)
 	return len - e == strlen(CHAIN_LINE) && !memcmp(text + e, CHAIN_LINE, len - e);
 }
 
-/* A file name as put_name writes it (control bytes and bytes that are not
- * UTF-8 as \\xHH), for the messages here that name a hook mid-sentence
- * (file_msg puts the name first): core.hooksPath may hold any bytes. */
+/* A file name as put_name writes it (jh_name_escape: control bytes and
+ * bytes that are not UTF-8 as \\xHH), for the messages here that name a
+ * hook mid-sentence (file_msg puts the name first): core.hooksPath may
+ * hold any bytes. */
 static char *shown(const char *path)
 {
-	char *s = NULL;
-	size_t n = 0;
-	FILE *o = open_memstream(&s, &n);
-	if (!o)
-		return xstrdup(path);
-	put_name(o, path);
-	fclose(o);
+	size_t n = 4 * strlen(path) + 1;
+	char *s = xmalloc(n);
+	jh_name_escape(path, s, n);
 	return s;
 }
 
-static int install(const char *path, const char *name, const file_data *old, int exists,
-                   const char *block)
+/* old: the hook there is, or NULL */
+static int install(const char *path, const char *name, const jh_file *old, const char *block)
 {
 	char *out = NULL;
-	size_t olen = 0, b, e;
+	size_t olen = 0, b, e, len = 0;
+	const char *t = old ? jh_file_data(old, &len) : NULL;
 	FILE *o = open_memstream(&out, &olen);
-	mode_t mode = exists ? hook_mode(old->mode) : 0755;
+	mode_t mode = old ? hook_mode(jh_file_mode(old)) : 0755;
 	int had = 0;
-	if (!exists) {
+	if (!old) {
 		fprintf(o, "#!/bin/sh\n%s", block);
-	} else if (is_shell_script(old->data, old->len)) {
+	} else if (is_shell_script(t, len)) {
 		/* our block, old or new, right after the #! line, before anything
 		 * that might exit */
-		const char *t = old->data;
-		size_t len = old->len;
 		had = find_block(t, len, &b, &e);
 		size_t l = len >= 2 && !strncmp(t, "#!", 2) ? strcspn(t, "\n") : 0;
 		fwrite(t, 1, l, o);
@@ -198,7 +194,7 @@ static int install(const char *path, const char *name, const file_data *old, int
 		/* the new hook goes in first under a temporary name, so that a
 		 * failure leaves the original where it was */
 		int rc = EXIT_CLEAN;
-		if (link(path, aside) != 0 || write_atomic(path, out, olen, 0755) != 0) {
+		if (link(path, aside) != 0 || jh_file_write_new(path, out, olen, 0755) != 0) {
 			file_msg(stderr, path, "cannot chain the hook: %s\n", strerror(errno));
 			unlink(aside);
 			rc = EXIT_IO;
@@ -213,7 +209,7 @@ static int install(const char *path, const char *name, const file_data *old, int
 	}
 	fclose(o);
 	int rc = EXIT_CLEAN;
-	if (write_atomic(path, out, olen, mode)) {
+	if (jh_file_write_new(path, out, olen, mode)) {
 		file_msg(stderr, path, "cannot write: %s\n", strerror(errno));
 		rc = EXIT_IO;
 	} else {
@@ -223,14 +219,15 @@ static int install(const char *path, const char *name, const file_data *old, int
 	return rc;
 }
 
-static int uninstall(const char *path, const char *name, const file_data *old)
+static int uninstall(const char *path, const char *name, const jh_file *f)
 {
-	size_t b, e;
-	if (!find_block(old->data, old->len, &b, &e)) {
+	size_t len, b, e;
+	const char *data = jh_file_data(f, &len);
+	if (!find_block(data, len, &b, &e)) {
 		printf("jinghua: no jinghua hook in %s\n", name);
 		return EXIT_CLEAN;
 	}
-	if (is_chain_hook(old->data, old->len)) {
+	if (is_chain_hook(data, len)) {
 		char *aside = xmalloc(strlen(path) + sizeof CHAINED_SUFFIX);
 		sprintf(aside, "%s%s", path, CHAINED_SUFFIX);
 		int rc = EXIT_CLEAN;
@@ -246,17 +243,17 @@ static int uninstall(const char *path, const char *name, const file_data *old)
 		return rc;
 	}
 	/* what is left without our block: nothing but a #! line is no hook */
-	char *rest = xmalloc(old->len - (e - b) + 1);
-	memcpy(rest, old->data, b);
-	memcpy(rest + b, old->data + e, old->len - e);
-	size_t rlen = old->len - (e - b);
+	char *rest = xmalloc(len - (e - b) + 1);
+	memcpy(rest, data, b);
+	memcpy(rest + b, data + e, len - e);
+	size_t rlen = len - (e - b);
 	rest[rlen] = '\0';
 	const char *body = rest;
 	if (!strncmp(body, "#!", 2))
 		body = strchr(body, '\n') ? strchr(body, '\n') + 1 : "";
 	body += strspn(body, " \t\n");
 	int rc = EXIT_CLEAN;
-	if (!*body ? unlink(path) != 0 : write_atomic(path, rest, rlen, hook_mode(old->mode)) != 0) {
+	if (!*body ? unlink(path) != 0 : jh_file_write_new(path, rest, rlen, hook_mode(jh_file_mode(f))) != 0) {
 		file_msg(stderr, path, "%s\n", strerror(errno));
 		rc = EXIT_IO;
 	} else {
@@ -297,7 +294,8 @@ int hook_command(int argc, char **argv)
 	struct stat lst;
 	int exists = lstat(path, &lst) == 0;
 	int status;
-	file_data old = {0};
+	jh_file *old = NULL;
+	const char *why;
 	if (exists && S_ISLNK(lst.st_mode)) {
 		fprintf(stderr, "jinghua: %s is a symlink (a shared hook?); not changed: add "
 		                "`jinghua check --staged` to the file it points to yourself\n", name);
@@ -305,18 +303,18 @@ int hook_command(int argc, char **argv)
 	} else if (exists && !S_ISREG(lst.st_mode)) {
 		fprintf(stderr, "jinghua: %s is not a regular file; not changed\n", name);
 		status = EXIT_USAGE;
-	} else if (exists && read_input(path, &old)) {
-		file_msg(stderr, path, "%s\n", strerror(errno));
+	} else if (exists && jh_file_read(path, 0, &old, &why)) {
+		file_msg(stderr, path, "%s\n", why ? why : strerror(errno));
 		status = EXIT_IO;
 	} else if (uninst) {
-		status = exists ? uninstall(path, name, &old) : (printf("jinghua: no jinghua hook in %s\n", name),
-		                                          EXIT_CLEAN);
+		status = old ? uninstall(path, name, old) : (printf("jinghua: no jinghua hook in %s\n", name),
+		                                        EXIT_CLEAN);
 	} else {
 		char *block = make_block(argc, argv, extra);
-		status = install(path, name, &old, exists, block);
+		status = install(path, name, old, block);
 		free(block);
 	}
-	file_data_free(&old);
+	jh_file_free(old);
 	free(name);
 	free(path);
 	return status;

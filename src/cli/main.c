@@ -327,13 +327,20 @@ static int run_files(const options *o, jh_config *cfg, int argc, char **argv)
 			if (!strcmp(p, "-")) {
 				const char *name = o->stdin_filename ? o->stdin_filename : "<stdin>";
 				const char *where = o->stdin_filename ? o->stdin_filename : "./-";
-				file_data fd;
-				if (read_input("-", &fd)) {
-					fprintf(stderr, "jinghua: <stdin>: %s\n", strerror(errno));
+				jh_file *in;
+				const char *why;
+				int rc = jh_file_read(NULL, 0, &in, &why);
+				if (rc == JH_ERR_NOMEM)
+					die_nomem();
+				if (rc) {
+					fprintf(stderr, "jinghua: <stdin>: %s\n", why ? why : strerror(errno));
 					walk_errors++;
 					continue;
 				}
-				status = add_job(&x, cfg, name, NULL, where, fd.data, fd.len);
+				size_t len;
+				char *data = jh_file_take(in, &len);
+				jh_file_free(in);
+				status = add_job(&x, cfg, name, NULL, where, data, len);
 				continue;
 			}
 			if (files.walked[i] && jh_config_excluded(cfg, p))
@@ -504,7 +511,7 @@ static int run(int argc, char **argv)
 {
 	options o = {.cmd = CMD_CHECK, .format = FMT_HUMAN, .color = -1, .progress = -1,
 	             .cfg = JH_CONFIG_OPTIONS_INIT};
-	guard_temp_files();
+	jh_file_guard_signals();
 	int argi = 1;
 	if (argc > 1) {
 		const char *c = argv[1];
@@ -718,7 +725,26 @@ static int stdout_status(int status)
 	return EXIT_IO;
 }
 
+/* $JINGHUA_CACHE_MAX: the cache folder's cap in MB (0: none), for the
+ * library's default of 256 MB.  Exit status 2 for a bad value. */
+static int cache_max_from_env(void)
+{
+	const char *v = getenv("JINGHUA_CACHE_MAX");
+	if (!v)
+		return 0;
+	char *end;
+	errno = 0;
+	unsigned long long mb = strtoull(v, &end, 10);
+	if (!*v || *end || errno || *v == '-' || mb > (~0ull >> 20)) {
+		fprintf(stderr, "jinghua: JINGHUA_CACHE_MAX must be a number of MB (0: no cap), not '%s'\n", v);
+		return EXIT_USAGE;
+	}
+	jh_set_cache_limit(mb << 20);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	return stdout_status(run(argc, argv));
+	int bad = cache_max_from_env();
+	return bad ? bad : stdout_status(run(argc, argv));
 }

@@ -187,32 +187,14 @@ static void print_source(FILE *out, const char *s, size_t n)
 
 void put_name(FILE *o, const char *name)
 {
-	/* a file name is bytes: a control byte in it (ESC, CR, a newline, a C1
-	 * control such as CSI) would reach the terminal or forge a line of
-	 * output, and a byte that is not UTF-8 garbles the line: each is
-	 * written \xHH */
-	const unsigned char *p = (const unsigned char *)name;
-	size_t n = strlen(name), i = 0;
-	int plain = jh_utf8_valid_prefix(name, n) == n; /* the usual case, once per finding */
-	for (size_t k = 0; plain && k < n; k++)
-		plain = p[k] >= 0x20 && p[k] != 0x7F && !(p[k] == 0xC2 && p[k + 1] < 0xA0);
-	if (plain) {
-		fwrite(name, 1, n, o);
-		return;
+	char buf[1024], *big = NULL;
+	size_t n = jh_name_escape(name, buf, sizeof buf);
+	if (n >= sizeof buf) {
+		big = xmalloc(n + 1);
+		jh_name_escape(name, big, n + 1);
 	}
-	while (i < n) {
-		size_t k = p[i] < 0x80 ? 1 : p[i] < 0xE0 ? 2 : p[i] < 0xF0 ? 3 : 4;
-		if (k > n - i || jh_utf8_valid_prefix(name + i, k) != k)
-			k = 0; /* not a character: the byte alone */
-		int control = k == 1 ? p[i] < 0x20 || p[i] == 0x7F : k == 2 && p[i] == 0xC2 && p[i + 1] < 0xA0;
-		if (k && !control) {
-			fwrite(name + i, 1, k, o);
-			i += k;
-			continue;
-		}
-		for (size_t end = i + (k ? k : 1); i < end; i++)
-			fprintf(o, "\\x%02X", p[i]);
-	}
+	fwrite(big ? big : buf, 1, n, o);
+	free(big);
 }
 
 void file_msg(FILE *o, const char *name, const char *fmt, ...)

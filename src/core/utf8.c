@@ -109,3 +109,42 @@ size_t jh_utf16_column(const char *text, size_t len, size_t pos)
 	}
 	return col;
 }
+
+/* Append byte c at w of out (size bytes, one kept for the NUL). */
+static void put_byte(char *out, size_t size, size_t *w, char c)
+{
+	if (*w + 1 < size)
+		out[*w] = c;
+	(*w)++;
+}
+
+size_t jh_name_escape(const char *name, char *out, size_t size)
+{
+	/* a file name is bytes: a control byte in it (ESC, CR, a newline, a C1
+	 * control such as CSI) would reach the terminal or forge a line of
+	 * output, and a byte that is not UTF-8 garbles the line: each is
+	 * written \xHH */
+	static const char hex[] = "0123456789ABCDEF";
+	const unsigned char *p = (const unsigned char *)name;
+	size_t n = strlen(name), i = 0, w = 0;
+	while (i < n) {
+		size_t k = p[i] < 0x80 ? 1 : p[i] < 0xE0 ? 2 : p[i] < 0xF0 ? 3 : 4;
+		if (k > n - i || jh_utf8_valid_prefix(name + i, k) != k)
+			k = 0; /* not a character: the byte alone */
+		int control = k == 1 ? p[i] < 0x20 || p[i] == 0x7F : k == 2 && p[i] == 0xC2 && p[i + 1] < 0xA0;
+		if (k && !control) {
+			for (size_t e = i + k; i < e; i++)
+				put_byte(out, size, &w, name[i]);
+			continue;
+		}
+		for (size_t e = i + (k ? k : 1); i < e; i++) {
+			put_byte(out, size, &w, '\\');
+			put_byte(out, size, &w, 'x');
+			put_byte(out, size, &w, hex[p[i] >> 4]);
+			put_byte(out, size, &w, hex[p[i] & 15]);
+		}
+	}
+	if (size)
+		out[w < size ? w : size - 1] = '\0';
+	return w;
+}

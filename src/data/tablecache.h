@@ -41,12 +41,24 @@ void jh_cache_store(const char *cache_dir, const char *src, const char *kind, co
                     const jh_cache_section *sections, size_t n);
 
 /* The same for a compiled form that no one file is the source of (the
- * rule set's regex codes): named and checked by key, a hash of everything
- * it was compiled from, which the head holds in src_dev (the other src_
- * fields are 0). */
-int jh_cache_map_keyed(const char *cache_dir, const char *kind, uint64_t key, const char magic[8],
-                       uint32_t layout, void **map, size_t *len);
-void jh_cache_store_keyed(const char *cache_dir, const char *kind, uint64_t key, const char magic[8],
-                          uint32_t layout, const jh_cache_section *sections, size_t n);
+ * rule set's regex codes): named by name (a hash of what names its
+ * sources: a store removes the files of the same name and another key)
+ * and key, a hash of everything it was compiled from, which the head
+ * holds in src_dev (src_ino: name; the other src_ fields are 0). */
+int jh_cache_map_keyed(const char *cache_dir, const char *kind, uint64_t name, uint64_t key,
+                       const char magic[8], uint32_t layout, void **map, size_t *len);
+void jh_cache_store_keyed(const char *cache_dir, const char *kind, uint64_t name, uint64_t key,
+                          const char magic[8], uint32_t layout, const jh_cache_section *sections,
+                          size_t n);
+
+/* The same for a compiled form of a named source (a rules folder, a list
+ * of lexicons): the file is named by a hash of kind and name, and ident, a
+ * hash of the sources' state as they are now, which the head also holds
+ * (src_dev; src_ino: the name's hash).  The caller checks the rest. */
+int jh_cache_map_named(const char *cache_dir, const char *kind, const char *name, uint64_t ident,
+                       const char magic[8], uint32_t layout, void **map, size_t *len);
+void jh_cache_store_named(const char *cache_dir, const char *kind, const char *name, uint64_t ident,
+                          const char magic[8], uint32_t layout, const jh_cache_section *sections,
+                          size_t n);
 
 #endif

@@ -6,7 +6,27 @@
 #define JH_DOCUMENT_H
 
 #include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 #include "jinghua.h"
+
+/* ---- file_read.c, file_write.c: jh_file_* of jinghua.h ---- */
+struct jh_file {
+	char *data;      /* NUL-terminated, from malloc; NULL once taken */
+	size_t len;
+	char *path;      /* as given; NULL for standard input */
+	int fd;          /* open while reading, else -1 */
+	mode_t mode;     /* permission bits */
+	int is_regular;
+	int changed;     /* its size or times changed while it was read */
+	struct stat st;  /* as it was when reading ended (st_ino 0: unknown) */
+};
+/* Same file, same size, same modification and change times. */
+int jh_file_same_version(const struct stat *a, const struct stat *b);
+/* Create or replace path with data atomically (a temporary file renamed
+ * over it), with this mode and nothing of an old file's (the command
+ * line's hooks).  Returns 0, or -1 with errno set. */
+int jh_file_write_new(const char *path, const char *data, size_t len, mode_t mode);
 
 /* ---- paths.c: path arithmetic (NULL for want of memory) ---- */
 /* "dir/name" (dir may be "" or end in '/'); malloc'd. */

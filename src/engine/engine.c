@@ -286,7 +286,8 @@ int jh_check(const jh_ruleset *rs, const char *text, size_t len, const jh_check_
 			rc = JH_ERR_NOMEM;
 	}
 	if (rc == JH_OK)
-		rc = jh_scan(rs, text, len, enabled, runs, &res, rp.progress ? run_triggered : NULL, &rp);
+		rc = jh_scan(rs, text, len, enabled, runs, &res, rp.progress ? run_triggered : NULL, &rp,
+		             scratch.md);
 	if (rc == JH_OK && cancelled(opts))
 		rc = JH_ERR_CANCELLED;
 	if (rc == JH_OK)

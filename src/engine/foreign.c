@@ -3,21 +3,49 @@
  * Japanese and Korean have punctuation conventions of their own (、 and
  * . , ? in Korean), so the script and punctuation rules leave a Japanese or
  * Korean sentence alone.  A sentence is Japanese when it has hiragana,
- * Korean when it has hangul; a paragraph (a line) in which such sentences are at
- * least half is left alone whole (its sentences of kanji only included).
+ * Korean when it has hangul.  A sentence of kanji only is Japanese by its
+ * shinjitai forms (foreign_forms.h: 変 駅 歩, which no Chinese character
+ * set holds): two of them, or one with kana on its line or on the line
+ * before or after it (a heading 環境変数 over Japanese prose; one such form
+ * alone in Chinese prose is a slip or a filter dodge, censor.japanese-form's
+ * to report).  A paragraph (a line) in which such sentences are at least
+ * half is left alone whole, and so is a document in which more than half
+ * of the lines are (a Japanese manual page: its headings 名称 and 説明 are
+ * kanji only, with no form that only Japanese writes).
  * The half-width katakana check is about kana and keeps its findings. */
 #include <stdlib.h>
 #include <string.h>
 #include "findings.h"
 #include "foreign.h"
+#include "foreign_forms.h"
 #include "utf8.h"
 #include "util.h"
 
-static int foreign_family(const jh_rule *r)
+/* What a Japanese or Korean span takes from a rule: FOREIGN_SENTENCE, its
+ * findings in any foreign sentence (script and punctuation; the separator
+ * dot, since ・ between words is Japanese punctuation: 月・日・時);
+ * FOREIGN_KANA, in a sentence marked by kana (hiragana, or a Japanese form
+ * with kana near) and in a foreign document: the Japanese-form check, since
+ * in Chinese text a sentence with two Japanese forms and no kana may be a
+ * filter dodge (変态的薬物); FOREIGN_DOCUMENT, only in a foreign document:
+ * the lost-character checks judge a whole document by the Chinese
+ * characters it lacks, and a Japanese manual page lacks 的 and 是. */
+enum { FOREIGN_NEVER, FOREIGN_DOCUMENT, FOREIGN_KANA, FOREIGN_SENTENCE };
+
+static int foreign_scope(const jh_rule *r)
 {
-	if (!r->family || (strcmp(r->family, "script") && strcmp(r->family, "punct")))
-		return 0;
-	return !(r->check && !strcmp(r->check, "halfwidth-kana"));
+	if (r->family && (!strcmp(r->family, "script") || !strcmp(r->family, "punct")))
+		return r->check && !strcmp(r->check, "halfwidth-kana") ? FOREIGN_NEVER
+		                                                      : FOREIGN_SENTENCE;
+	if (!r->id)
+		return FOREIGN_NEVER;
+	if (!strcmp(r->id, "censor.separator.dot"))
+		return FOREIGN_SENTENCE;
+	if (!strcmp(r->id, "censor.japanese-form"))
+		return FOREIGN_KANA;
+	if (!strcmp(r->id, "censor.missing-chars") || !strcmp(r->id, "censor.missing-chars.insert"))
+		return FOREIGN_DOCUMENT;
+	return FOREIGN_NEVER;
 }
 
 static int is_foreign_letter(int32_t cp)
@@ -30,21 +58,52 @@ static int is_foreign_letter(int32_t cp)
 	       (cp >= 0x1100 && cp <= 0x11FF) || (cp >= 0x3131 && cp <= 0x318E);
 }
 
+/* full-width kana, katakana included: next to a Japanese-only form, a
+ * katakana word is Japanese too */
+static int is_kana(int32_t cp)
+{
+	return (cp >= 0x3041 && cp <= 0x30FF) || (cp >= 0x31F0 && cp <= 0x31FF);
+}
+
+static int is_japanese_form(int32_t cp)
+{
+	size_t lo = 0, hi = sizeof jh_japanese_forms / sizeof jh_japanese_forms[0];
+	if (cp < jh_japanese_forms[0] || cp > jh_japanese_forms[hi - 1])
+		return 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (jh_japanese_forms[mid] == cp)
+			return 1;
+		if (jh_japanese_forms[mid] < cp)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
 static int ends_sentence(int32_t cp)
 {
 	return cp == 0x3002 || cp == 0xFF01 || cp == 0xFF1F || cp == '!' || cp == '?' || cp == '.' ||
 	       cp == 0xFF0E;
 }
 
+static int is_han(int32_t cp)
+{
+	return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) ||
+	       (cp >= 0x20000 && cp <= 0x3134F) || (cp >= 0xF900 && cp <= 0xFAFF);
+}
+
 typedef struct {
-	size_t *v; /* start, end pairs of the foreign sentences of the line */
+	size_t *v; /* start, end, by kana: the foreign sentences of the line */
 	size_t n, cap;
 	size_t line_start, line_end;
+	int doc; /* -1 not yet looked at, 0 no, 1 the document is foreign */
 } sentences;
 
-static int push(sentences *s, size_t a, size_t b)
+static int push(sentences *s, size_t a, size_t b, int kana)
 {
-	if (s->n + 2 > s->cap) {
+	if (s->n + 3 > s->cap) {
 		size_t nc = s->cap ? 2 * s->cap : 16;
 		size_t *nv = realloc(s->v, nc * sizeof *nv);
 		if (!nv)
@@ -54,7 +113,57 @@ static int push(sentences *s, size_t a, size_t b)
 	}
 	s->v[s->n++] = a;
 	s->v[s->n++] = b;
+	s->v[s->n++] = (size_t)kana;
 	return JH_OK;
+}
+
+/* Whether [a, b) holds a character for which pred holds. */
+static int has_char(const char *text, size_t a, size_t b, int (*pred)(int32_t))
+{
+	for (size_t p = a; p < b;) {
+		int32_t cp;
+		p += jh_utf8_decode((const unsigned char *)text + p, b - p, &cp);
+		if (pred(cp))
+			return 1;
+	}
+	return 0;
+}
+
+/* Kana on the line [a, b) or on the line before or after it. */
+static int kana_near(const char *text, size_t len, size_t a, size_t b)
+{
+	if (has_char(text, a, b, is_kana))
+		return 1;
+	size_t pa, pb;
+	if (a > 0) {
+		jh_line_bounds(text, len, a - 1, &pa, &pb);
+		if (has_char(text, pa, pb, is_kana))
+			return 1;
+	}
+	if (b < len) {
+		jh_line_bounds(text, len, b + 1, &pa, &pb);
+		if (has_char(text, pa, pb, is_kana))
+			return 1;
+	}
+	return 0;
+}
+
+/* More than half of the lines with Han or foreign letters have foreign
+ * letters: a Japanese (or Korean) document.  A bilingual text, one line
+ * Japanese and the next its Chinese translation, is not. */
+static int doc_foreign(const char *text, size_t len)
+{
+	size_t lines = 0, foreign = 0;
+	for (size_t a = 0; a < len;) {
+		size_t x, b;
+		jh_line_bounds(text, len, a, &x, &b);
+		int f = has_char(text, a, b, is_foreign_letter);
+		if (f || has_char(text, a, b, is_han))
+			lines++;
+		foreign += (size_t)f;
+		a = b + 1;
+	}
+	return foreign && 2 * foreign > lines;
 }
 
 /* The foreign sentences of the line around pos (cached). */
@@ -67,8 +176,8 @@ static int line_sentences(sentences *s, const char *text, size_t len, size_t pos
 	s->n = 0;
 	s->line_start = a;
 	s->line_end = b + 1;
-	size_t start = a, total = 0, foreign = 0;
-	int has = 0, any = 0;
+	size_t start = a, total = 0, foreign = 0, forms = 0;
+	int has = 0, any = 0, kana = -1, by_kana = 0;
 	for (size_t p = a; p < b;) {
 		int32_t cp;
 		size_t k = jh_utf8_decode((const unsigned char *)text + p, b - p, &cp);
@@ -76,6 +185,7 @@ static int line_sentences(sentences *s, const char *text, size_t len, size_t pos
 			has = 1;
 		if (!is_foreign_letter(cp) && cp > ' ')
 			any = 1;
+		forms += (size_t)is_japanese_form(cp);
 		p += k;
 		/* a run of closing marks and quotes ends with the sentence */
 		if (ends_sentence(cp) || p == b) {
@@ -87,29 +197,39 @@ static int line_sentences(sentences *s, const char *text, size_t len, size_t pos
 					break;
 				p += nk;
 			}
+			if (!has && forms) {
+				if (kana < 0)
+					kana = kana_near(text, len, a, b);
+				has = kana;
+			}
 			if (has || any) {
 				total++;
-				if (has) {
+				if (has || forms >= 2) {
 					foreign++;
-					if (push(s, start, p))
+					by_kana |= has;
+					if (push(s, start, p, has))
 						return JH_ERR_NOMEM;
 				}
 			}
 			start = p;
 			has = any = 0;
+			forms = 0;
 		}
 	}
 	if (foreign && 2 * foreign >= total) { /* the paragraph is foreign */
 		s->n = 0;
-		return push(s, a, b + 1);
+		return push(s, a, b + 1, by_kana);
 	}
 	return JH_OK;
 }
 
-static int in_foreign(const sentences *s, size_t fs, size_t fe)
+/* Whether [fs, fe) lies in a foreign sentence (one marked by kana, if
+ * kana_only). */
+static int in_foreign(const sentences *s, size_t fs, size_t fe, int kana_only)
 {
-	for (size_t i = 0; i < s->n; i += 2)
-		if (fs >= s->v[i] && fs < s->v[i + 1] && (fe <= s->v[i + 1]))
+	for (size_t i = 0; i < s->n; i += 3)
+		if (fs >= s->v[i] && fs < s->v[i + 1] && fe <= s->v[i + 1] &&
+		    (!kana_only || s->v[i + 2]))
 			return 1;
 	return 0;
 }
@@ -117,16 +237,25 @@ static int in_foreign(const sentences *s, size_t fs, size_t fe)
 int jh_foreign_drop(jh_findings *out, size_t first, const char *text, size_t len,
                     const jh_rule *const *rules, size_t n_rules)
 {
-	sentences s = {0};
+	sentences s = {.doc = -1};
 	int rc = JH_OK;
 	size_t w = first;
 	for (size_t i = first; i < out->count; i++) {
 		jh_finding *f = &out->items[i];
 		long idx = f->rule_index;
-		if (rc == JH_OK && idx >= 0 && (size_t)idx < n_rules && foreign_family(rules[idx])) {
-			rc = line_sentences(&s, text, len, f->byte_start);
-			if (rc == JH_OK && s.n && in_foreign(&s, f->byte_start, f->byte_end))
+		int scope = rc == JH_OK && idx >= 0 && (size_t)idx < n_rules ? foreign_scope(rules[idx])
+		                                                              : FOREIGN_NEVER;
+		if (scope != FOREIGN_NEVER) {
+			if (s.doc < 0)
+				s.doc = doc_foreign(text, len);
+			if (s.doc)
 				continue; /* its strings stay in the list's store */
+		}
+		if (scope == FOREIGN_SENTENCE || scope == FOREIGN_KANA) {
+			rc = line_sentences(&s, text, len, f->byte_start);
+			if (rc == JH_OK && s.n &&
+			    in_foreign(&s, f->byte_start, f->byte_end, scope == FOREIGN_KANA))
+				continue;
 		}
 		out->items[w++] = *f;
 	}

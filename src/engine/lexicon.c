@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include "lexicon.h"
 #include "rules.h"
 #include "utf8.h"
@@ -22,7 +23,7 @@ void jh_lexicon_init(jh_lexicon *lx)
 
 void jh_lexicon_free(jh_lexicon *lx)
 {
-	for (size_t i = 0; i < lx->n_entries; i++) {
+	for (size_t i = 0; !lx->map && i < lx->n_entries; i++) {
 		jh_lex_entry *e = &lx->entries[i];
 		free(e->wrong);
 		free(e->right);
@@ -42,6 +43,8 @@ void jh_lexicon_free(jh_lexicon *lx)
 	free(lx->first_child);
 	free(lx->next_sibling);
 	free(lx->label);
+	if (lx->map)
+		munmap(lx->map, lx->map_len);
 	memset(lx, 0, sizeof *lx);
 }
 
@@ -49,7 +52,7 @@ int jh_lexicon_add(jh_lexicon *lx, long rule_index, const char *wrong, size_t wl
                    const char *right, const char *note, const char *prev_not,
                    const char *next_not, unsigned line)
 {
-	if (lx->built)
+	if (lx->built || lx->map) /* a mapped lexicon's strings are not freed one by one */
 		return JH_ERR_STATE;
 	if (jh_grow((void **)&lx->entries, &lx->cap_entries, lx->n_entries + 1, sizeof *lx->entries))
 		return JH_ERR_NOMEM;

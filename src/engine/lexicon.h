@@ -40,6 +40,9 @@ typedef struct jh_lexicon {
 	/* build-time only */
 	int32_t *first_child, *next_sibling, *label;
 	int built;
+	/* the entries' strings are in this mapped cache file (lexicon_cache.c) */
+	void *map;
+	size_t map_len;
 } jh_lexicon;
 
 extern const int32_t jh_lex_zero_page[256];
@@ -56,6 +59,16 @@ int jh_lexicon_add(jh_lexicon *lx, long rule_index, const char *wrong, size_t wl
                    const char *next_not, unsigned line);
 /* Build the automaton after the last add. */
 int jh_lexicon_build(jh_lexicon *lx);
+
+/* The entries of the lexicon files listed by name (a key naming them:
+ * their paths) in the state ident (their paths, rule indices and stat), as
+ * read before, from the cache folder, into an empty lexicon: JH_OK,
+ * JH_ERR_NOMEM, or 1 when there is no usable cache file (lx unchanged).
+ * jh_lexicon_build still follows. */
+int jh_lexicon_cache_load(jh_lexicon *lx, const char *cache_dir, const char *name, uint64_t ident);
+/* Write the entries read (before or after the build) to the cache folder. */
+void jh_lexicon_cache_store(const jh_lexicon *lx, const char *cache_dir, const char *name,
+                            uint64_t ident);
 
 static inline int32_t jh_lex_lookup(const jh_lexicon *lx, int32_t state, int32_t cp)
 {

@@ -10,10 +10,6 @@
  * no sane rule reaches them on a paragraph. */
 #define JH_MATCH_LIMIT 2000000u
 #define JH_DEPTH_LIMIT 10000u
-/* Triggers a rule has had before the check before PCRE2 is asked. */
-#define JH_PRE_AFTER 2048u
-/* Calls after which the check before PCRE2 must have saved 1 in 8. */
-#define JH_PRE_TRIAL 256u
 /* PCRE2's default JIT stack (MACHINE_STACK_SIZE in pcre2_jit_match.c) */
 #define JH_JIT_STACK (32 * 1024)
 /* After this many limit errors in one document, a rule is given up on. */
@@ -26,6 +22,7 @@ void jh_regexes_free(jh_regexes *rx)
 	for (size_t i = 0; i < rx->n; i++) {
 		pcre2_code_free(rx->v[i].code);
 		pcre2_code_free(rx->v[i].jit);
+		jh_pre_free(&rx->v[i].pre);
 	}
 	free(rx->v);
 	for (int i = 0; i < 256; i++)
@@ -360,13 +357,6 @@ int jh_regex_run(const jh_regexes *rx, size_t slot, const jh_rule *rule, const c
 	pcre2_code *jit = jit_code((jh_rx *)x, work, rule, diag_fn, payload);
 	size_t ev = 0;
 	PCRE2_SPTR subject = (PCRE2_SPTR)text;
-	/* The check before PCRE2 pays for its classes and their first answers
-	 * (0.4 M instructions on a one-line text): asked only once the rule
-	 * has had JH_PRE_AFTER triggers in this process, so short texts go
-	 * without it and a folder of chapters gets it after the first few. */
-	int pre = x->pre.n && !pr->pre_off &&
-	          __atomic_add_fetch(&((jh_rx *)x)->pre_seen, n_positions, __ATOMIC_RELAXED) >
-	              JH_PRE_AFTER;
 	if (!x->triggered)
 		pcre2_set_offset_limit(scratch->mctx, PCRE2_UNSET);
 
@@ -381,19 +371,6 @@ int jh_regex_run(const jh_regexes *rx, size_t slot, const jh_rule *rule, const c
 			t = positions[ev++];
 			start = back_chars(text, t, x->lead, pr->resume);
 			pcre2_set_offset_limit(scratch->mctx, t);
-			/* Most triggers lack the character the pattern needs before
-			 * them: checked here for the cost of a table lookup. */
-			if (pre && !pr->pre_off && start == t) {
-				if (!jh_pre_maybe(&x->pre, text, len, t, scratch->md)) {
-					pr->pre_no++;
-					continue;
-				}
-				/* A check its triggers always pass (a class that holds
-				 * them all) costs and saves nothing: asked 256 times and
-				 * saying no under 1 in 8, it is not asked again here. */
-				if (++pr->pre_asked == JH_PRE_TRIAL && pr->pre_no < JH_PRE_TRIAL / 8)
-					pr->pre_off = 1;
-			}
 		}
 		if (start > len)
 			break;

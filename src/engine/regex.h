@@ -15,8 +15,10 @@ typedef struct {
 	long rule_index;
 	pcre2_code *code;
 	int triggered;      /* has a trigger set */
-	jh_pre pre;         /* the characters its triggers need around them, or none */
-	size_t pre_seen;    /* trigger positions handed to it so far; atomic */
+	jh_pre pre;         /* the characters its triggers need around them, or none;
+	                     * asked by the class scan (scan.c) before a trigger
+	                     * position is recorded */
+	size_t pre_seen;    /* trigger positions the scan has seen for it; atomic */
 	unsigned bit;       /* its bit in trigger masks */
 	unsigned lead;      /* match may start this many characters before the trigger */
 	uint32_t pairs;     /* capture groups + 1: the ovector pairs this pattern sets */
@@ -131,8 +133,6 @@ typedef struct {
 	size_t resume;
 	int limit_errors;
 	int given_up;        /* too many limit errors: no more matching in this text */
-	unsigned pre_asked, pre_no; /* the check before PCRE2 in this text: how often */
-	int pre_off;         /* it said no too seldom to be worth asking */
 } jh_rx_progress;
 
 /* Run regex slot over text, adding findings to out.  positions: the rule's

@@ -33,6 +33,7 @@ typedef struct {
 
 struct jh_rx_preload {
 	uint64_t key;
+	uint64_t name;        /* the rule files the patterns are from: the file's name */
 	size_t n_listed;      /* the patterns the rule set will compile */
 	const char **pattern; /* theirs (the rules'), in order */
 	uint32_t *opts;
@@ -74,7 +75,7 @@ static void unmap(struct jh_rx_preload *p)
 /* The codes of the cache file of p->key, checked; 0 when p holds them. */
 static int read_cached(struct jh_rx_preload *p, const char *cache_dir)
 {
-	if (jh_cache_map_keyed(cache_dir, "regex", p->key, REGEX_MAGIC, REGEX_LAYOUT, &p->map, &p->map_len))
+	if (jh_cache_map_keyed(cache_dir, "regex", p->name, p->key, REGEX_MAGIC, REGEX_LAYOUT, &p->map, &p->map_len))
 		return -1;
 	const char *base = p->map;
 	size_t len = p->map_len, at = jh_cache_align(sizeof(jh_cache_head));
@@ -146,6 +147,15 @@ int jh_regexes_preload(jh_regexes *rx, const char *cache_dir, jh_rule *const *ru
 	}
 	p->key = jh_hash(key.data, key.len);
 	jh_buf_free(&key);
+	/* named by the files the patterns come from, so that the file of an
+	 * edited rule set replaces its own earlier one (tablecache.c) */
+	p->name = 0x5245474558ULL;
+	const char *last = NULL;
+	for (size_t i = 0; i < n; i++)
+		if (compiled_here(rules[i]) && (!last || strcmp(last, rules[i]->file) != 0)) {
+			last = rules[i]->file;
+			p->name = (p->name ^ jh_hash(last, strlen(last))) * 0x9E3779B97F4A7C15ULL;
+		}
 	read_cached(p, cache_dir); /* none: every pattern is compiled, then cached */
 	rx->preload = p;
 	return JH_OK;
@@ -192,7 +202,7 @@ static void store(const jh_regexes *rx, const struct jh_rx_preload *p, const cha
 			{text.data ? text.data : "", text.len},
 			{blob, blob_len},
 		};
-		jh_cache_store_keyed(cache_dir, "regex", p->key, REGEX_MAGIC, REGEX_LAYOUT, s, 4);
+		jh_cache_store_keyed(cache_dir, "regex", p->name, p->key, REGEX_MAGIC, REGEX_LAYOUT, s, 4);
 	}
 	if (blob)
 		pcre2_serialize_free(blob);

@@ -24,6 +24,84 @@ typedef struct {
 	jh_brun *run;
 } waker;
 
+/* The check before PCRE2 (regex_pre.h) is asked here, at the trigger,
+ * where the characters around it are decoded already: a trigger position
+ * no match can start at is never recorded, listed or handed to PCRE2.
+ * It pays for its classes' compiles and first answers (0.4 M
+ * instructions), so a rule has it only after JH_PRE_AFTER triggers in
+ * this process (short texts go without, a folder of chapters gets it
+ * after the first few); and a check that says no under 1 in 8 of its
+ * first JH_PRE_TRIAL triggers in a text is not asked again in it. */
+#define JH_PRE_AFTER 256u
+#define JH_PRE_TRIAL 256u
+
+typedef struct {
+	uint64_t bits;            /* trigger bits of one enabled rule with a check */
+	uint64_t live;            /* of those, the ones asked now */
+	const jh_rx *rx[64];      /* the rule of each */
+	size_t seen[64];          /* its triggers in this text */
+	unsigned asked[64], no[64];
+} pre_gate;
+
+static void gate_init(pre_gate *g, const jh_regexes *rx, const unsigned char *enabled)
+{
+	uint64_t shared = 0;
+	memset(g, 0, sizeof *g);
+	for (size_t i = 0; i < rx->n; i++) {
+		const jh_rx *x = &rx->v[i];
+		if (!x->triggered || !enabled[x->rule_index])
+			continue;
+		uint64_t b = (uint64_t)1 << x->bit;
+		if ((g->bits | shared) & b) { /* a bit of two rules: unchecked */
+			shared |= b;
+			g->bits &= ~b;
+			continue;
+		}
+		if (!x->pre.n) {
+			shared |= b;
+			continue;
+		}
+		g->bits |= b;
+		g->rx[x->bit] = x;
+		if (__atomic_load_n(&x->pre_seen, __ATOMIC_RELAXED) > JH_PRE_AFTER)
+			g->live |= b;
+	}
+}
+
+/* m less the bits whose rule cannot match at t (cp, n bytes, there;
+ * before, starting at before_at, the character before it). */
+static uint64_t gate(pre_gate *g, uint64_t m, const char *text, size_t len, size_t t,
+                     int32_t before, size_t before_at, int32_t cp, size_t n,
+                     pcre2_match_data *md)
+{
+	for (uint64_t b = m & g->bits; b; b &= b - 1) {
+		int k = __builtin_ctzll(b);
+		uint64_t bit = (uint64_t)1 << k;
+		const jh_rx *x = g->rx[k];
+		if (!(g->live & bit)) {
+			if (++g->seen[k] + __atomic_load_n(&x->pre_seen, __ATOMIC_RELAXED) > JH_PRE_AFTER)
+				g->live |= bit;
+			continue;
+		}
+		g->seen[k]++;
+		if (!jh_pre_maybe_at(&x->pre, text, len, t, before, before_at, cp, n, md)) {
+			m &= ~bit;
+			g->no[k]++;
+		}
+		if (++g->asked[k] == JH_PRE_TRIAL && g->no[k] < JH_PRE_TRIAL / 8)
+			g->live &= ~bit, g->bits &= ~bit;
+	}
+	return m;
+}
+
+/* The triggers seen, added to each rule's count for the process. */
+static void gate_done(pre_gate *g)
+{
+	for (int k = 0; k < 64; k++)
+		if (g->rx[k] && g->seen[k])
+			__atomic_add_fetch(&((jh_rx *)g->rx[k])->pre_seen, g->seen[k], __ATOMIC_RELAXED);
+}
+
 static int push_hits(const jh_lexicon *lx, int32_t state, size_t end, const unsigned char *enabled,
                      jh_scan_result *res)
 {
@@ -43,7 +121,8 @@ static int push_hits(const jh_lexicon *lx, int32_t state, size_t end, const unsi
 }
 
 int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned char *enabled,
-            jh_brun *runs, jh_scan_result *res, jh_events_fn on_events, void *ctx)
+            jh_brun *runs, jh_scan_result *res, jh_events_fn on_events, void *ctx,
+            pcre2_match_data *md)
 {
 	const unsigned char *t = (const unsigned char *)text;
 	const jh_regexes *rx = rs->regexes;
@@ -89,6 +168,8 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 		if (runs[k].rule)
 			want |= 1u << (JH_I_LANE0 + l);
 	}
+	pre_gate g;
+	gate_init(&g, rx, enabled);
 	const uint16_t *bits = it->bits;
 	const uint32_t astral = JH_I_LEX | JH_I_TRIG | it->astral_lanes;
 	int rc = JH_OK;
@@ -128,6 +209,8 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 		in &= want;
 		if (in & JH_I_TRIG) {
 			uint64_t m = jh_trigger_mask(rx, cp) & trig_on;
+			if (m & g.bits)
+				m = gate(&g, m, text, len, i, prev_cp, prev_pos, cp, n, md);
 			if (m) {
 				if (jh_grow((void **)&res->events, &res->cap_events, res->n_events + 1,
 				            sizeof *res->events)) {
@@ -174,6 +257,7 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 		i += n;
 	}
 	free(wakers);
+	gate_done(&g);
 	for (size_t k = 0; k < bi->n; k++)
 		runs[k].han_total = han;
 	/* finish() frees what a check keeps per document: called even when the

@@ -32,8 +32,10 @@ typedef int (*jh_events_fn)(void *ctx, const jh_trigger_event *events, size_t n)
 
 /* Scan text once.  enabled: per rule.  runs: one per builtin slot, already
  * set up; disabled builtins have rule == NULL.  on_events may be NULL: all
- * events then stay in res. */
+ * events then stay in res.  md: match data for the regex rules' checks
+ * before PCRE2 (NULL when the rule set has no regex rule). */
 int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned char *enabled,
-            jh_brun *runs, jh_scan_result *res, jh_events_fn on_events, void *ctx);
+            jh_brun *runs, jh_scan_result *res, jh_events_fn on_events, void *ctx,
+            pcre2_match_data *md);
 
 #endif

@@ -58,6 +58,15 @@ static const char hard_pattern[] =
 static pcre2_code *soft_re, *hard_re;
 static int compiled; /* both are, once and for the process (read with atomics) */
 static pthread_mutex_t compile_lock = PTHREAD_MUTEX_INITIALIZER;
+/* JIT-compiled copies, made once the lines looked at reach
+ * JH_VERBATIM_JIT_AFTER bytes: compiling both costs 0.8 M instructions,
+ * more than a short text's whole check, and the interpreter about 280 a
+ * byte of line more than JIT, so JIT pays after about 3 KB.  Published with
+ * a release store; a thread that sees NULL uses the interpreter (the same
+ * spans). */
+static pcre2_code *soft_jit, *hard_jit;
+static size_t line_work;
+static int jit_state; /* 0 not yet, 1 a thread is at it, 2 done */
 
 /* JH_OK, or JH_ERR_NOMEM (then the next check tries again). */
 static int compile_patterns(void)
@@ -71,17 +80,57 @@ static int compile_patterns(void)
 	 * matched without this, such bytes made the JIT code read out of
 	 * bounds (a libFuzzer crash) */
 	uint32_t o = PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF;
-	if (!soft_re && (soft_re = pcre2_compile((PCRE2_SPTR)soft_pattern, PCRE2_ZERO_TERMINATED, o,
-	                                         &err, &off, NULL)))
-		pcre2_jit_compile(soft_re, PCRE2_JIT_COMPLETE); /* without JIT: slower, the same */
-	if (!hard_re && (hard_re = pcre2_compile((PCRE2_SPTR)hard_pattern, PCRE2_ZERO_TERMINATED, o,
-	                                         &err, &off, NULL)))
-		pcre2_jit_compile(hard_re, PCRE2_JIT_COMPLETE);
+	if (!soft_re)
+		soft_re = pcre2_compile((PCRE2_SPTR)soft_pattern, PCRE2_ZERO_TERMINATED, o, &err, &off, NULL);
+	if (!hard_re)
+		hard_re = pcre2_compile((PCRE2_SPTR)hard_pattern, PCRE2_ZERO_TERMINATED, o, &err, &off, NULL);
 	int ok = soft_re && hard_re; /* the patterns are fixed: only memory can fail them */
 	if (ok)
 		__atomic_store_n(&compiled, 1, __ATOMIC_RELEASE);
 	pthread_mutex_unlock(&compile_lock);
 	return ok ? JH_OK : JH_ERR_NOMEM;
+}
+
+/* A JIT copy of re into *out (left NULL where pcre2 has no JIT for it:
+ * the interpreter then); nonzero when memory failed it. */
+static int jit_copy(const pcre2_code *re, pcre2_code **out)
+{
+	if (__atomic_load_n(out, __ATOMIC_ACQUIRE))
+		return 0;
+	pcre2_code *c = pcre2_code_copy(re);
+	int rc = c ? pcre2_jit_compile(c, PCRE2_JIT_COMPLETE) : PCRE2_ERROR_NOMEMORY;
+	if (rc != 0) {
+		pcre2_code_free(c);
+		return rc == PCRE2_ERROR_NOMEMORY;
+	}
+	__atomic_store_n(out, c, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* Make the JIT copies that are not there yet; one thread at a time, the
+ * others go on with what is published.  A copy that memory failed is
+ * tried again by a later line. */
+static void jit_patterns(void)
+{
+	int idle = 0;
+	if (!__atomic_compare_exchange_n(&jit_state, &idle, 1, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		return;
+	int again = jit_copy(soft_re, &soft_jit);
+	again |= jit_copy(hard_re, &hard_jit);
+	__atomic_store_n(&jit_state, again ? 0 : 2, __ATOMIC_RELEASE);
+}
+
+void jh_verbatim_jit_now(void)
+{
+	if (compile_patterns() == JH_OK && __atomic_load_n(&jit_state, __ATOMIC_ACQUIRE) != 2)
+		jit_patterns();
+}
+
+/* The code to match a line with: the JIT copy once there is one. */
+static const pcre2_code *code_for(const pcre2_code *re, pcre2_code **jit)
+{
+	const pcre2_code *j = __atomic_load_n(jit, __ATOMIC_ACQUIRE);
+	return j ? j : re;
 }
 
 int jh_verbatim_family(const char *family)
@@ -144,9 +193,12 @@ static int line_spans(spans *s, const char *text, size_t len, size_t pos, pcre2_
 	s->n = 0;
 	s->line_start = a;
 	s->line_end = b + 1; /* a point at the line's end belongs to it */
-	int rc = add_spans(s, soft_re, text, a, b, 0, md);
+	if (__atomic_load_n(&jit_state, __ATOMIC_ACQUIRE) != 2 &&
+	    __atomic_add_fetch(&line_work, b - a + 1, __ATOMIC_RELAXED) >= JH_VERBATIM_JIT_AFTER)
+		jit_patterns();
+	int rc = add_spans(s, code_for(soft_re, &soft_jit), text, a, b, 0, md);
 	if (rc == JH_OK)
-		rc = add_spans(s, hard_re, text, a, b, 1, md);
+		rc = add_spans(s, code_for(hard_re, &hard_jit), text, a, b, 1, md);
 	return rc;
 }
 

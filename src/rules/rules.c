@@ -17,6 +17,7 @@
 #include <string.h>
 #include "config.h"
 #include "inifile.h"
+#include "rulecache.h"
 #include "rules.h"
 #include "utf8.h"
 
@@ -26,6 +27,16 @@ void jh_rule_free(jh_rule *r)
 {
 	if (!r)
 		return;
+	if (r->mapped) { /* strings in the mapped cache file, but for parameters set later */
+		for (size_t i = r->n_params_mapped; i < r->n_params; i++) {
+			free(r->params[i].key);
+			free(r->params[i].value);
+		}
+		free(r->params);
+		free(r->examples);
+		free(r);
+		return;
+	}
 	free(r->id);
 	free(r->family);
 	free(r->message);
@@ -260,6 +271,8 @@ static int push_rule(loader *ld, const char *section)
 	if (at >= 0) {
 		jh_rule_free(ld->rs->rules[at]);
 		ld->rs->rules[at] = r;
+		if (ld->rs->log)
+			jh_rc_log_push(ld->rs->log, (size_t)at);
 		return JH_OK;
 	}
 	if (jh_grow((void **)&ld->rs->rules, &ld->rs->cap, ld->rs->count + 1, sizeof *ld->rs->rules)) {
@@ -273,6 +286,8 @@ static int push_rule(loader *ld, const char *section)
 		ld->cur = NULL;
 		return JH_ERR_NOMEM;
 	}
+	if (ld->rs->log)
+		jh_rc_log_push(ld->rs->log, ld->rs->count);
 	ld->rs->count++;
 	return JH_OK;
 }
@@ -346,6 +361,8 @@ static int add_example_file(loader *ld, jh_rule *r, jh_example_kind kind, const 
 	}
 	size_t len;
 	char *text = jh_read_file(path.data, &len);
+	if (ld->rs->log) /* its state is part of the cached load's */
+		jh_rc_log_file(ld->rs->log, path.data);
 	if (!text)
 		LERR(ld, "cannot read example file %s", path.data);
 	else if (strlen(text) != len) {
@@ -656,6 +673,29 @@ int jh_ruleset_load_file(jh_ruleset *rs, const char *path, jh_diag_fn diag_fn, v
 	return rc;
 }
 
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* A diagnostic function that counts what it passes on: a load that
+ * reported anything is not cached. */
+typedef struct {
+	jh_diag_fn fn;
+	void *payload;
+	unsigned *count;
+} counted;
+
+static void count_diag(const jh_diag *d, void *payload)
+{
+	counted *c = payload;
+	(*c->count)++;
+	if (c->fn)
+		c->fn(d, c->payload);
+}
+
 static int cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -688,6 +728,25 @@ int jh_ruleset_load_dir(jh_ruleset *rs, const char *dir, jh_diag_fn diag_fn, voi
 	closedir(d);
 	if (n > 1) /* names is NULL in a folder without rule files: not for qsort */
 		qsort(names, n, sizeof *names, cmp_str);
+	/* the folder as read before, from the cache folder (rulecache.c) */
+	uint64_t ident = 0;
+	int cached = rc == JH_OK && n && rs->cache_dir && !rs->compiled && !rs->log &&
+	             jh_rc_ident(dir, names, n, &ident) == 0;
+	if (cached) {
+		int c = jh_rc_load(rs, dir, n, ident);
+		if (c != 1) {
+			free_names(names, n);
+			return c;
+		}
+	}
+	jh_rc_log log = {0};
+	counted cd = {diag_fn, payload, &log.diags};
+	unsigned loads0 = rs->loads;
+	if (cached) {
+		rs->log = &log;
+		diag_fn = count_diag;
+		payload = &cd;
+	}
 	for (size_t i = 0; i < n; i++) {
 		if (rc != JH_ERR_NOMEM) {
 			jh_buf p = {0};
@@ -702,8 +761,15 @@ int jh_ruleset_load_dir(jh_ruleset *rs, const char *dir, jh_diag_fn diag_fn, voi
 			}
 			jh_buf_free(&p);
 		}
-		free(names[i]);
 	}
-	free(names);
+	if (cached) {
+		rs->log = NULL;
+		uint64_t after;
+		/* stored only when the files did not change while they were read */
+		if (rc == JH_OK && jh_rc_ident(dir, names, n, &after) == 0 && after == ident)
+			jh_rc_store(rs, dir, n, loads0, ident, &log);
+		jh_rc_log_free(&log);
+	}
+	free_names(names, n);
 	return rc;
 }

@@ -48,6 +48,14 @@ struct jh_rule {
 	unsigned line;
 	int broken;           /* had a load error; not compiled */
 	unsigned load_id;     /* which load defined it (to validate overrides) */
+	/* from the cache folder (rulecache.c): the strings above, the first
+	 * n_params_mapped parameters' and the examples' point into the rule
+	 * set's mapped cache file; the examples are decoded when first asked
+	 * for (jh_rule_examples), from lazy_ex */
+	int mapped;
+	size_t n_params_mapped;
+	const void *lazy_ex;
+	const char *lazy_pool;
 	/* compiled */
 	long regex_slot;      /* index in the regex matcher, or -1 */
 	long builtin_slot;    /* index in the builtin table, or -1 */
@@ -72,9 +80,15 @@ struct jh_ruleset {
 	 * a load of 100,000 rules looked each new id up among all before. */
 	size_t *by_id;
 	size_t by_id_cap;
+	struct jh_rc_log *log; /* set while a folder's load is recorded for the cache */
+	struct jh_rc_map *maps; /* cache files the rules point into */
+	size_t n_maps;
 };
 
 void jh_rule_free(jh_rule *r);
+/* r's examples (r->n_examples of them), decoded from the cache file the
+ * first time; NULL when memory ran out for that. */
+const jh_example_def *jh_rule_examples(const jh_rule *r);
 /* Enter rules[i] into the id index (its id must not be there yet). */
 int jh_ruleset_index_add(jh_ruleset *rs, size_t i);
 /* Value of a parameter, or NULL; *line gets its line if found. */

@@ -3,10 +3,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "builtins.h"
 #include "interest.h"
 #include "lexicon.h"
 #include "regex.h"
+#include "rulecache.h"
 #include "rules.h"
 
 const char *jh_version(int *major, int *minor, int *patch)
@@ -94,6 +96,7 @@ void jh_ruleset_free(jh_ruleset *rs)
 	for (size_t i = 0; i < rs->count; i++)
 		jh_rule_free(rs->rules[i]);
 	free(rs->rules);
+	jh_rc_unmap(rs); /* after the rules: their strings were in it */
 	if (rs->regexes)
 		jh_regexes_free(rs->regexes);
 	if (rs->lexicon)
@@ -127,6 +130,40 @@ static int compile_lexicon_rule(jh_ruleset *rs, jh_rule *r, long idx, jh_diag_fn
 	return rc;
 }
 
+/* The lexicon files compile_lexicon_rule will read, for the lexicon cache
+ * (lexicon_cache.c): *name lists rule index and path of each, *ident adds
+ * their state.  0, or -1 (none, one not there, no memory: no cache). */
+static int lexicon_key(const jh_ruleset *rs, char **name, uint64_t *ident)
+{
+	jh_buf nm = {0}, path = {0};
+	uint64_t h = 0x4C45584943414348ULL;
+	int bad = 0;
+	char num[32];
+	for (size_t i = 0; i < rs->count && !bad; i++) {
+		const jh_rule *r = rs->rules[i];
+		if (r->broken || r->kind != JH_KIND_LEXICON || r->n_params)
+			continue;
+		struct stat st;
+		path.len = 0;
+		snprintf(num, sizeof num, "%zu\t", i);
+		bad = jh_buf_puts(&path, r->data_dir) || jh_buf_putc(&path, '/') ||
+		      jh_buf_puts(&path, r->lexicon) || stat(path.data, &st) != 0 || jh_buf_puts(&nm, num) ||
+		      jh_buf_puts(&nm, path.data) || jh_buf_putc(&nm, '\n');
+		uint64_t v[5] = {(uint64_t)st.st_dev, (uint64_t)st.st_ino, (uint64_t)st.st_size,
+		                 (uint64_t)st.st_mtim.tv_sec, (uint64_t)st.st_mtim.tv_nsec};
+		if (!bad)
+			h = (h ^ jh_hash((const char *)v, sizeof v)) * 0x9E3779B97F4A7C15ULL + 1;
+	}
+	jh_buf_free(&path);
+	if (bad || !nm.len || jh_buf_terminate(&nm)) {
+		jh_buf_free(&nm);
+		return -1;
+	}
+	*ident = h ^ jh_hash(nm.data, nm.len);
+	*name = nm.data;
+	return 0;
+}
+
 int jh_ruleset_compile(jh_ruleset *rs, jh_diag_fn fn, void *pl)
 {
 	if (rs->compiled)
@@ -134,6 +171,19 @@ int jh_ruleset_compile(jh_ruleset *rs, jh_diag_fn fn, void *pl)
 	int result = JH_OK;
 	if (jh_regexes_preload(rs->regexes, rs->cache_dir, rs->rules, rs->count))
 		return JH_ERR_NOMEM;
+	/* the lexicons' entries as read before (lexicon_cache.c) */
+	char *lx_name = NULL;
+	uint64_t lx_ident = 0;
+	int lx_cached = 0, lx_read_ok = 1;
+	if (rs->cache_dir && lexicon_key(rs, &lx_name, &lx_ident) == 0) {
+		int c = jh_lexicon_cache_load(rs->lexicon, rs->cache_dir, lx_name, lx_ident);
+		if (c == JH_ERR_NOMEM) {
+			free(lx_name);
+			jh_regexes_preload_free(rs->regexes);
+			return c;
+		}
+		lx_cached = c == JH_OK;
+	}
 	for (size_t i = 0; i < rs->count; i++) {
 		jh_rule *r = rs->rules[i];
 		if (r->broken) {
@@ -152,13 +202,16 @@ int jh_ruleset_compile(jh_ruleset *rs, jh_diag_fn fn, void *pl)
 			}
 			break;
 		case JH_KIND_LEXICON:
-			rc = compile_lexicon_rule(rs, r, (long)i, fn, pl);
+			/* one with parameters is an error, whatever the cache holds */
+			rc = lx_cached && !r->n_params ? JH_OK : compile_lexicon_rule(rs, r, (long)i, fn, pl);
+			lx_read_ok &= rc == JH_OK;
 			break;
 		case JH_KIND_BUILTIN:
 			rc = jh_builtins_add(rs->builtins, r, (long)i, fn, pl);
 			break;
 		}
 		if (rc == JH_ERR_NOMEM) {
+			free(lx_name);
 			jh_regexes_preload_free(rs->regexes);
 			return rc;
 		}
@@ -168,6 +221,15 @@ int jh_ruleset_compile(jh_ruleset *rs, jh_diag_fn fn, void *pl)
 		}
 	}
 	jh_regexes_preload_done(rs->regexes, rs->cache_dir);
+	if (lx_name && !lx_cached && lx_read_ok) {
+		/* stored only when the files did not change while they were read */
+		char *again = NULL;
+		uint64_t now = 0;
+		if (lexicon_key(rs, &again, &now) == 0 && now == lx_ident && !strcmp(again, lx_name))
+			jh_lexicon_cache_store(rs->lexicon, rs->cache_dir, lx_name, lx_ident);
+		free(again);
+	}
+	free(lx_name);
 	int rc = jh_lexicon_build(rs->lexicon);
 	if (rc)
 		return rc;
@@ -303,11 +365,14 @@ int jh_rule_get_example(const jh_rule *r, size_t i, jh_example *out)
 {
 	if (i >= r->n_examples)
 		return JH_ERR_ARG;
+	const jh_example_def *ex = jh_rule_examples(r); /* decoded the first time */
+	if (!ex)
+		return JH_ERR_NOMEM;
 	/* version 1's fields: every version has them */
-	out->kind = r->examples[i].kind;
-	out->text = r->examples[i].text;
-	out->fixed = r->examples[i].fixed;
-	out->line = r->examples[i].line;
+	out->kind = ex[i].kind;
+	out->text = ex[i].text;
+	out->fixed = ex[i].fixed;
+	out->line = ex[i].line;
 	return JH_OK;
 }
 

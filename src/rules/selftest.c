@@ -27,8 +27,13 @@ int jh_rule_run_examples(const jh_ruleset *rs, size_t idx, jh_diag_fn fn, void *
 	only[idx] = 1;
 	jh_check_options opts = {JH_CHECK_OPTIONS_VERSION, only, NULL, r->file, NULL, NULL};
 	int failures = 0;
+	const jh_example_def *ex = jh_rule_examples(r);
+	if (r->n_examples && !ex) {
+		free(only);
+		return JH_ERR_NOMEM;
+	}
 	for (size_t k = 0; k < r->n_examples; k++) {
-		const jh_example_def *e = &r->examples[k];
+		const jh_example_def *e = &ex[k];
 		size_t len = strlen(e->text);
 		jh_findings fs = JH_FINDINGS_INIT;
 		int rc = jh_check(rs, e->text, len, &opts, &fs);

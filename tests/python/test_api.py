@@ -105,6 +105,27 @@ class AgainstTheCli(unittest.TestCase):
         self.assertEqual(got.returncode, 1)
         self.assertIn(b"<stdin>:1:2: warning [punct.halfwidth]", got.stdout)
 
+    # a file name with ESC, a C1 control, CR, DEL and a byte that is not
+    # UTF-8 was printed raw (a terminal runs the escape); the CLI writes each
+    # such byte \xHH, and both now call one function (jh_name_escape)
+    def test_python_m_jinghua_escapes_names(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            d = os.fsencode(tmp)
+            bad = os.path.join(d, b"a\x1b[31m\xc2\x9bb\xff.txt")
+            with open(bad, "wb") as f:
+                f.write("好,的\n".encode())
+            missing = os.path.join(d, b"gone\rnote\x7f.txt")
+            for args in ([d], [bad, missing]):
+                want = subprocess.run([JINGHUA, "check", "--no-config", "--color", "never", *args],
+                                      capture_output=True, check=False)
+                got = subprocess.run([sys.executable, "-m", "jinghua", "--no-config", *args],
+                                     capture_output=True, check=False)
+                self.assertIn(b"a\\x1B[31m\\xC2\\x9Bb\\xFF.txt:1:2: warning", want.stdout)
+                self.assertEqual(got.stdout, want.stdout, args)
+                self.assertEqual(got.returncode, want.returncode, args)
+            self.assertIn(b"gone\\x0Dnote\\x7F.txt: No such file or directory", want.stderr)
+            self.assertEqual(got.stderr, want.stderr)
+
     # as `jinghua check` (hostile-limits.sh): /dev/zero was read until the
     # process was killed; a full disk was a traceback and exit 1 ("findings")
     def test_python_m_jinghua_limits(self):
@@ -478,6 +499,42 @@ class Files(InTempDir):
         finally:
             _linter.STREAM_MAX = saved
             t.join()
+
+    # A SIGTERM or SIGHUP during fix_file's write left its temporary file
+    # behind (Python leaves both at their default, which kills at once);
+    # Ctrl-C (KeyboardInterrupt, after the write) did not.  strace holds the
+    # write at its fsync, as tests/dataloss.sh does for the CLI.
+    def test_signal_during_fix_file_leaves_no_temporary(self):
+        strace = shutil.which("strace")
+        if not strace or subprocess.run([strace, "-o", "/dev/null", "-e", "inject=fsync:delay_enter=1",
+                                         "true"], capture_output=True).returncode:
+            self.skipTest("strace cannot delay calls here")
+        import signal
+        import time
+        child = ("import os, sys, jinghua\n"
+                 "print(os.getpid(), flush=True)\n"
+                 "jinghua.fix_file(sys.argv[1])\n")
+        for sig in (signal.SIGTERM, signal.SIGHUP, signal.SIGINT):
+            path = os.path.join(self.tmp.name, "s.txt")
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("他把子丨弹压进了枪膛。\n")
+            env = dict(os.environ, ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":detect_leaks=0")
+            p = subprocess.Popen([strace, "-f", "-o", "/dev/null", "-e", "trace=fsync", "-e",
+                                  "inject=fsync:delay_enter=4000000", sys.executable, "-c", child, path],
+                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env)
+            with p.stdout:
+                pid = int(p.stdout.readline())
+            deadline = time.monotonic() + 60
+            while not [n for n in os.listdir(self.tmp.name) if "jinghua-" in n]:
+                self.assertLess(time.monotonic(), deadline, "no temporary file appeared")
+                time.sleep(0.01)
+            os.kill(pid, sig)
+            p.wait(timeout=120)
+            self.assertEqual(os.listdir(self.tmp.name), ["s.txt"], sig.name)
+            with open(path, encoding="utf-8") as f:
+                # SIGINT: the write ends, then KeyboardInterrupt; the others: the old text
+                self.assertIn(f.read(), ("他把子丨弹压进了枪膛。\n", "他把子弹压进了枪膛。\n") if sig == signal.SIGINT
+                              else ("他把子丨弹压进了枪膛。\n",), sig.name)
 
     def test_missing_file(self):
         with self.assertRaises(FileNotFoundError):
