@@ -74,6 +74,26 @@ START_TEST(doubled_skip_chars)
 }
 END_TEST
 
+/* A pair right after a stammer (猩……猩) is speech written as spoken: the
+ * fix is offered but unsafe; the same pair without the stammer stays safe. */
+START_TEST(doubled_after_stammer)
+{
+	jh_ruleset *rs = typo_ruleset(
+		"[typo.dc]\nkind = builtin\ncheck = doubled\nchars = 我的\nmessage = m\n"
+		"fix = $1\nsafety = safe\nbad = 刚刚投弹的的几个骑兵冲了上去\ngood = 他的书\n");
+	const char *said[] = {"是猩……猩红热。我我午后来局的时候就知道了", "是猩红热。我我午后来局的时候就知道了",
+	                      "他说：“那——那是我我午后来局的时候”"};
+	const jh_safety want[] = {JH_UNSAFE, JH_SAFE, JH_UNSAFE};
+	for (int k = 0; k < 3; k++) {
+		jh_findings fs = JH_FINDINGS_INIT;
+		ck_assert_uint_eq(count(rs, said[k], &fs), 1);
+		ck_assert_msg(fs.items[0].has_fix && fs.items[0].safety == want[k], "%s", said[k]);
+		jh_findings_clear(&fs);
+	}
+	jh_ruleset_free(rs);
+}
+END_TEST
+
 #define DRIFT_RULE(extra) \
 	"[typo.drift]\nkind = builtin\ncheck = name-drift\nwords = typo-common-words.tsv\n" \
 	"stop = typo-drift-stop.tsv\nsound = typo-char-sound.tsv\n" extra \
@@ -594,6 +614,7 @@ Suite *typo_suite(void)
 	TCase *tc = test_tcase("core", 60);
 	tcase_add_test(tc, doubled_word);
 	tcase_add_test(tc, doubled_skip_chars);
+	tcase_add_test(tc, doubled_after_stammer);
 	tcase_add_test(tc, name_drift);
 	tcase_add_test(tc, name_drift_bad_params);
 	tcase_add_test(tc, context_homophone);

@@ -197,6 +197,32 @@ static int doubled_short_clause(const char *text, size_t len, size_t a, unsigned
 	return n < min;
 }
 
+/* A stammer just before the pair at a: a Han character, an ellipsis or a
+ * dash, the same character again (是猩……猩红热。我我午后), within the
+ * STAMMER_SPAN code points before it.  Then the pair is speech written as
+ * spoken, and a person decides. */
+#define STAMMER_SPAN 16
+static int doubled_after_stammer(const char *text, size_t a)
+{
+	int32_t prev[STAMMER_SPAN]; /* prev[0] is the one right before a */
+	int n = 0;
+	for (size_t p = a; n < STAMMER_SPAN && p > 0;) {
+		size_t q = jh_utf8_prev(text, p);
+		jh_utf8_decode((const unsigned char *)text + q, p - q, &prev[n++]);
+		p = q;
+	}
+	for (int i = 0; i < n; i++) { /* prev[i] the second copy, prev[j] the first */
+		if (!(jh_class_of(prev[i]) & JH_C_HAN))
+			continue;
+		int j = i + 1;
+		while (j < n && (prev[j] == 0x2026 || prev[j] == 0x2014))
+			j++;
+		if (j > i + 1 && j < n && prev[j] == prev[i])
+			return 1;
+	}
+	return 0;
+}
+
 /* The doubled pair at [a, c): is it part of XXYY or YYXX with X != Y?  The
  * neighbouring pair may have another byte length (高高𠮷𠮷). */
 static int doubled_aabb(const char *text, size_t len, size_t a, size_t c, size_t clen)
@@ -277,7 +303,7 @@ static void doubled_flush(jh_brun *run)
 	size_t g[2] = {b, c};
 	/* a triple is rarer than a slip of one key, and verse doubles on
 	 * purpose: a person decides */
-	int unsure = triple ||
+	int unsure = triple || doubled_after_stammer(run->text, a) ||
 	             (cfg->min_clause && doubled_short_clause(run->text, run->len, a, cfg->min_clause));
 	jh_brun_emit_safety(run, a, c, g, 1, NULL, unsure ? JH_UNSAFE : run->rule->safety);
 }
