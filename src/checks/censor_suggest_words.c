@@ -427,6 +427,13 @@ static double dict_score(const ms_cfg *c, const ms_ctx *x, const jh_wordmap *m, 
 	return ms_score(c, x, fill, fn, &joins);
 }
 
+/* Is a word of nch characters among the lengths of fit (bit n: n
+ * characters)?  A listed word can be longer than the mask's 32 bits. */
+static int fits_length(unsigned fit, size_t nch)
+{
+	return nch < 32 && (fit >> nch & 1);
+}
+
 /* Gather fills: the masked-word list, and every dictionary word that spans
  * the mask (its start in the left context and/or its end in the right
  * context: **不离十 → 八九不离十 gives 八九); only fills of n characters
@@ -449,7 +456,7 @@ int ms_candidates(const ms_cfg *c, const ms_ctx *x, const char *t, const size_t 
 	for (size_t i = 0; i < c->masked.n; i++) { /* in list order, as ranked ties expect */
 		const char *w = c->masked.buf + c->masked.off[i];
 		size_t wn = c->masked.len[i];
-		if (!mark[i] || !(fit >> n_chars(w, wn) & 1))
+		if (!mark[i] || !fits_length(fit, n_chars(w, wn)))
 			continue; /* most listed words fit nowhere */
 		if (c->mr) { /* the model scores them (ms_restore): kept apart, unscored */
 			if (listed < MS_MAX_CAND / 2 && ++listed)
@@ -485,7 +492,7 @@ int ms_candidates(const ms_cfg *c, const ms_ctx *x, const char *t, const size_t 
 					continue;
 				if (rest < rctx_n && ((unsigned char)rctx[rest] & 0xC0) == 0x80)
 					continue;
-				if (!(fit >> n_chars(w + kn, fe - kn) & 1))
+				if (!fits_length(fit, n_chars(w + kn, fe - kn)))
 					continue; /* a length the ranking drops (jh_mr_fits) */
 				double s = dict_score(c, x, m, wi, k + n_chars(w + fe, rest), w + kn, fe - kn);
 				ms_add(v, &n, w + kn, fe - kn, s);
@@ -505,7 +512,7 @@ int ms_candidates(const ms_cfg *c, const ms_ctx *x, const char *t, const size_t 
 			size_t wn = m->len[wi];
 			if (wn < kn || memcmp(w + wn - kn, key, kn))
 				break;
-			if (wn == kn || !(fit >> n_chars(w, wn - kn) & 1))
+			if (wn == kn || !fits_length(fit, n_chars(w, wn - kn)))
 				continue;
 			double s = dict_score(c, x, m, wi, k, w, wn - kn);
 			ms_add(v, &n, w, wn - kn, s);
