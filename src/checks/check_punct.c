@@ -531,30 +531,25 @@ static void period_free(void *p)
 	free(c);
 }
 
-static int period_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *payload)
+/* The word lists of a period or in-word rule: masked always, the
+ * ordinary words only where asked (in-word needs only to know whether
+ * the pieces make a masked word; the 80,000 ordinary words, read at the
+ * first separator, tell the period's full stop from a typo). */
+static int sep_cfg_new(const jh_rule *r, int split, int need_words, period_cfg **out,
+                       jh_diag_fn diag_fn, void *payload)
 {
-	unsigned line = r->line;
-	const char *mode = jh_rule_param(r, "mode", &line);
-	if (!mode || (strcmp(mode, "split") && strcmp(mode, "stop"))) {
-		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id,
-		          "mode must be split or stop, not '%s'", mode ? mode : "");
-		return JH_ERR_RULES;
-	}
 	period_cfg *c = calloc(1, sizeof *c);
 	if (!c)
 		return JH_ERR_NOMEM;
-	c->split = !strcmp(mode, "split");
+	c->split = split;
 	c->rule = r;
 	c->words_line = r->line;
 	c->masked_line = r->line;
-	c->words_file = jh_rule_param(r, "words", &c->words_line);
+	if (need_words)
+		c->words_file = jh_rule_param(r, "words", &c->words_line);
 	c->masked_file = jh_rule_param(r, "masked", &c->masked_line);
 	jh_lazy_init(&c->once);
 	int rc = JH_OK;
-	/* in-word asks only whether the pieces make a masked word: the
-	 * ordinary words (80,000 lines, read at its first separator) are the
-	 * period's, to tell a full stop from a typo */
-	int need_words = strcmp(r->check, "in-word") != 0;
 	if ((need_words && !c->words_file) || !c->masked_file) {
 		jh_report(diag_fn, payload, JH_ERROR, r->file, r->line, 0, r->id,
 		          need_words ? "the period check needs words and masked (word lists in data/)"
@@ -563,8 +558,6 @@ static int period_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void
 	} else {
 		if (need_words)
 			rc = jh_data_readable(r, c->words_file, c->words_line, diag_fn, payload);
-		else
-			c->words_file = NULL;
 		if (rc == JH_OK)
 			rc = jh_data_readable(r, c->masked_file, c->masked_line, diag_fn, payload);
 	}
@@ -574,6 +567,25 @@ static int period_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void
 	}
 	*out = c;
 	return JH_OK;
+}
+
+static int period_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *payload)
+{
+	unsigned line = r->line;
+	const char *mode = jh_rule_param(r, "mode", &line);
+	if (!mode || (strcmp(mode, "split") && strcmp(mode, "stop"))) {
+		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id,
+		          "mode must be split or stop, not '%s'", mode ? mode : "");
+		return JH_ERR_RULES;
+	}
+	return sep_cfg_new(r, !strcmp(mode, "split"), 1, (period_cfg **)out, diag_fn, payload);
+}
+
+static const char *const inword_params[] = {"masked", NULL};
+
+static int inword_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *payload)
+{
+	return sep_cfg_new(r, 1, 0, (period_cfg **)out, diag_fn, payload);
 }
 
 typedef struct {
@@ -803,6 +815,6 @@ const jh_builtin_def jh_checks_punct[] = {
 	 qstyle_finish, 1},
 	{"period", JH_C_ASCII_PUNCT, period_params, period_compile, period_free, period_step, NULL},
 	{"in-word", JH_C_SPACE | JH_C_ASCII_PUNCT | JH_C_CJK_PUNCT | JH_C_KANA | JH_C_OTHER,
-	 period_params, period_compile, period_free, inword_step, NULL},
+	 inword_params, inword_compile, period_free, inword_step, NULL},
 	{NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };
