@@ -370,17 +370,21 @@ void jh_findings_locate(jh_findings *list, const char *text, size_t len);
 #define JH_FIX_REPORT_INIT {JH_FIX_REPORT_VERSION}
 typedef struct {
 	unsigned version;           /* JH_FIX_REPORT_VERSION (set by the caller) */
-	unsigned rounds;            /* check/apply rounds done */
+	unsigned rounds;            /* rounds that changed the text */
 	size_t edits_applied;
-	int converged;              /* 0 if still changing after max rounds */
-	char unstable_rules[256];   /* ids still producing edits, comma separated */
+	int converged;              /* 1 if the text settled (maybe without unstable_rules) */
+	char unstable_rules[256];   /* ids whose fixes did not settle, comma separated */
 } jh_fix_report;
 
 #define JH_FIX_MAX_ROUNDS 8
 
 /* Apply fixes repeatedly until nothing changes (at most JH_FIX_MAX_ROUNDS
  * rounds).  Safe fixes only, or safe and unsafe when unsafe is nonzero.
- * Never applies two overlapping fixes in one round.  *out is malloc'd and
+ * Never applies two overlapping fixes in one round.  A rule whose fixes
+ * still change the text after the last round is left out and the fix redone
+ * without it: the report names it in unstable_rules, and converged is 1 if
+ * the other rules' fixes settled (0, and *out the last round's text, if
+ * they did not after a few such tries).  *out is malloc'd and
  * NUL-terminated; *out_len excludes the NUL.  report may be NULL. */
 int jh_fix(const jh_ruleset *rs, const char *text, size_t len,
            const jh_check_options *opts, int unsafe,
@@ -520,8 +524,9 @@ int jh_document_check(const char *bytes, size_t len, const jh_document_options *
  * (never on the Markdown prose alone) until nothing changes, then encode
  * the text back.  The findings are those left in the fixed text.  No fixed
  * bytes are given (jh_document_fixed returns NULL, jh_document_problem says
- * why) when the fixes do not settle (the report's converged = 0 and
- * unstable_rules), the file would not be written back byte for byte in its
+ * why) when the fixes do not settle even with the unsettled rules left out
+ * as jh_fix does (the report's converged = 0; when they settle without
+ * them, a warning diagnostic names the rules left out), the file would not be written back byte for byte in its
  * encoding, or, with to_utf8, bytes cannot be decoded. */
 int jh_document_fix(const char *bytes, size_t len, const jh_document_options *opts,
                     jh_document **out);

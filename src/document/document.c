@@ -456,68 +456,41 @@ static int relabel_undecodable(jh_findings *fs, const decoded *d)
 
 /* ---- fixing to a fixed point ---- */
 
-/* Check and apply until the text stops changing.  *out is the fixed text
- * (malloc'd), or NULL when no round changed it: text is the result.  When
- * the text still changes after JH_FIX_MAX_ROUNDS, *out is the last text and
- * the report says which rules did not settle. */
+/* A fix round's check: the document's analysis with the round's rules. */
+static int analyze_with(void *ctx, const unsigned char *sel, const char *text, size_t len,
+                        jh_findings *out)
+{
+	analysis fa = *(const analysis *)ctx;
+	fa.enabled = sel;
+	return analyze(&fa, text, len, out);
+}
+
+/* Check and apply until the text stops changing (jh_fix_rounds).  *out is
+ * the fixed text (malloc'd), or NULL when no round changed it.  Rules left
+ * out because their fixes did not settle are reported as a warning. */
 static int fix_loop(const analysis *a, int unsafe, const char *text, size_t len, char **out,
                     size_t *out_len, jh_fix_report *rep)
 {
-	const char *cur = text;
-	char *owned = NULL; /* cur, once a round has changed the text */
-	size_t cur_len = len;
 	memset(rep, 0, sizeof *rep);
 	*out = NULL;
-	*out_len = 0;
+	*out_len = len;
 	/* the rounds check only the rules that can give an edit */
 	const jh_ruleset *rs = a->fs->ruleset;
-	unsigned char *sel = malloc(jh_ruleset_count(rs) + 1);
+	size_t n = jh_ruleset_count(rs);
+	unsigned char *sel = malloc(n + 1);
 	if (!sel)
 		return JH_ERR_NOMEM;
 	if (a->fs->enabled)
-		memcpy(sel, a->fs->enabled, jh_ruleset_count(rs));
+		memcpy(sel, a->fs->enabled, n);
 	else
 		jh_ruleset_default_selection(rs, sel);
 	jh_selection_for_fix(rs, sel, unsafe);
-	analysis fa = *a;
-	fa.enabled = sel;
-	a = &fa;
-	for (unsigned round = 0; round <= JH_FIX_MAX_ROUNDS; round++) {
-		jh_findings fs = JH_FINDINGS_INIT;
-		int rc = analyze(a, cur, cur_len, &fs);
-		char *next = NULL;
-		size_t next_len = 0, applied = 0;
-		if (rc == JH_OK) /* the messages are a few strings in the list's store */
-			rc = jh_apply_fixes(cur, cur_len, &fs, unsafe, &next, &next_len, &applied);
-		int changed = rc == JH_OK && applied &&
-		              (next_len != cur_len || memcmp(next, cur, cur_len) != 0);
-		if (changed && round == JH_FIX_MAX_ROUNDS) /* still changing: say what */
-			jh_fix_note_rules(&fs, unsafe, rep);
-		jh_findings_clear(&fs);
-		if (rc) {
-			free(owned);
-			free(sel);
-			return rc;
-		}
-		if (!changed) {
-			free(next);
-			rep->converged = 1;
-			break;
-		}
-		if (round == JH_FIX_MAX_ROUNDS) { /* keep the last text; the caller is told */
-			free(next);
-			break;
-		}
-		rep->rounds = round + 1;
-		rep->edits_applied += applied;
-		free(owned);
-		cur = owned = next;
-		cur_len = next_len;
-	}
+	int rc = jh_fix_rounds(analyze_with, (void *)a, sel, n, unsafe, text, len, out, out_len, rep);
 	free(sel);
-	*out = owned;
-	*out_len = owned ? cur_len : len;
-	return JH_OK;
+	if (rc == JH_OK && rep->converged && rep->unstable_rules[0])
+		warn(a, 0, "fixes of %s did not settle after %u rounds; left out (their findings stay)",
+		     rep->unstable_rules, JH_FIX_MAX_ROUNDS);
+	return rc;
 }
 
 /* ---- the public calls ---- */

@@ -50,4 +50,16 @@ void jh_findings_sort(jh_findings *list, size_t from);
  * (a fix loop's last round: what did not settle). */
 void jh_fix_note_rules(const jh_findings *fs, int unsafe, jh_fix_report *rep);
 
+/* One round's check: the findings of text with the rules sel selects. */
+typedef int (*jh_round_check)(void *ctx, const unsigned char *sel, const char *text,
+                              size_t len, jh_findings *out);
+
+/* Fix text to a fixed point with check (the one loop of jh_fix and
+ * jh_document_fix): *out is the fixed text (malloc'd), or NULL when no round
+ * changed it.  Rules still changing the text after JH_FIX_MAX_ROUNDS are
+ * deselected in sel (n_sel entries) and the fix is redone without them:
+ * rep->unstable_rules names them, and converged is 1 if the rest settled. */
+int jh_fix_rounds(jh_round_check check, void *ctx, unsigned char *sel, size_t n_sel, int unsafe,
+                  const char *text, size_t len, char **out, size_t *out_len, jh_fix_report *rep);
+
 #endif

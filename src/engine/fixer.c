@@ -130,6 +130,107 @@ void jh_fix_note_rules(const jh_findings *fs, int unsafe, jh_fix_report *rep)
 	}
 }
 
+/* jh_fix's round: jh_check with the options and the round's selection. */
+typedef struct {
+	const jh_ruleset *rs;
+	jh_check_options opts;
+} fix_check;
+
+static int check_with(void *ctx, const unsigned char *sel, const char *text, size_t len,
+                      jh_findings *out)
+{
+	fix_check *fc = ctx;
+	jh_check_options o = fc->opts;
+	o.enabled = sel;
+	return jh_check(fc->rs, text, len, &o, out);
+}
+
+/* Check and apply from text until nothing changes, at most
+ * JH_FIX_MAX_ROUNDS applied rounds.  Returns 1 when it settled, 0 when the
+ * last check still had edits (noted in rep), or an error (< 0).  *cur is
+ * the last text, malloc'd, or NULL when no round changed text. */
+static int run_rounds(jh_round_check check, void *ctx, const unsigned char *sel, int unsafe,
+                      const char *text, size_t len, char **cur, size_t *cur_len,
+                      jh_fix_report *rep, jh_findings *last)
+{
+	*cur = NULL;
+	*cur_len = len;
+	rep->rounds = 0;
+	rep->edits_applied = 0;
+	for (unsigned round = 0;; round++) {
+		const char *t = *cur ? *cur : text;
+		jh_findings fs = JH_FINDINGS_INIT;
+		char *next = NULL;
+		size_t next_len = 0, applied = 0;
+		int rc = check(ctx, sel, t, *cur_len, &fs);
+		if (rc == JH_OK)
+			rc = jh_apply_fixes(t, *cur_len, &fs, unsafe, &next, &next_len, &applied);
+		if (rc) {
+			jh_findings_clear(&fs);
+			return rc;
+		}
+		int changed = applied && (next_len != *cur_len || memcmp(next, t, *cur_len) != 0);
+		if (!changed || round == JH_FIX_MAX_ROUNDS) {
+			free(next);
+			if (changed) /* still changing: the caller says what */
+				*last = fs;
+			else
+				jh_findings_clear(&fs);
+			return !changed;
+		}
+		jh_findings_clear(&fs);
+		rep->rounds = round + 1;
+		rep->edits_applied += applied;
+		free(*cur);
+		*cur = next;
+		*cur_len = next_len;
+	}
+}
+
+/* Deselect the rules whose fixes are still in fs; how many were. */
+static size_t leave_out(const jh_findings *fs, int unsafe, unsigned char *sel, size_t n_sel)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < fs->count; i++) {
+		const jh_finding *f = &fs->items[i];
+		if (!f->has_fix || (f->safety == JH_UNSAFE && !unsafe))
+			continue;
+		if (f->rule_index >= 0 && (size_t)f->rule_index < n_sel && sel[f->rule_index]) {
+			sel[f->rule_index] = 0;
+			n++;
+		}
+	}
+	return n;
+}
+
+int jh_fix_rounds(jh_round_check check, void *ctx, unsigned char *sel, size_t n_sel, int unsafe,
+                  const char *text, size_t len, char **out, size_t *out_len, jh_fix_report *rep)
+{
+	rep->converged = 0;
+	rep->unstable_rules[0] = '\0';
+	/* A rule whose fixes keep changing the text after the last round is
+	 * left out and the fix redone from the start without it, so the rules
+	 * that do settle are kept (their fixes are safe on their own); a few
+	 * times, since leaving one out can unsettle no other but may. */
+	for (int attempt = 0; attempt < 3; attempt++) {
+		jh_findings last = JH_FINDINGS_INIT;
+		int rc = run_rounds(check, ctx, sel, unsafe, text, len, out, out_len, rep, &last);
+		if (rc < 0)
+			return rc;
+		if (rc == 1) {
+			rep->converged = 1;
+			return JH_OK;
+		}
+		jh_fix_note_rules(&last, unsafe, rep);
+		size_t dropped = leave_out(&last, unsafe, sel, n_sel);
+		jh_findings_clear(&last);
+		if (!dropped || attempt == 2)
+			return JH_OK; /* *out is the last text; converged stays 0 */
+		free(*out);
+	}
+	return JH_OK;
+}
+
 int jh_fix(const jh_ruleset *rs, const char *text, size_t len, const jh_check_options *opts,
            int unsafe, char **out, size_t *out_len, jh_fix_report *report)
 {
@@ -140,76 +241,30 @@ int jh_fix(const jh_ruleset *rs, const char *text, size_t len, const jh_check_op
 	rep->version = version;
 	if (!rs || !out || !out_len || (!text && len))
 		return JH_ERR_ARG;
-	char *cur = jh_strndup(text ? text : "", len);
-	if (!cur)
-		return JH_ERR_NOMEM;
-	size_t cur_len = len;
-	int rc = JH_OK;
-	rep->converged = 0;
+	if (!text)
+		text = "";
 	/* each round is a check: only of the rules that can give an edit */
 	unsigned char *sel = malloc(rs->count ? rs->count : 1);
-	if (!sel) {
-		free(cur);
+	if (!sel)
 		return JH_ERR_NOMEM;
-	}
 	if (opts && opts->enabled)
 		memcpy(sel, opts->enabled, rs->count);
 	else
 		jh_ruleset_default_selection(rs, sel);
 	jh_selection_for_fix(rs, sel, unsafe);
-	jh_check_options fix_opts = {0};
+	fix_check fc = {rs, {0}};
 	if (opts)
-		fix_opts = *opts;
-	fix_opts.enabled = sel;
-	opts = &fix_opts;
-	for (unsigned round = 0; round < JH_FIX_MAX_ROUNDS; round++) {
-		jh_findings fs = JH_FINDINGS_INIT;
-		rc = jh_check(rs, cur, cur_len, opts, &fs);
-		char *next = NULL;
-		size_t next_len = 0, applied = 0;
-		if (rc == JH_OK)
-			rc = jh_apply_fixes(cur, cur_len, &fs, unsafe, &next, &next_len, &applied);
-		if (rc) {
-			jh_findings_clear(&fs);
-			break;
-		}
-		rep->rounds = round + 1;
-		int changed = applied && (next_len != cur_len || memcmp(next, cur, cur_len) != 0);
-		if (!changed) {
-			free(next);
-			jh_findings_clear(&fs);
-			rep->converged = 1;
-			break;
-		}
-		rep->edits_applied += applied;
-		if (round + 1 == JH_FIX_MAX_ROUNDS)
-			jh_fix_note_rules(&fs, unsafe, rep);
-		jh_findings_clear(&fs);
-		free(cur);
-		cur = next;
-		cur_len = next_len;
-	}
-	if (rc) {
-		free(cur);
-		free(sel);
-		return rc;
-	}
-	if (!rep->converged) {
-		/* One more look: if the last round left nothing to do, it did converge. */
-		jh_findings fs = JH_FINDINGS_INIT;
-		char *next = NULL;
-		size_t next_len, applied = 0;
-		if (jh_check(rs, cur, cur_len, opts, &fs) == JH_OK &&
-		    jh_apply_fixes(cur, cur_len, &fs, unsafe, &next, &next_len, &applied) == JH_OK &&
-		    (!applied || (next_len == cur_len && memcmp(next, cur, cur_len) == 0))) {
-			rep->converged = 1;
-			rep->unstable_rules[0] = '\0';
-		}
-		free(next);
-		jh_findings_clear(&fs);
-	}
+		fc.opts = *opts;
+	char *fixed = NULL;
+	size_t fixed_len = len;
+	int rc = jh_fix_rounds(check_with, &fc, sel, rs->count, unsafe, text, len, &fixed,
+	                       &fixed_len, rep);
 	free(sel);
-	*out = cur;
-	*out_len = cur_len;
+	if (rc)
+		return rc;
+	if (!fixed && !(fixed = jh_strndup(text, len)))
+		return JH_ERR_NOMEM;
+	*out = fixed;
+	*out_len = fixed_len;
 	return JH_OK;
 }

@@ -259,22 +259,29 @@ class Errors(InTempDir):
         self.assertTrue(e.diagnostics)
 
     def test_fix_that_never_settles(self):
-        # a rule whose fix is never done (甲 -> 甲甲): no text, the reason
+        # a rule whose fix is never done (甲 -> 甲甲) is left out, named, and
+        # its finding stays; the rule beside it that settles (丁 -> 戊) fixes
         with open(os.path.join(self.tmp.name, "grow.rules"), "w", encoding="utf-8") as f:
             f.write("[typo.grow]\nkind = regex\nmessage = m\npattern = 甲\nfix = 甲甲\n"
-                    "safety = safe\nbad = 甲 -> 甲甲\ngood = 丙\n")
+                    "safety = safe\nbad = 甲 -> 甲甲\ngood = 丙\n\n"
+                    "[typo.settles]\nkind = regex\nmessage = m\npattern = 丁\nfix = 戊\n"
+                    "safety = safe\nbad = 丁 -> 戊\ngood = 丙\n")
         linter = jinghua.Linter(no_config=True, no_default_rules=True, rules=[self.tmp.name])
         self.assertEqual([f.rule for f in linter.check("甲丙")], ["typo.grow"])
-        with self.assertRaises(jinghua.JinghuaError) as cm:
-            linter.fix("甲丙")
-        self.assertIn("typo.grow", str(cm.exception))
+        res = linter.fix_result("甲丙丁")
+        self.assertEqual(res.text, "甲丙戊")
+        self.assertTrue(res.converged)
+        self.assertEqual(res.unstable_rules, ("typo.grow",))
+        self.assertEqual([f.rule for f in res.findings], ["typo.grow"])
         path = os.path.join(self.tmp.name, "t.txt")
         with open(path, "w", encoding="utf-8") as f:
             f.write("甲丙\n")
-        with self.assertRaises(jinghua.JinghuaError):
-            linter.fix_file(path)
+        before = os.stat(path).st_mtime_ns
+        res = linter.fix_file(path)
+        self.assertEqual(res.unstable_rules, ("typo.grow",))
         with open(path, encoding="utf-8") as f:
             self.assertEqual(f.read(), "甲丙\n")  # untouched
+        self.assertEqual(os.stat(path).st_mtime_ns, before)
 
     def test_unknown_rule_name(self):
         with self.assertRaises(jinghua.ConfigError) as cm:
