@@ -30,6 +30,8 @@ MIN_FREQ = {"r": 300, "c": 300, "p": 300, "u": 300, "d": 3000}
 EXTRA = ["大家", "人家", "别人", "自己", "咱们"]
 # Repeated on purpose (placeholders, hesitation, agreement, emphasis in
 # speech), or verbs/adjectives/nouns that jieba tags as a closed class.
+# The 某 and 何 pronouns stand for a name left open, doubled on purpose
+# (捕拿某人某人了, 葬于何处何处 in Lu Xun's essays: README).
 EXCLUDE = set("""
 什么 甚么 怎么 怎样 怎么样 怎地 如何 这个 那个 这样 那样 这么 那么 这般 某某 哪个 哪里 那里 这里
 不是 就是 真的 真是 可是 还是 是的 好的 对了 不对 不好 可不 可不是 要不是 然后 于是 所以 但是
@@ -43,6 +45,7 @@ EXCLUDE = set("""
 一如 不一 不及 可怕 关照 对照 接管 接过 总管 有事 我行 在家 多样 二则 自如 缘由 顺从 随从 本事
 本科 他用 之用 你老 前身 所为 所有者 所致 所说 无言 几何 比较 分别 来看 来说 再说 别说 要说 绝对
 一定 非常 永远 谁家 不敢 不必 不怕 一时 难道 也许 果然 如是 为期 除外 登时 当即 有余 无以
+某人 某些 某个 某种 何事 何人 何处 何时 何种 何等 为何
 """.split())
 
 
