@@ -31,9 +31,10 @@ static const char soft_pattern[] =
 	"(?i:(?:https?|ftp|file|git|ssh|sftp)://|www\\.)[^" STOP "]*[^" STOP ".,;:!?)\\]]"
 	/* an e-mail address; its domain may be Han (例子.com) */
 	"|[A-Za-z0-9._%+-]+@[\\p{L}\\p{N}-]+(?:\\.[\\p{L}\\p{N}-]+)*\\.[A-Za-z]{2,}(?![A-Za-z])"
-	/* an absolute or home path of two parts or more (/usr/share/文档/README) */
-	"|(?<![A-Za-z0-9_./\\\\])(?:~|\\.{1,2})?/[A-Za-z0-9_.@+-]+(?:/[^" STOP "/,;:!?)\\]]+)+/?"
-	"|(?<![A-Za-z0-9_./\\\\])(?:~|\\.{1,2})/[^" STOP "/,;:!?)\\]]+"
+	/* an absolute or home path of two parts or more (/usr/share/文档/README);
+	 * a | ends it, as in a table row (|/home/user|普通用户权限) */
+	"|(?<![A-Za-z0-9_./\\\\])(?:~|\\.{1,2})?/[A-Za-z0-9_.@+-]+(?:/[^" STOP "/,;:!?)\\]|]+)+/?"
+	"|(?<![A-Za-z0-9_./\\\\])(?:~|\\.{1,2})/[^" STOP "/,;:!?)\\]|]+"
 	/* a relative path of ASCII parts (src/main.c, TCP/IP) */
 	"|(?<![A-Za-z0-9_./\\\\])[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.@+-]+)+"
 	/* a Windows path */
