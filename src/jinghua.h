@@ -159,7 +159,9 @@ int jh_ruleset_compile(jh_ruleset *rs, jh_diag_fn diag_fn, void *payload);
 
 /* Set a parameter of a rule's check (as `key = value` in its section
  * would), before jh_ruleset_compile; it is validated when compiled, and
- * problems with it are reported with line 0.  JH_ERR_ARG if there is no
+ * problems with it are reported with line 0.  Key "foreign" sets the
+ * rule's own scope in Japanese and Korean text instead (sentence, kana,
+ * document, never; see rules/README.md).  JH_ERR_ARG if there is no
  * rule with this id, JH_ERR_STATE after compiling. */
 int jh_ruleset_set_param(jh_ruleset *rs, const char *id, const char *key, const char *value);
 

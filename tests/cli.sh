@@ -88,6 +88,40 @@ printf '[typo.own]\nkind = regex\npattern = 干净\nmessage = m\nbad = 很脏\ng
 expect_exit 1 "test-rules failing examples" -- $J test-rules "$TMP/rules/bad.rules"
 expect_grep "bad.rules:5:.*bad example is not found" "$TMP/err" "failing example with line"
 
+# foreign = (where Japanese and Korean text silences a rule): a user's rule
+# file and a configuration set it; a wrong value is an error with its line
+mkdir -p "$TMP/frules"
+printf 'これは東京の駅です、大きいです。\n' >"$TMP/ja.txt"
+own_rule() { printf '[punct.own-comma]\nkind = regex\npattern = 、\nmessage = 顿号\nforeign = %s\nbad = 甲、乙\ngood = 甲，乙\n' "$1" >"$TMP/frules/own.rules"; }
+own_rule never
+expect_exit 1 "foreign = never: reported in Japanese" -- $J check --no-config --rules "$TMP/frules" --select punct.own-comma "$TMP/ja.txt"
+expect_grep "punct.own-comma" "$TMP/out" "foreign = never rule runs in Japanese"
+own_rule sentence
+expect_exit 0 "foreign = sentence: quiet in Japanese" -- $J check --no-config --rules "$TMP/frules" --select punct.own-comma "$TMP/ja.txt"
+printf '中文句子：甲、乙、丙都到了。\n' >"$TMP/zh.txt"
+expect_exit 1 "foreign = sentence: reported in Chinese" -- $J check --no-config --rules "$TMP/frules" --select punct.own-comma "$TMP/zh.txt"
+# two Japanese-only forms and no kana: a sentence for 'sentence', not for 'kana'
+printf '中文句子，甲、乙、丙都到了。変態的薬物、弾药。再说一句。\n' >"$TMP/forms.txt"
+$J check --no-config --rules "$TMP/frules" --select punct.own-comma -f json --fail-on never "$TMP/forms.txt" >"$TMP/s.json"
+own_rule kana
+$J check --no-config --rules "$TMP/frules" --select punct.own-comma -f json --fail-on never "$TMP/forms.txt" >"$TMP/k.json"
+cols() { python3 -c 'import json,sys; print(" ".join(str(f["column"]) for f in json.load(open(sys.argv[1]))))' "$1"; }
+if [ "$(cols "$TMP/s.json")" = "7 9" ] && [ "$(cols "$TMP/k.json")" = "7 9 20" ]; then pass; else
+	fail "foreign = sentence / kana on kanji forms: $(cols "$TMP/s.json") / $(cols "$TMP/k.json")"; fi
+own_rule bogus
+expect_exit 2 "foreign = bogus in a rule file" -- $J check --no-config --rules "$TMP/frules" "$TMP/ja.txt"
+expect_grep "own.rules:5:.*foreign must be sentence, kana, document or never" "$TMP/err" "bad foreign names file and line"
+printf '今日は雨,明日は晴れ。\n' >"$TMP/ja2.txt"
+expect_exit 0 "shipped punct.halfwidth: quiet in Japanese" -- $J check --no-config --select punct.halfwidth "$TMP/ja2.txt"
+printf '[punct.halfwidth]\nforeign = never\n' >"$TMP/foreign.ini"
+expect_exit 1 "config foreign = never: reported in Japanese" -- $J check --config "$TMP/foreign.ini" --select punct.halfwidth "$TMP/ja2.txt"
+expect_grep "punct.halfwidth" "$TMP/out" "config's foreign = never applies"
+printf '[punct.halfwidth]\nforeign = nowhere\n' >"$TMP/foreign.ini"
+expect_exit 2 "config foreign = nowhere" -- $J check --config "$TMP/foreign.ini" "$TMP/ja2.txt"
+expect_grep "foreign.ini:2:.*foreign must be sentence, kana, document or never, not 'nowhere'" "$TMP/err" "config's bad foreign names its line"
+expect_exit 0 "explain a rule's foreign" -- $J rules --explain script.halfwidth-kana
+expect_grep "foreign:  never" "$TMP/out" "explain shows foreign"
+
 # rules listing and explain
 expect_exit 0 "rules" -- $J rules
 expect_grep "censor.separator" "$TMP/out" "rules lists ids"

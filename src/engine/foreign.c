@@ -21,32 +21,16 @@
 #include "utf8.h"
 #include "util.h"
 
-/* What a Japanese or Korean span takes from a rule: FOREIGN_SENTENCE, its
- * findings in any foreign sentence (script and punctuation; the separator
+/* What a Japanese or Korean span takes from a rule is the rule's own
+ * `foreign =` (jh_foreign, rules/README.md): JH_FOREIGN_SENTENCE, its findings
+ * in any foreign sentence (the script and punctuation rules; the separator
  * dot, since ・ between words is Japanese punctuation: 月・日・時);
- * FOREIGN_KANA, in a sentence marked by kana (hiragana, or a Japanese form
+ * JH_FOREIGN_KANA, in a sentence marked by kana (hiragana, or a Japanese form
  * with kana near) and in a foreign document: the Japanese-form check, since
  * in Chinese text a sentence with two Japanese forms and no kana may be a
- * filter dodge (変态的薬物); FOREIGN_DOCUMENT, only in a foreign document:
+ * filter dodge (変态的薬物); JH_FOREIGN_DOCUMENT, only in a foreign document:
  * the lost-character checks judge a whole document by the Chinese
  * characters it lacks, and a Japanese manual page lacks 的 and 是. */
-enum { FOREIGN_NEVER, FOREIGN_DOCUMENT, FOREIGN_KANA, FOREIGN_SENTENCE };
-
-static int foreign_scope(const jh_rule *r)
-{
-	if (r->family && (!strcmp(r->family, "script") || !strcmp(r->family, "punct")))
-		return r->check && !strcmp(r->check, "halfwidth-kana") ? FOREIGN_NEVER
-		                                                      : FOREIGN_SENTENCE;
-	if (!r->id)
-		return FOREIGN_NEVER;
-	if (!strcmp(r->id, "censor.separator.dot") || !strcmp(r->id, "censor.separator.in-word"))
-		return FOREIGN_SENTENCE;
-	if (!strcmp(r->id, "censor.japanese-form"))
-		return FOREIGN_KANA;
-	if (!strcmp(r->id, "censor.missing-chars") || !strcmp(r->id, "censor.missing-chars.insert"))
-		return FOREIGN_DOCUMENT;
-	return FOREIGN_NEVER;
-}
 
 static int is_foreign_letter(int32_t cp)
 {
@@ -253,18 +237,18 @@ int jh_foreign_drop(jh_findings *out, size_t first, const char *text, size_t len
 	for (size_t i = first; i < out->count; i++) {
 		jh_finding *f = &out->items[i];
 		long idx = f->rule_index;
-		int scope = rc == JH_OK && idx >= 0 && (size_t)idx < n_rules ? foreign_scope(rules[idx])
-		                                                              : FOREIGN_NEVER;
-		if (scope != FOREIGN_NEVER) {
+		int scope = rc == JH_OK && idx >= 0 && (size_t)idx < n_rules ? (int)rules[idx]->foreign
+		                                                              : JH_FOREIGN_NEVER;
+		if (scope != JH_FOREIGN_NEVER) {
 			if (s.doc < 0)
 				s.doc = doc_foreign(text, len);
 			if (s.doc)
 				continue; /* its strings stay in the list's store */
 		}
-		if (scope == FOREIGN_SENTENCE || scope == FOREIGN_KANA) {
+		if (scope == JH_FOREIGN_SENTENCE || scope == JH_FOREIGN_KANA) {
 			rc = line_sentences(&s, text, len, f->byte_start);
 			if (rc == JH_OK && s.n &&
-			    in_foreign(&s, f->byte_start, f->byte_end, scope == FOREIGN_KANA))
+			    in_foreign(&s, f->byte_start, f->byte_end, scope == JH_FOREIGN_KANA))
 				continue;
 		}
 		out->items[w++] = *f;

@@ -5,13 +5,13 @@
 #include "jinghua.h"
 #include "rules.h"
 
-/* Drop the findings from index first that lie in Japanese or Korean text:
- * of the script and punctuation rules (not the half-width katakana check)
- * and censor.separator.dot inside a Japanese sentence (hiragana, or
- * Japanese-only kanji forms: two, or one with kana near) or a Korean one
- * (hangul), or inside a paragraph made half or more of such sentences; of
- * those and the Japanese-form and lost-character checks in a document more
- * than half of whose lines have hiragana or hangul. */
+/* Drop the findings from index first that lie in Japanese or Korean text,
+ * as each rule's `foreign =` says: of `sentence` rules inside a Japanese
+ * sentence (hiragana, or Japanese-only kanji forms: two, or one with kana
+ * near) or a Korean one (hangul), or inside a paragraph made half or more
+ * of such sentences; of `kana` rules in such a sentence marked by kana or
+ * hangul; of those and the `document` rules in a document more than half
+ * of whose lines have hiragana or hangul. */
 int jh_foreign_drop(jh_findings *out, size_t first, const char *text, size_t len,
                     const jh_rule *const *rules, size_t n_rules);
 

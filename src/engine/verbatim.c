@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "findings.h"
+#include "utf8.h"
 #include "util.h"
 #include "verbatim.h"
 
@@ -30,9 +31,10 @@ static const char soft_pattern[] =
 	"(?i:(?:https?|ftp|file|git|ssh|sftp)://|www\\.)[^" STOP "]*[^" STOP ".,;:!?)\\]]"
 	/* an e-mail address; its domain may be Han (例子.com) */
 	"|[A-Za-z0-9._%+-]+@[\\p{L}\\p{N}-]+(?:\\.[\\p{L}\\p{N}-]+)*\\.[A-Za-z]{2,}(?![A-Za-z])"
-	/* an absolute or home path of two parts or more (/usr/share/文档/README) */
-	"|(?<![A-Za-z0-9_./\\\\])(?:~|\\.{1,2})?/[A-Za-z0-9_.@+-]+(?:/[^" STOP "/,;:!?)\\]]+)+/?"
-	"|(?<![A-Za-z0-9_./\\\\])(?:~|\\.{1,2})/[^" STOP "/,;:!?)\\]]+"
+	/* an absolute or home path of two parts or more (/usr/share/文档/README);
+	 * a | ends it, as in a table row (|/home/user|普通用户权限) */
+	"|(?<![A-Za-z0-9_./\\\\])(?:~|\\.{1,2})?/[A-Za-z0-9_.@+-]+(?:/[^" STOP "/,;:!?)\\]|]+)+/?"
+	"|(?<![A-Za-z0-9_./\\\\])(?:~|\\.{1,2})/[^" STOP "/,;:!?)\\]|]+"
 	/* a relative path of ASCII parts (src/main.c, TCP/IP) */
 	"|(?<![A-Za-z0-9_./\\\\])[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.@+-]+)+"
 	/* a Windows path */
@@ -49,8 +51,10 @@ static const char hard_pattern[] =
 	/* printf: %s %d %-5.2f %1$s %(name)s %lld */
 	"%(?:\\d+\\$|\\([A-Za-z_][A-Za-z0-9_]*\\))?[-+ #0]*(?:\\d+|\\*)?(?:\\.(?:\\d+|\\*))?"
 	"(?:hh|h|ll|l|L|z|j|t|q)?[diouxXeEfFgGaAcspn@]"
-	/* shell and regex replacements: $1 ${name} $name (not a price, $100) */
-	"|\\$(?:\\d(?!\\d)|\\{[^{}\\s]+\\}|[A-Za-z_][A-Za-z0-9_]*)"
+	/* shell and regex replacements: $1 ${name} $name (not a price, $100),
+	 * and a shell's command substitution $(pwd), which prints its output
+	 * there: $(nproc)个线程 reads 4个线程 */
+	"|\\$(?:\\d(?!\\d)|\\{[^{}\\s]+\\}|[A-Za-z_][A-Za-z0-9_]*|\\([^()\\n]{1,100}\\))"
 	/* Python, .NET, ICU, Mustache: {name} {0} {} {name!r:>10} {{name}} */
 	"|\\{\\{[^{}\\n]{1,64}\\}\\}"
 	"|\\{(?:[A-Za-z_][A-Za-z0-9_.]*|\\d*)(?:![rsa])?(?::[^{}\\s]{0,16})?\\}";
@@ -150,6 +154,41 @@ typedef struct {
 	size_t line_start, line_end; /* the line these spans are of */
 } spans;
 
+static int han_at(const char *text, size_t p, size_t b)
+{
+	int32_t cp = 0;
+	if (p >= b)
+		return 0;
+	jh_utf8_decode((const unsigned char *)text + p, b - p, &cp);
+	return (cp >= 0x3400 && cp <= 0x9FFF) || (cp >= 0xF900 && cp <= 0xFAFF) ||
+	       (cp >= 0x20000 && cp <= 0x3134F);
+}
+
+/* Where a URL or path [s, e) really ends: Han is allowed in them
+ * (/usr/share/文档/README, https://example.com/这是URL文件名.html), so
+ * the pattern runs on through the Han after them; a file name's extension
+ * (1-8 letters or digits after a dot) right before Han, or before a , or ;
+ * and Han, ends it there: nginx.conf中, 最新版.zip,请自取, example.com上.
+ * (A URL or path going on in Han right after an extension is rare; prose
+ * after a file name is not.) */
+static size_t soft_end(const char *text, size_t s, size_t e, size_t b)
+{
+	for (size_t p = s; p < e; p++) {
+		if (text[p] != '.')
+			continue;
+		size_t q = p + 1;
+		while (q < e && q - p <= 8 && ((text[q] >= 'a' && text[q] <= 'z') ||
+		                              (text[q] >= 'A' && text[q] <= 'Z') ||
+		                              (text[q] >= '0' && text[q] <= '9')))
+			q++;
+		if (q == p + 1 || q - p > 9)
+			continue;
+		if (han_at(text, q, b) || ((text[q] == ',' || text[q] == ';') && han_at(text, q + 1, b)))
+			return q;
+	}
+	return e;
+}
+
 static int add_spans(spans *s, const pcre2_code *re, const char *text, size_t a, size_t b, int hard,
                      pcre2_match_data *md)
 {
@@ -177,8 +216,9 @@ static int add_spans(spans *s, const pcre2_code *re, const char *text, size_t a,
 			s->v = nv;
 			s->cap = nc;
 		}
-		s->v[s->n++] = (span){ov[0], ov[1], hard};
-		at = ov[1];
+		size_t end = hard ? ov[1] : soft_end(text, ov[0], ov[1], b);
+		s->v[s->n++] = (span){ov[0], end, hard};
+		at = end;
 	}
 	return JH_OK;
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "jinghua.h"
+#include "rules.h"
 
 static const char *kind_name(jh_kind k)
 {
@@ -26,6 +27,13 @@ char *jh_rule_explain(const jh_rule *rule)
 	        in.id, in.family, kind_name(in.kind), jh_severity_name(in.severity),
 	        in.has_fix ? (in.safety == JH_SAFE ? "safe" : "unsafe") : "none",
 	        in.enabled_by_default ? "yes" : "no (opt-in)", in.file, in.line, in.message);
+	static const char *const foreign[][2] = {
+		{"never", "not silenced in Japanese or Korean text"},
+		{"document", "silenced in a Japanese or Korean document"},
+		{"kana", "silenced there and in a sentence with kana or hangul"},
+		{"sentence", "silenced there and in any Japanese or Korean sentence"},
+	};
+	fprintf(o, "  foreign:  %s (%s)\n", foreign[rule->foreign][0], foreign[rule->foreign][1]);
 	if (in.description)
 		fprintf(o, "\n  %s\n", in.description);
 	fprintf(o, "\n  examples:\n");

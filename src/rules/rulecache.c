@@ -55,7 +55,7 @@ typedef struct {
 } rc_xfile;
 
 typedef struct {
-	uint32_t file, line, kind, flags, severity, safety, lead;
+	uint32_t file, line, kind, flags, severity, safety, lead, foreign;
 	uint32_t id, family, message, description, fix, pattern, trigger, lexicon, check;
 	uint32_t path, data_dir;
 	uint32_t map, n_map;
@@ -230,6 +230,7 @@ void jh_rc_store(const jh_ruleset *rs, const char *dir, size_t n_files, unsigned
 			.flags = (r->kind_set ? F_KIND_SET : 0) | (r->has_fix ? F_HAS_FIX : 0) |
 			         (r->safety_set ? F_SAFETY_SET : 0) | (r->enabled_by_default ? F_ENABLED : 0),
 			.severity = (uint32_t)r->severity, .safety = (uint32_t)r->safety, .lead = r->lead,
+			.foreign = (uint32_t)r->foreign,
 		};
 		rr.id = put_str(&w, r->id);
 		rr.family = put_str(&w, r->family);
@@ -357,7 +358,7 @@ static int view_ok(const rc_view *v)
 	for (size_t i = 0; i < v->n_rules; i++) {
 		const rc_rule *r = &v->rules[i];
 		if (r->file >= v->n_files || r->kind > JH_KIND_BUILTIN || r->severity > JH_ERROR ||
-		    r->safety > JH_UNSAFE || !str_ok(v, r->id, 0) || !str_ok(v, r->family, 0) ||
+		    r->safety > JH_UNSAFE || r->foreign > JH_FOREIGN_SENTENCE || !str_ok(v, r->id, 0) || !str_ok(v, r->family, 0) ||
 		    !str_ok(v, r->message, 0) || !str_ok(v, r->path, 0) || !str_ok(v, r->data_dir, 0))
 			return 0;
 		const uint32_t opt[] = {r->description, r->fix, r->pattern, r->trigger, r->lexicon, r->check};
@@ -464,6 +465,7 @@ static jh_rule *rule_of(const jh_ruleset *rs, const rc_view *v, const rc_rule *r
 	r->pattern = (char *)str_at(v, rr->pattern);
 	r->trigger = (char *)str_at(v, rr->trigger);
 	r->lead = rr->lead;
+	r->foreign = (jh_foreign)rr->foreign;
 	r->lexicon = (char *)str_at(v, rr->lexicon);
 	r->data_dir = (char *)str_at(v, rr->data_dir);
 	r->cache_dir = rs->cache_dir;

@@ -7,6 +7,7 @@
  *   severity = error | warning | info
  *   pattern / trigger / lead   (regex)   lexicon = FILE.tsv   check = NAME
  *   fix = TEMPLATE             safety = safe | unsafe
+ *   foreign = sentence | kana | document | never   (Japanese and Korean text)
  *   bad = ... / fixed = ...    good = ...
  * Any other key is a parameter of the rule's check, validated when compiled.
  */
@@ -72,6 +73,17 @@ const char *jh_rule_param(const jh_rule *r, const char *key, unsigned *line)
 			return r->params[i].value;
 		}
 	return NULL;
+}
+
+int jh_foreign_parse(const char *value, jh_foreign *out)
+{
+	static const char *const names[] = {"never", "document", "kana", "sentence"};
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(value, names[i])) {
+			*out = (jh_foreign)i;
+			return 0;
+		}
+	return -1;
 }
 
 static int hexval(char c)
@@ -462,6 +474,11 @@ static int handle_key(loader *ld, jh_rule *r, const char *name, const char *valu
 	if (!strcmp(name, "enabled")) {
 		if (jh_ini_bool(value, &r->enabled_by_default))
 			LERR(ld, "enabled must be true or false, not '%s'", value);
+		return JH_OK;
+	}
+	if (!strcmp(name, "foreign")) {
+		if (jh_foreign_parse(value, &r->foreign))
+			LERR(ld, "foreign must be sentence, kana, document or never, not '%s'", value);
 		return JH_OK;
 	}
 	if (!strcmp(name, "lead")) {

@@ -18,6 +18,12 @@ typedef struct {
 	unsigned line;
 } jh_example_def;
 
+/* Where a Japanese or Korean span silences a rule (`foreign =`, applied by
+ * foreign.c): never; only in a foreign document; also in a sentence marked
+ * by kana or hangul; in any foreign sentence, one Japanese by its kanji
+ * forms alone included. */
+typedef enum { JH_FOREIGN_NEVER, JH_FOREIGN_DOCUMENT, JH_FOREIGN_KANA, JH_FOREIGN_SENTENCE } jh_foreign;
+
 struct jh_rule {
 	char *id;
 	char *family;
@@ -33,6 +39,7 @@ struct jh_rule {
 	jh_safety safety;
 	int safety_set;
 	int enabled_by_default;
+	jh_foreign foreign;   /* where Japanese and Korean text silences it */
 	char *pattern;        /* regex */
 	char *trigger;        /* regex: characters where a match can start */
 	unsigned lead;        /* regex: match may start this many characters before a trigger */
@@ -91,6 +98,8 @@ void jh_rule_free(jh_rule *r);
 const jh_example_def *jh_rule_examples(const jh_rule *r);
 /* Enter rules[i] into the id index (its id must not be there yet). */
 int jh_ruleset_index_add(jh_ruleset *rs, size_t i);
+/* The jh_foreign a `foreign =` value names: 0, or -1 for none. */
+int jh_foreign_parse(const char *value, jh_foreign *out);
 /* Value of a parameter, or NULL; *line gets its line if found. */
 const char *jh_rule_param(const jh_rule *r, const char *key, unsigned *line);
 

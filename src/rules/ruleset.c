@@ -164,6 +164,46 @@ static int lexicon_key(const jh_ruleset *rs, char **name, uint64_t *ident)
 	return 0;
 }
 
+/* A `foreign =` a configuration gave with a value jh_ruleset_set_param
+ * could not read. */
+static int bad_foreign(const jh_rule *r, jh_diag_fn fn, void *pl)
+{
+	unsigned line;
+	const char *v = jh_rule_param(r, "foreign", &line);
+	if (!v)
+		return JH_OK;
+	jh_report(fn, pl, JH_ERROR, r->file, line, 0, r->id,
+	          "foreign must be sentence, kana, document or never, not '%s'", v);
+	return JH_ERR_RULES;
+}
+
+/* Rule r (index idx) into the matcher of its kind. */
+static int compile_rule(jh_ruleset *rs, jh_rule *r, long idx, int lx_cached, int *lx_read_ok,
+                        jh_diag_fn fn, void *pl)
+{
+	int rc = JH_OK;
+	switch (r->kind) {
+	case JH_KIND_REGEX:
+		if (r->n_params) {
+			jh_report(fn, pl, JH_ERROR, r->file, r->params[0].line, 0, r->id,
+			          "unknown key '%s' in a regex rule", r->params[0].key);
+			rc = JH_ERR_RULES;
+		} else {
+			rc = jh_regexes_add(rs->regexes, r, idx, fn, pl);
+		}
+		break;
+	case JH_KIND_LEXICON:
+		/* one with parameters is an error, whatever the cache holds */
+		rc = lx_cached && !r->n_params ? JH_OK : compile_lexicon_rule(rs, r, idx, fn, pl);
+		*lx_read_ok &= rc == JH_OK;
+		break;
+	case JH_KIND_BUILTIN:
+		rc = jh_builtins_add(rs->builtins, r, idx, fn, pl);
+		break;
+	}
+	return rc;
+}
+
 int jh_ruleset_compile(jh_ruleset *rs, jh_diag_fn fn, void *pl)
 {
 	if (rs->compiled)
@@ -190,26 +230,9 @@ int jh_ruleset_compile(jh_ruleset *rs, jh_diag_fn fn, void *pl)
 			result = JH_ERR_RULES;
 			continue;
 		}
-		int rc = JH_OK;
-		switch (r->kind) {
-		case JH_KIND_REGEX:
-			if (r->n_params) {
-				jh_report(fn, pl, JH_ERROR, r->file, r->params[0].line, 0, r->id,
-				          "unknown key '%s' in a regex rule", r->params[0].key);
-				rc = JH_ERR_RULES;
-			} else {
-				rc = jh_regexes_add(rs->regexes, r, (long)i, fn, pl);
-			}
-			break;
-		case JH_KIND_LEXICON:
-			/* one with parameters is an error, whatever the cache holds */
-			rc = lx_cached && !r->n_params ? JH_OK : compile_lexicon_rule(rs, r, (long)i, fn, pl);
-			lx_read_ok &= rc == JH_OK;
-			break;
-		case JH_KIND_BUILTIN:
-			rc = jh_builtins_add(rs->builtins, r, (long)i, fn, pl);
-			break;
-		}
+		int rc = bad_foreign(r, fn, pl);
+		if (rc == JH_OK)
+			rc = compile_rule(rs, r, (long)i, lx_cached, &lx_read_ok, fn, pl);
 		if (rc == JH_ERR_NOMEM) {
 			free(lx_name);
 			jh_regexes_preload_free(rs->regexes);
@@ -386,6 +409,10 @@ int jh_ruleset_set_param(jh_ruleset *rs, const char *id, const char *key, const 
 	if (idx < 0)
 		return JH_ERR_ARG;
 	jh_rule *r = rs->rules[idx];
+	/* a key of the rule, not of its check; a value that names no scope is
+	 * kept as a parameter, for jh_ruleset_compile to report */
+	if (!strcmp(key, "foreign") && !jh_foreign_parse(value, &r->foreign))
+		return JH_OK;
 	/* Appended: the last definition of a key wins, and the rule file's own
 	 * line stays for messages about it. */
 	if (jh_grow((void **)&r->params, &r->cap_params, r->n_params + 1, sizeof *r->params))
