@@ -392,11 +392,15 @@ static void merged_finish(jh_brun *run)
 	run->state = NULL;
 }
 
+/* merged_step looks at U+3000 only: no ASCII space wakes it. */
+static void merged_ascii(const void *cfg, unsigned char wants[128]) { (void)cfg, (void)wants; }
+
 const jh_builtin_def jh_checks_layout[] = {
 	{"line-endings", 0, NULL, NULL, NULL, NULL, eol_finish},
 	{"indent-form", 0, NULL, NULL, NULL, NULL, indent_form_finish},
 	{"indent-missing", 0, NULL, NULL, NULL, NULL, indent_missing_finish},
 	{"blank-lines", 0, blank_params, blank_compile, free, NULL, blank_finish},
-	{"merged-paragraph", JH_C_SPACE, NULL, NULL, NULL, merged_step, merged_finish},
+	{"merged-paragraph", JH_C_SPACE, NULL, NULL, NULL, merged_step, merged_finish, 0, JH_HAN_ALL,
+	 NULL, merged_ascii},
 	{NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };

@@ -406,9 +406,16 @@ static void kana_step(jh_brun *run, const jh_char *c)
 
 static void kana_finish(jh_brun *run) { kana_flush(run); }
 
+/* Of ASCII, only the 0 and 1 of digits mode wake lookalike_step. */
+static void lookalike_ascii(const void *cfg, unsigned char wants[128])
+{
+	if (((const lookalike_cfg *)cfg)->digits)
+		wants['0'] = wants['1'] = JH_ASCII_ALWAYS;
+}
+
 const jh_builtin_def jh_checks_script_chars[] = {
 	{"lookalike", JH_C_DIGIT | JH_C_OTHER, lookalike_params, lookalike_compile, free,
-	 lookalike_step, NULL},
+	 lookalike_step, NULL, 0, JH_HAN_ALL, NULL, lookalike_ascii},
 	{"invisible", JH_C_INVISIBLE | JH_C_OTHER, NULL, NULL, NULL, invisible_step, invisible_finish},
 	{"fullwidth", JH_C_FULLWIDTH_ALNUM, NULL, NULL, NULL, fullwidth_step, fullwidth_finish},
 	{"halfwidth-kana", JH_C_KANA, NULL, NULL, NULL, kana_step, kana_finish},

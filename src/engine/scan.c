@@ -22,6 +22,7 @@ void jh_scan_result_free(jh_scan_result *r)
 typedef struct {
 	void (*step)(jh_brun *run, const jh_char *c);
 	jh_brun *run;
+	int after_han;            /* for an ASCII byte: only when the character before is Han */
 } waker;
 
 /* The check before PCRE2 (regex_pre.h) is asked here, at the trigger,
@@ -140,13 +141,15 @@ typedef struct {
 	size_t n_all, n_class;
 	const waker *wakers, *all; /* per class, n_class apart; every Han character's */
 	const size_t *n_wakers;
+	const waker *ascii;       /* per ASCII byte, n_class apart */
+	const unsigned char *n_ascii;
 	waker lane[JH_I_LANES];
 } scan_ctx;
 
 /* One character that may wake something: its triggers, its lexicon step,
  * the checks its class and its interest entry name. */
 static int visit(scan_ctx *s, size_t i, int32_t cp, size_t n, uint32_t in, uint32_t cls,
-                 int32_t prev_cp, size_t prev_pos, size_t han_before)
+                 int32_t prev_cp, size_t prev_pos, size_t han_before, int prev_han)
 {
 	jh_scan_result *res = s->res;
 	if (cls & JH_C_HAN) {
@@ -184,7 +187,12 @@ static int visit(scan_ctx *s, size_t i, int32_t cp, size_t n, uint32_t in, uint3
 	uint32_t lanes = in >> JH_I_LANE0;
 	if ((cls & s->wake) || lanes || ((cls & JH_C_HAN) && s->n_all)) {
 		jh_char c = {cp, cls, i, n, prev_cp, prev_pos, han_before};
-		if (cls & s->wake) {
+		if (cp >= 0 && cp < 0x80) {
+			const waker *w = s->ascii + (size_t)cp * s->n_class;
+			for (size_t j = 0, nw = s->n_ascii[cp]; j < nw; j++)
+				if (!w[j].after_han || prev_han)
+					w[j].step(w[j].run, &c);
+		} else if (cls & s->wake) {
 			int b = __builtin_ctz(cls);
 			const waker *w = s->wakers + (size_t)b * s->n_class;
 			for (size_t j = 0, nw = s->n_wakers[b]; j < nw; j++)
@@ -223,28 +231,45 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 	 * the checks themselves.  Han characters do not go through these
 	 * lists: the interest table says which Han checks each one wakes. */
 	enum { N_CLASSES = 13 };
-	waker *wakers = malloc((bi->n ? bi->n : 1) * (N_CLASSES + 1) * sizeof *wakers);
+	/* and per ASCII byte, those of its class that its ascii_mark() names */
+	waker *wakers = malloc((bi->n ? bi->n : 1) * (N_CLASSES + 1 + 128) * sizeof *wakers);
 	size_t n_wakers[N_CLASSES] = {0}, n_all = 0;
+	unsigned char n_ascii[128] = {0};
+	uint16_t ascii_cls[128];
 	if (!wakers)
 		return JH_ERR_NOMEM;
 	waker *all = wakers + (size_t)N_CLASSES * bi->n; /* woken by every Han character */
+	waker *ascii = all + bi->n;
 	uint32_t wake = 0;
+	for (int b = 0; b < 128; b++)
+		ascii_cls[b] = (uint16_t)jh_class_of(b);
 	for (size_t k = 0; k < bi->n; k++) {
 		if (!runs[k].rule)
 			continue;
-		uint32_t w = bi->v[k].def->wake & ~(uint32_t)JH_C_HAN;
+		const jh_builtin_def *d = bi->v[k].def;
+		uint32_t w = d->wake & ~(uint32_t)JH_C_HAN;
 		wake |= w;
 		for (int b = 0; b < N_CLASSES; b++)
 			if (w & (1u << b))
-				wakers[(size_t)b * bi->n + n_wakers[b]++] = (waker){bi->v[k].def->step, &runs[k]};
+				wakers[(size_t)b * bi->n + n_wakers[b]++] = (waker){d->step, &runs[k], 0};
+		unsigned char marks[128];
+		memset(marks, JH_ASCII_ALWAYS, sizeof marks);
+		if (d->ascii_mark) {
+			memset(marks, JH_ASCII_NONE, sizeof marks);
+			d->ascii_mark(bi->v[k].cfg, marks);
+		}
+		for (int b = 0; b < 128; b++)
+			if ((w & ascii_cls[b]) && marks[b])
+				ascii[(size_t)b * bi->n + n_ascii[b]++] =
+					(waker){d->step, &runs[k], marks[b] == JH_ASCII_AFTER_HAN};
 	}
 	for (size_t j = 0; j < it->n_all; j++)
 		if (runs[it->all_slots[j]].rule)
-			all[n_all++] = (waker){bi->v[it->all_slots[j]].def->step, &runs[it->all_slots[j]]};
+			all[n_all++] = (waker){bi->v[it->all_slots[j]].def->step, &runs[it->all_slots[j]], 0};
 	uint32_t want = (s.lex_on ? JH_I_LEX : 0) | (s.trig_on ? JH_I_TRIG : 0);
 	for (int l = 0; l < it->n_lanes; l++) {
 		size_t k = it->lane_slot[l];
-		s.lane[l] = (waker){bi->v[k].def->step, &runs[k]};
+		s.lane[l] = (waker){bi->v[k].def->step, &runs[k], 0};
 		if (runs[k].rule)
 			want |= 1u << (JH_I_LANE0 + l);
 	}
@@ -256,6 +281,8 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 	s.wakers = wakers;
 	s.all = all;
 	s.n_wakers = n_wakers;
+	s.ascii = ascii;
+	s.n_ascii = n_ascii;
 	gate_init(&s.g, rx, enabled);
 	const uint16_t *bits = it->bits;
 	const uint32_t astral = JH_I_LEX | JH_I_TRIG | it->astral_lanes;
@@ -269,11 +296,16 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 	 * visit() is for the rest.  Inside a lexicon word (state != 0) every
 	 * character steps the automaton, so every one is visited. */
 	const uint32_t han_hold = n_all ? 0xFFFFu : want | JH_I_NOT_HAN;
-	unsigned char ascii_stop[128];
-	for (int b = 0; b < 128; b++)
-		ascii_stop[b] = (bits[b] & want & (JH_I_LEX | JH_I_TRIG)) || (jh_class_of(b) & wake);
+	unsigned char ascii_stop[128]; /* JH_ASCII_*: when the byte must be visited */
+	for (int b = 0; b < 128; b++) {
+		const waker *w = ascii + (size_t)b * bi->n;
+		ascii_stop[b] = (bits[b] & want & (JH_I_LEX | JH_I_TRIG)) ? JH_ASCII_ALWAYS : JH_ASCII_NONE;
+		for (size_t j = 0; j < n_ascii[b] && ascii_stop[b] != JH_ASCII_ALWAYS; j++)
+			ascii_stop[b] = w[j].after_han ? JH_ASCII_AFTER_HAN : JH_ASCII_ALWAYS;
+	}
 
 	int32_t prev_cp = -2;
+	int prev_han = 0;
 	size_t prev_pos = 0, i = 0, han = 0, plain_end = 0;
 	while (i < len) {
 		int32_t cp;
@@ -285,7 +317,9 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 		 * the start of a run of plain characters, the finder validates it
 		 * to its end; everything else goes through the strict decoder. */
 		if (b0 < 0x80) {
-			if (!ascii_stop[b0] && !s.state) {
+			unsigned stop = ascii_stop[b0];
+			if ((stop == JH_ASCII_NONE || (stop == JH_ASCII_AFTER_HAN && !prev_han)) && !s.state) {
+				prev_han = 0;
 				prev_cp = (int32_t)b0;
 				prev_pos = i++;
 				continue;
@@ -299,6 +333,7 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 			n = 3;
 			in = bits[cp];
 			if (!(in & han_hold) && cp != prev_cp && !s.state) {
+				prev_han = 1;
 				han++;
 				prev_cp = cp;
 				prev_pos = i;
@@ -312,9 +347,10 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 			in = cp < 0 ? 0 : cp < 0x10000 ? bits[cp] : astral;
 			cls = cp < 0 ? JH_C_INVALID : jh_class_of(cp);
 		}
-		if ((rc = visit(&s, i, cp, n, in, cls, prev_cp, prev_pos, han)))
+		if ((rc = visit(&s, i, cp, n, in, cls, prev_cp, prev_pos, han, prev_han)))
 			break;
-		han += !!(cls & JH_C_HAN);
+		prev_han = (cls & JH_C_HAN) != 0;
+		han += (size_t)prev_han;
 		prev_cp = cp;
 		prev_pos = i;
 		i += n;
