@@ -4,6 +4,8 @@
  * each block boundary), and what it calls plain decodes as valid. */
 #include <stdlib.h>
 #include <string.h>
+#include "charclass.h"
+#include "interest.h"
 #include "stops.h"
 #include "tests.h"
 #include "utf8.h"
@@ -115,12 +117,33 @@ START_TEST(stops_random)
 }
 END_TEST
 
+/* The interest table's "not Han" bit, which lets the scan skip a run of
+ * Han characters without asking their class, says exactly what
+ * jh_class_of() says of every three-byte code point. */
+START_TEST(interest_not_han_is_class)
+{
+	jh_interest it;
+	ck_assert_int_eq(jh_interest_build(&it, NULL, NULL, NULL), 0);
+	for (int32_t cp = 0x800; cp < 0x10000; cp++) {
+		int han = (jh_class_of(cp) & JH_C_HAN) != 0;
+		int marked = (it.bits[cp] & JH_I_NOT_HAN) != 0;
+		if (han == marked)
+			ck_abort_msg("U+%04lX: class %s, interest bit %d", (long)cp, han ? "han" : "not han",
+			             marked);
+	}
+	for (int32_t cp = 0; cp < 0x800; cp++)
+		ck_assert(!(it.bits[cp] & JH_I_NOT_HAN)); /* not in runs: only three-byte ones are read */
+	jh_interest_free(&it);
+}
+END_TEST
+
 Suite *stops_suite(void)
 {
 	Suite *s = suite_create("stops");
 	TCase *tc = test_tcase("stops", 120);
 	tcase_add_test(tc, stops_defect_at_every_byte);
 	tcase_add_test(tc, stops_random);
+	tcase_add_test(tc, interest_not_han_is_class);
 	suite_add_tcase(s, tc);
 	return s;
 }

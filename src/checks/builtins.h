@@ -79,7 +79,15 @@ typedef struct {
 	/* For JH_HAN_WANTS: set bit in table[cp] for each BMP Han character
 	 * cp that must wake it (marking more is harmless, fewer is not). */
 	void (*han_mark)(const void *cfg, uint16_t *table, uint16_t bit);
+	/* Which ASCII bytes of its wake classes must wake it: ascii_mark()
+	 * sets wants[b] to JH_ASCII_ALWAYS or JH_ASCII_AFTER_HAN (only when
+	 * the character before is Han), and the class scan steps over the
+	 * others; its step must be a no-op on them.  NULL: every ASCII byte
+	 * of its classes wakes it. */
+	void (*ascii_mark)(const void *cfg, unsigned char wants[128]);
 } jh_builtin_def;
+
+enum { JH_ASCII_NONE = 0, JH_ASCII_ALWAYS = 1, JH_ASCII_AFTER_HAN = 2 };
 
 const jh_builtin_def *jh_builtin_find(const char *name);
 

@@ -519,6 +519,8 @@ static void split_finish(jh_brun *run)
 		blanks = 0;
 	}
 }
+/* merged_step looks at U+3000 only: no ASCII space wakes it. */
+static void merged_ascii(const void *cfg, unsigned char wants[128]) { (void)cfg, (void)wants; }
 
 const jh_builtin_def jh_checks_layout[] = {
 	{"line-endings", 0, NULL, NULL, NULL, NULL, eol_finish},
@@ -526,6 +528,7 @@ const jh_builtin_def jh_checks_layout[] = {
 	{"indent-missing", 0, NULL, NULL, NULL, NULL, indent_missing_finish},
 	{"blank-lines", 0, blank_params, blank_compile, free, NULL, blank_finish},
 	{"paragraph-split", 0, NULL, NULL, NULL, NULL, split_finish},
-	{"merged-paragraph", JH_C_SPACE, NULL, NULL, NULL, merged_step, merged_finish},
+	{"merged-paragraph", JH_C_SPACE, NULL, NULL, NULL, merged_step, merged_finish, 0, JH_HAN_ALL,
+	 NULL, merged_ascii},
 	{NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };

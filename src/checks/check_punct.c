@@ -806,6 +806,21 @@ static void inword_step(jh_brun *run, const jh_char *c)
 		jh_brun_emit_safety(run, c->pos, after, NULL, 0, NULL, run->rule->safety);
 }
 
+/* The class scan wakes period_step only at '.' after a Han character,
+ * inword_step (of ASCII) only at a space after one: the first tests of
+ * each. */
+static void period_ascii(const void *cfg, unsigned char wants[128])
+{
+	(void)cfg;
+	wants['.'] = JH_ASCII_AFTER_HAN;
+}
+
+static void inword_ascii(const void *cfg, unsigned char wants[128])
+{
+	(void)cfg;
+	wants[' '] = JH_ASCII_AFTER_HAN;
+}
+
 const jh_builtin_def jh_checks_punct[] = {
 	{"run-on", JH_C_HAN | JH_C_CJK_PUNCT | JH_C_ASCII_PUNCT | JH_C_NEWLINE, runon_params,
 	 runon_compile, free, runon_step, runon_finish, 0, JH_HAN_COUNT, NULL},
@@ -813,8 +828,10 @@ const jh_builtin_def jh_checks_punct[] = {
 	{"pairs", JH_C_CJK_PUNCT | JH_C_NEWLINE, NULL, NULL, NULL, pairs_step, pairs_finish},
 	{"quote-style", JH_C_CJK_PUNCT, qstyle_params, qstyle_compile, free, qstyle_step,
 	 qstyle_finish, 1},
-	{"period", JH_C_ASCII_PUNCT, period_params, period_compile, period_free, period_step, NULL},
+	{"period", JH_C_ASCII_PUNCT, period_params, period_compile, period_free, period_step, NULL, 0,
+	 JH_HAN_ALL, NULL, period_ascii},
 	{"in-word", JH_C_SPACE | JH_C_ASCII_PUNCT | JH_C_CJK_PUNCT | JH_C_KANA | JH_C_OTHER,
-	 inword_params, inword_compile, period_free, inword_step, NULL},
+	 inword_params, inword_compile, period_free, inword_step, NULL, 0, JH_HAN_ALL, NULL,
+	 inword_ascii},
 	{NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };

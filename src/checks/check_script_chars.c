@@ -183,39 +183,63 @@ static void word_digits(jh_brun *run, size_t a, size_t b)
 	jh_buf_free(&fix);
 }
 
-static void lookalike_flush(jh_brun *run)
+/* The start of the word of letters and digits (script_of() not S_NONE)
+ * that holds the character at p, read backwards: such a character is one
+ * ASCII byte, or two bytes of a lead C2-DF (never a continuation byte,
+ * so the forward decode starts a character there too) and a
+ * continuation byte. */
+static size_t word_start(const char *text, size_t p)
 {
-	const lookalike_cfg *cfg = run->cfg;
-	if (!run->run_len)
-		return;
-	if (cfg->digits)
-		word_digits(run, run->run_start, run->run_end);
-	else if (run->open) /* only a word with a non-ASCII letter can mix alphabets */
-		word_letters(run, run->run_start, run->run_end);
-	run->run_len = 0;
-	run->open = 0;
+	const unsigned char *t = (const unsigned char *)text;
+	while (p > 0) {
+		if (t[p - 1] < 0x80) {
+			if (script_of(t[p - 1]) == S_NONE)
+				break;
+			p--;
+		} else if (p >= 2 && (t[p - 1] & 0xC0) == 0x80 && t[p - 2] >= 0xC2 && t[p - 2] <= 0xDF) {
+			int32_t cp = (int32_t)((t[p - 2] & 0x1Fu) << 6 | (t[p - 1] & 0x3Fu));
+			if (script_of(cp) == S_NONE)
+				break;
+			p -= 2;
+		} else {
+			break;
+		}
+	}
+	return p;
 }
 
+/* The end of that word, read forwards with the strict decoder. */
+static size_t word_end(const char *text, size_t len, size_t p)
+{
+	while (p < len) {
+		size_t n;
+		if (script_of(decode_at(text, len, p, &n)) == S_NONE)
+			break;
+		p += n;
+	}
+	return p;
+}
+
+/* Woken by digits and by the characters of class "other" (the non-ASCII
+ * letters among them), not by every ASCII letter: a word of ASCII letters
+ * alone can mix no alphabets and hide no 0/1 without a digit, so the
+ * class scan steps over it.  The word round a character that can matter
+ * is read from the text, once (run_end: where the last word read ends). */
 static void lookalike_step(jh_brun *run, const jh_char *c)
 {
-	if (script_of(c->cp) == S_NONE) {
-		lookalike_flush(run);
+	const lookalike_cfg *cfg = run->cfg;
+	if (c->pos < run->run_end)
+		return; /* in the word read already */
+	if (cfg->digits ? c->cp != '0' && c->cp != '1' : c->cp < 0x80 || script_of(c->cp) == S_NONE)
 		return;
-	}
-	if (run->run_len && c->pos == run->run_end) {
-		run->run_end += c->len;
-		run->run_len++;
-		run->open |= c->cp >= 0x80;
-		return;
-	}
-	lookalike_flush(run);
-	run->run_start = c->pos;
-	run->run_end = c->pos + c->len;
-	run->run_len = 1;
-	run->open = c->cp >= 0x80;
+	size_t a = word_start(run->text, c->pos), b = word_end(run->text, run->len, c->pos);
+	run->run_end = b;
+	if (cfg->digits)
+		word_digits(run, a, b);
+	else
+		word_letters(run, a, b);
 }
 
-static void lookalike_finish(jh_brun *run) { lookalike_flush(run); }
 
 /* ==== invisible and control characters ================================= */
 
@@ -382,9 +406,16 @@ static void kana_step(jh_brun *run, const jh_char *c)
 
 static void kana_finish(jh_brun *run) { kana_flush(run); }
 
+/* Of ASCII, only the 0 and 1 of digits mode wake lookalike_step. */
+static void lookalike_ascii(const void *cfg, unsigned char wants[128])
+{
+	if (((const lookalike_cfg *)cfg)->digits)
+		wants['0'] = wants['1'] = JH_ASCII_ALWAYS;
+}
+
 const jh_builtin_def jh_checks_script_chars[] = {
-	{"lookalike", JH_C_LATIN | JH_C_DIGIT | JH_C_OTHER, lookalike_params, lookalike_compile, free,
-	 lookalike_step, lookalike_finish},
+	{"lookalike", JH_C_DIGIT | JH_C_OTHER, lookalike_params, lookalike_compile, free,
+	 lookalike_step, NULL, 0, JH_HAN_ALL, NULL, lookalike_ascii},
 	{"invisible", JH_C_INVISIBLE | JH_C_OTHER, NULL, NULL, NULL, invisible_step, invisible_finish},
 	{"fullwidth", JH_C_FULLWIDTH_ALNUM, NULL, NULL, NULL, fullwidth_step, fullwidth_finish},
 	{"halfwidth-kana", JH_C_KANA, NULL, NULL, NULL, kana_step, kana_finish},

@@ -35,6 +35,22 @@ static void mark_matchers(uint16_t *bits, const jh_regexes *rx, const jh_lexicon
 	}
 }
 
+/* JH_I_NOT_HAN on every three-byte code point outside charclass.h's BMP
+ * Han ranges (its test compares the two). */
+static void mark_not_han(uint16_t *bits)
+{
+	static const uint32_t han[][2] = {{0x3007, 0x3007}, {0x3400, 0x4DBF}, {0x4E00, 0x9FFF},
+	                                  {0xF900, 0xFAFF}};
+	uint32_t cp = 0x800;
+	for (size_t r = 0; r <= sizeof han / sizeof *han; r++) {
+		uint32_t end = r < sizeof han / sizeof *han ? han[r][0] : 0x10000;
+		for (; cp < end; cp++)
+			bits[cp] |= JH_I_NOT_HAN;
+		if (r < sizeof han / sizeof *han)
+			cp = han[r][1] + 1;
+	}
+}
+
 int jh_interest_build(jh_interest *it, const jh_regexes *rx, const jh_lexicon *lx,
                       const jh_builtins *bi)
 {
@@ -42,6 +58,7 @@ int jh_interest_build(jh_interest *it, const jh_regexes *rx, const jh_lexicon *l
 	if (!(it->bits = calloc(0x10000, sizeof *it->bits)))
 		return JH_ERR_NOMEM;
 	mark_matchers(it->bits, rx, lx);
+	mark_not_han(it->bits);
 	for (size_t k = 0; bi && k < bi->n; k++) {
 		const jh_builtin_def *d = bi->v[k].def;
 		if (!(d->wake & JH_C_HAN) || d->han == JH_HAN_COUNT)

@@ -18,9 +18,13 @@ struct jh_builtins;
 enum {
 	JH_I_LEX = 1u << 0,  /* the lexicon automaton has a root transition on it */
 	JH_I_TRIG = 1u << 1, /* some regex rule's trigger set holds it */
-	JH_I_LANE0 = 2       /* bits 2-15: one per Han check ("lane") */
+	JH_I_LANE0 = 2,      /* bits 2-14: one per Han check ("lane") */
+	/* a three-byte code point that is not a Han character (CJK and
+	 * full-width punctuation, kana, ...): the scan's run of Han
+	 * characters that wake nothing stops at it, to ask its class */
+	JH_I_NOT_HAN = 1u << 15
 };
-#define JH_I_LANES 14
+#define JH_I_LANES 13
 
 typedef struct jh_interest {
 	uint16_t *bits;                 /* 65,536 entries */

@@ -22,6 +22,7 @@ void jh_scan_result_free(jh_scan_result *r)
 typedef struct {
 	void (*step)(jh_brun *run, const jh_char *c);
 	jh_brun *run;
+	int after_han;            /* for an ASCII byte: only when the character before is Han */
 } waker;
 
 /* The check before PCRE2 (regex_pre.h) is asked here, at the trigger,
@@ -120,6 +121,94 @@ static int push_hits(const jh_lexicon *lx, int32_t state, size_t end, const unsi
 	return JH_OK;
 }
 
+/* What the scan keeps for the characters that wake something (a "stop"). */
+typedef struct {
+	const char *text;
+	size_t len;
+	const unsigned char *enabled;
+	const jh_regexes *rx;
+	const jh_lexicon *lx;
+	jh_scan_result *res;
+	jh_events_fn on_events;
+	void *ctx;
+	pcre2_match_data *md;
+	pre_gate g;
+	uint64_t trig_on;
+	int lex_on;
+	int32_t state;            /* the lexicon automaton's */
+	uint32_t want, wake;
+	uint16_t repeat_lanes;
+	size_t n_all, n_class;
+	const waker *wakers, *all; /* per class, n_class apart; every Han character's */
+	const size_t *n_wakers;
+	const waker *ascii;       /* per ASCII byte, n_class apart */
+	const unsigned char *n_ascii;
+	waker lane[JH_I_LANES];
+} scan_ctx;
+
+/* One character that may wake something: its triggers, its lexicon step,
+ * the checks its class and its interest entry name. */
+static int visit(scan_ctx *s, size_t i, int32_t cp, size_t n, uint32_t in, uint32_t cls,
+                 int32_t prev_cp, size_t prev_pos, size_t han_before, int prev_han)
+{
+	jh_scan_result *res = s->res;
+	if (cls & JH_C_HAN) {
+		if (cp == prev_cp)
+			in |= s->repeat_lanes;
+	} else {
+		in &= JH_I_LEX | JH_I_TRIG; /* a Han check is never woken by another class */
+	}
+	in &= s->want;
+	if (in & JH_I_TRIG) {
+		uint64_t m = jh_trigger_mask(s->rx, cp) & s->trig_on;
+		if (m & s->g.bits)
+			m = gate(&s->g, m, s->text, s->len, i, prev_cp, prev_pos, cp, n, s->md);
+		if (m) {
+			if (jh_grow((void **)&res->events, &res->cap_events, res->n_events + 1,
+			            sizeof *res->events))
+				return JH_ERR_NOMEM;
+			res->events[res->n_events++] = (jh_trigger_event){i, m};
+			if (s->on_events && res->n_events == JH_SCAN_EVENT_CHUNK) {
+				int rc = s->on_events(s->ctx, res->events, res->n_events);
+				res->n_events = 0;
+				if (rc)
+					return rc;
+			}
+		}
+	}
+	/* from the root, a character no word starts with leads back to it */
+	if (s->lex_on && (s->state || (in & JH_I_LEX))) {
+		const jh_lexicon *lx = s->lx;
+		s->state = jh_lex_step(lx, s->state, cp);
+		if ((lx->out[s->state] >= 0 || lx->dict[s->state]) &&
+		    push_hits(lx, s->state, i + n, s->enabled, res))
+			return JH_ERR_NOMEM;
+	}
+	uint32_t lanes = in >> JH_I_LANE0;
+	if ((cls & s->wake) || lanes || ((cls & JH_C_HAN) && s->n_all)) {
+		jh_char c = {cp, cls, i, n, prev_cp, prev_pos, han_before};
+		if (cp >= 0 && cp < 0x80) {
+			const waker *w = s->ascii + (size_t)cp * s->n_class;
+			for (size_t j = 0, nw = s->n_ascii[cp]; j < nw; j++)
+				if (!w[j].after_han || prev_han)
+					w[j].step(w[j].run, &c);
+		} else if (cls & s->wake) {
+			int b = __builtin_ctz(cls);
+			const waker *w = s->wakers + (size_t)b * s->n_class;
+			for (size_t j = 0, nw = s->n_wakers[b]; j < nw; j++)
+				w[j].step(w[j].run, &c);
+		}
+		for (; lanes; lanes &= lanes - 1) {
+			const waker *w = &s->lane[__builtin_ctz(lanes)];
+			w->step(w->run, &c);
+		}
+		if (cls & JH_C_HAN)
+			for (size_t j = 0; j < s->n_all; j++)
+				s->all[j].step(s->all[j].run, &c);
+	}
+	return JH_OK;
+}
+
 int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned char *enabled,
             jh_brun *runs, jh_scan_result *res, jh_events_fn on_events, void *ctx,
             pcre2_match_data *md)
@@ -129,135 +218,145 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 	const jh_lexicon *lx = rs->lexicon;
 	const jh_builtins *bi = rs->builtins;
 	const jh_interest *it = rs->interest;
+	scan_ctx s = {.text = text, .len = len, .enabled = enabled, .rx = rx, .lx = lx, .res = res,
+	              .on_events = on_events, .ctx = ctx, .md = md};
 
-	uint64_t trig_on = 0;
 	for (size_t i = 0; i < rx->n; i++)
 		if (rx->v[i].triggered && enabled[rx->v[i].rule_index])
-			trig_on |= (uint64_t)1 << rx->v[i].bit;
-	int lex_on = 0;
-	for (size_t i = 0; i < lx->n_entries && !lex_on; i++)
-		lex_on = enabled[lx->entries[i].rule_index];
+			s.trig_on |= (uint64_t)1 << rx->v[i].bit;
+	for (size_t i = 0; i < lx->n_entries && !s.lex_on; i++)
+		s.lex_on = enabled[lx->entries[i].rule_index];
 	/* Per class, the builtins it wakes (a character has exactly one class
 	 * bit): looping over every builtin and testing its mask cost more than
 	 * the checks themselves.  Han characters do not go through these
 	 * lists: the interest table says which Han checks each one wakes. */
 	enum { N_CLASSES = 13 };
-	waker *wakers = malloc((bi->n ? bi->n : 1) * (N_CLASSES + 1) * sizeof *wakers);
+	/* and per ASCII byte, those of its class that its ascii_mark() names */
+	waker *wakers = malloc((bi->n ? bi->n : 1) * (N_CLASSES + 1 + 128) * sizeof *wakers);
 	size_t n_wakers[N_CLASSES] = {0}, n_all = 0;
+	unsigned char n_ascii[128] = {0};
+	uint16_t ascii_cls[128];
 	if (!wakers)
 		return JH_ERR_NOMEM;
 	waker *all = wakers + (size_t)N_CLASSES * bi->n; /* woken by every Han character */
+	waker *ascii = all + bi->n;
 	uint32_t wake = 0;
+	for (int b = 0; b < 128; b++)
+		ascii_cls[b] = (uint16_t)jh_class_of(b);
 	for (size_t k = 0; k < bi->n; k++) {
 		if (!runs[k].rule)
 			continue;
-		uint32_t w = bi->v[k].def->wake & ~(uint32_t)JH_C_HAN;
+		const jh_builtin_def *d = bi->v[k].def;
+		uint32_t w = d->wake & ~(uint32_t)JH_C_HAN;
 		wake |= w;
 		for (int b = 0; b < N_CLASSES; b++)
 			if (w & (1u << b))
-				wakers[(size_t)b * bi->n + n_wakers[b]++] = (waker){bi->v[k].def->step, &runs[k]};
+				wakers[(size_t)b * bi->n + n_wakers[b]++] = (waker){d->step, &runs[k], 0};
+		unsigned char marks[128];
+		memset(marks, JH_ASCII_ALWAYS, sizeof marks);
+		if (d->ascii_mark) {
+			memset(marks, JH_ASCII_NONE, sizeof marks);
+			d->ascii_mark(bi->v[k].cfg, marks);
+		}
+		for (int b = 0; b < 128; b++)
+			if ((w & ascii_cls[b]) && marks[b])
+				ascii[(size_t)b * bi->n + n_ascii[b]++] =
+					(waker){d->step, &runs[k], marks[b] == JH_ASCII_AFTER_HAN};
 	}
 	for (size_t j = 0; j < it->n_all; j++)
 		if (runs[it->all_slots[j]].rule)
-			all[n_all++] = (waker){bi->v[it->all_slots[j]].def->step, &runs[it->all_slots[j]]};
-	waker lane[JH_I_LANES];
-	uint32_t want = (lex_on ? JH_I_LEX : 0) | (trig_on ? JH_I_TRIG : 0);
+			all[n_all++] = (waker){bi->v[it->all_slots[j]].def->step, &runs[it->all_slots[j]], 0};
+	uint32_t want = (s.lex_on ? JH_I_LEX : 0) | (s.trig_on ? JH_I_TRIG : 0);
 	for (int l = 0; l < it->n_lanes; l++) {
 		size_t k = it->lane_slot[l];
-		lane[l] = (waker){bi->v[k].def->step, &runs[k]};
+		s.lane[l] = (waker){bi->v[k].def->step, &runs[k], 0};
 		if (runs[k].rule)
 			want |= 1u << (JH_I_LANE0 + l);
 	}
-	pre_gate g;
-	gate_init(&g, rx, enabled);
+	s.want = want;
+	s.wake = wake;
+	s.repeat_lanes = it->repeat_lanes;
+	s.n_all = n_all;
+	s.n_class = bi->n;
+	s.wakers = wakers;
+	s.all = all;
+	s.n_wakers = n_wakers;
+	s.ascii = ascii;
+	s.n_ascii = n_ascii;
+	gate_init(&s.g, rx, enabled);
 	const uint16_t *bits = it->bits;
 	const uint32_t astral = JH_I_LEX | JH_I_TRIG | it->astral_lanes;
 	int rc = JH_OK;
 
-	int32_t state = 0, prev_cp = -2;
+	/* Most characters wake nothing: a Han character whose interest entry
+	 * has no bit this scan wants (and that does not repeat the one
+	 * before), an ASCII byte no rule triggers on whose class wakes no
+	 * check.  The loop steps over them with a load and a test each,
+	 * keeping only the count of Han characters and the character before;
+	 * visit() is for the rest.  Inside a lexicon word (state != 0) every
+	 * character steps the automaton, so every one is visited. */
+	const uint32_t han_hold = n_all ? 0xFFFFu : want | JH_I_NOT_HAN;
+	unsigned char ascii_stop[128]; /* JH_ASCII_*: when the byte must be visited */
+	for (int b = 0; b < 128; b++) {
+		const waker *w = ascii + (size_t)b * bi->n;
+		ascii_stop[b] = (bits[b] & want & (JH_I_LEX | JH_I_TRIG)) ? JH_ASCII_ALWAYS : JH_ASCII_NONE;
+		for (size_t j = 0; j < n_ascii[b] && ascii_stop[b] != JH_ASCII_ALWAYS; j++)
+			ascii_stop[b] = w[j].after_han ? JH_ASCII_AFTER_HAN : JH_ASCII_ALWAYS;
+	}
+
+	int32_t prev_cp = -2;
+	int prev_han = 0;
 	size_t prev_pos = 0, i = 0, han = 0, plain_end = 0;
 	while (i < len) {
 		int32_t cp;
 		size_t n;
+		uint32_t in, cls;
 		unsigned b0 = t[i];
 		/* Inside a run the stop finder validated (stops.h), a character
 		 * is three bytes and needs no check; ASCII needs none either.  At
 		 * the start of a run of plain characters, the finder validates it
 		 * to its end; everything else goes through the strict decoder. */
-		if (i < plain_end) {
-			cp = (int32_t)((b0 & 0x0F) << 12 | (t[i + 1] & 0x3Fu) << 6 | (t[i + 2] & 0x3Fu));
-			n = 3;
-		} else if (b0 < 0x80) {
+		if (b0 < 0x80) {
+			unsigned stop = ascii_stop[b0];
+			if ((stop == JH_ASCII_NONE || (stop == JH_ASCII_AFTER_HAN && !prev_han)) && !s.state) {
+				prev_han = 0;
+				prev_cp = (int32_t)b0;
+				prev_pos = i++;
+				continue;
+			}
 			cp = (int32_t)b0;
 			n = 1;
-		} else if ((plain_end = jh_plain_end(t, i, len)) > i) {
+			in = bits[b0];
+			cls = jh_class_of(cp);
+		} else if (i < plain_end || (plain_end = jh_plain_end(t, i, len)) > i) {
 			cp = (int32_t)((b0 & 0x0F) << 12 | (t[i + 1] & 0x3Fu) << 6 | (t[i + 2] & 0x3Fu));
 			n = 3;
+			in = bits[cp];
+			if (!(in & han_hold) && cp != prev_cp && !s.state) {
+				prev_han = 1;
+				han++;
+				prev_cp = cp;
+				prev_pos = i;
+				i += 3;
+				continue;
+			}
+			/* a three-byte character's entry says whether it is Han */
+			cls = in & JH_I_NOT_HAN ? jh_class_of(cp) : JH_C_HAN;
 		} else {
 			n = jh_utf8_decode(t + i, len - i, &cp);
+			in = cp < 0 ? 0 : cp < 0x10000 ? bits[cp] : astral;
+			cls = cp < 0 ? JH_C_INVALID : jh_class_of(cp);
 		}
-		uint32_t cls = cp < 0 ? JH_C_INVALID : jh_class_of(cp);
-		uint32_t in = cp < 0 ? 0 : cp < 0x10000 ? bits[cp] : astral;
-		size_t han_before = han;
-		if (cls & JH_C_HAN) {
-			han++;
-			if (cp == prev_cp)
-				in |= it->repeat_lanes;
-		} else {
-			in &= JH_I_LEX | JH_I_TRIG; /* a Han check is never woken by another class */
-		}
-		in &= want;
-		if (in & JH_I_TRIG) {
-			uint64_t m = jh_trigger_mask(rx, cp) & trig_on;
-			if (m & g.bits)
-				m = gate(&g, m, text, len, i, prev_cp, prev_pos, cp, n, md);
-			if (m) {
-				if (jh_grow((void **)&res->events, &res->cap_events, res->n_events + 1,
-				            sizeof *res->events)) {
-					rc = JH_ERR_NOMEM;
-					break;
-				}
-				res->events[res->n_events++] = (jh_trigger_event){i, m};
-				if (on_events && res->n_events == JH_SCAN_EVENT_CHUNK) {
-					rc = on_events(ctx, res->events, res->n_events);
-					res->n_events = 0;
-					if (rc)
-						break;
-				}
-			}
-		}
-		/* from the root, a character no word starts with leads back to it */
-		if (lex_on && (state || (in & JH_I_LEX))) {
-			state = jh_lex_step(lx, state, cp);
-			if ((lx->out[state] >= 0 || lx->dict[state]) &&
-			    push_hits(lx, state, i + n, enabled, res)) {
-				rc = JH_ERR_NOMEM;
-				break;
-			}
-		}
-		uint32_t lanes = in >> JH_I_LANE0;
-		if ((cls & wake) || lanes || ((cls & JH_C_HAN) && n_all)) {
-			jh_char c = {cp, cls, i, n, prev_cp, prev_pos, han_before};
-			if (cls & wake) {
-				int b = __builtin_ctz(cls);
-				const waker *w = wakers + (size_t)b * bi->n;
-				for (size_t j = 0, nw = n_wakers[b]; j < nw; j++)
-					w[j].step(w[j].run, &c);
-			}
-			for (; lanes; lanes &= lanes - 1) {
-				const waker *w = &lane[__builtin_ctz(lanes)];
-				w->step(w->run, &c);
-			}
-			if (cls & JH_C_HAN)
-				for (size_t j = 0; j < n_all; j++)
-					all[j].step(all[j].run, &c);
-		}
+		if ((rc = visit(&s, i, cp, n, in, cls, prev_cp, prev_pos, han, prev_han)))
+			break;
+		prev_han = (cls & JH_C_HAN) != 0;
+		han += (size_t)prev_han;
 		prev_cp = cp;
 		prev_pos = i;
 		i += n;
 	}
 	free(wakers);
-	gate_done(&g);
+	gate_done(&s.g);
 	for (size_t k = 0; k < bi->n; k++)
 		runs[k].han_total = han;
 	/* finish() frees what a check keeps per document: called even when the
