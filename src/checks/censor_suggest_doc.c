@@ -16,6 +16,7 @@
 typedef struct {
 	uint32_t *head;        /* hash -> first entry + 1 */
 	uint32_t *pos, *next;  /* entry: offset of the pair in the block; next entry + 1 */
+	uint32_t *hs;          /* entry: the pair's full hash, until top is made (NULL after) */
 	uint32_t mask;
 	uint32_t top[TOP_N];   /* offsets of the most frequent pairs, most frequent first */
 	int n_top;
@@ -47,11 +48,37 @@ static inline uint32_t pair_hash(int32_t a, int32_t b)
 	return ((uint32_t)a * 0x9E3779B1u) ^ ((uint32_t)b * 0x85EBCA77u);
 }
 
+/* The Han character at pos (its code point, and its length in *n), or
+ * -1 for any other character (*n its length, 0 at the end).  The block
+ * index reads every character of the text around the masks: ASCII and
+ * the three-byte characters of U+4E00..U+9FFF, most of a Chinese text,
+ * are taken from the bytes without the general decoder's checks, which
+ * were half of the index's cost. */
+static inline int32_t han_at(const char *text, size_t len, size_t pos, size_t *n)
+{
+	const unsigned char *u = (const unsigned char *)text + pos;
+	if (pos < len && u[0] < 0x80) {
+		*n = 1;
+		return -1;
+	}
+	if (len - pos >= 3 && u[0] >= 0xE4 && u[0] <= 0xE9 && (u[1] & 0xC0) == 0x80 &&
+	    (u[2] & 0xC0) == 0x80) {
+		int32_t v = (int32_t)(u[0] & 0x0F) << 12 | (int32_t)(u[1] & 0x3F) << 6 | (u[2] & 0x3F);
+		*n = 3;
+		if (v >= 0x4E00)
+			return v;
+		return is_han(v) ? v : -1;
+	}
+	int32_t cp = cp_at(text, len, pos, n);
+	return is_han(cp) ? cp : -1;
+}
+
 static void pb_free(pair_block *b)
 {
 	free(b->head);
 	free(b->pos);
 	free(b->next);
+	free(b->hs);
 	*b = (pair_block){0};
 }
 
@@ -66,9 +93,14 @@ static uint32_t chain_count(const pair_block *b, const uint32_t *hs, uint32_t e,
 
 /* b->top: the block's most frequent pairs (by their full hash; a rare
  * collision of two pairs only merges their counts), from its chains,
- * each pair counted at its first entry. */
-static void pb_top(pair_block *b, const uint32_t *hs)
+ * each pair counted at its first entry.  Made the first time a topic
+ * word is asked of the block (masks of two characters): most blocks are
+ * only searched, and counting was a quarter of building one. */
+static void pb_top(pair_block *b)
 {
+	const uint32_t *hs = b->hs;
+	if (!hs)
+		return;
 	uint32_t cnt[TOP_N];
 	b->n_top = 0;
 	for (uint32_t h = 0; h <= b->mask; h++)
@@ -89,6 +121,8 @@ static void pb_top(pair_block *b, const uint32_t *hs)
 			cnt[k] = c;
 			b->top[k] = b->pos[e - 1];
 		}
+	free(b->hs);
+	b->hs = NULL;
 }
 
 static int pb_build(pair_block *b, const char *t, size_t len, size_t start)
@@ -101,11 +135,11 @@ static int pb_build(pair_block *b, const char *t, size_t len, size_t start)
 	while (p < end && ((unsigned char)t[p] & 0xC0) == 0x80)
 		p++; /* the character that began in the block before is indexed there */
 	size_t cl;
-	int32_t cp = cp_at(t, len, p, &cl);
+	int32_t cp = han_at(t, len, p, &cl);
 	while (p < end) {
 		size_t nl;
-		int32_t next = cp_at(t, len, p + cl, &nl);
-		if (is_han(cp) && is_han(next)) {
+		int32_t next = han_at(t, len, p + cl, &nl);
+		if (cp >= 0 && next >= 0) {
 			if (n == cap) { /* only Han pairs are kept: three bytes each at least */
 				cap *= 2;
 				uint32_t *np = realloc(pos, cap * sizeof *pos), *nh = np ? realloc(hs, cap * sizeof *hs) : NULL;
@@ -136,8 +170,7 @@ static int pb_build(pair_block *b, const char *t, size_t len, size_t start)
 		b->head[h] = (uint32_t)i + 1;
 	}
 	b->pos = pos;
-	pb_top(b, hs);
-	free(hs);
+	b->hs = hs;
 	return JH_OK;
 nomem:
 	free(pos);
@@ -298,7 +331,8 @@ int ms_topic_candidates(const ms_cfg *c, ms_state *st, const char *t, size_t len
 	size_t k = s / PB_SIZE;
 	if (k < st->first || k >= st->first + st->n)
 		return JH_OK;
-	const pair_block *pb = &st->b[k - st->first];
+	pair_block *pb = &st->b[k - st->first];
+	pb_top(pb);
 	for (int i = 0; i < pb->n_top; i++) {
 		size_t at = k * PB_SIZE + pb->top[i], l1, l2;
 		cp_at(t, len, at, &l1);

@@ -9,6 +9,7 @@
 #include "builtins.h"
 #include "charclass.h"
 #include "utf8.h"
+#include "wordmap.h"
 
 
 static int32_t cp_at(const char *text, size_t len, size_t pos)
@@ -514,7 +515,13 @@ typedef struct {
 	const jh_rule *rule;
 	const char *words_file, *masked_file;
 	unsigned words_line, masked_line;
-	jh_strset words, masked;
+	/* The ordinary words are the word model that mask suggestions, lost
+	 * characters and name drift read (jh_wm_get_shared): one copy per
+	 * process, mapped from the cache folder, where reading the 80,000
+	 * words into a set of this rule's own at the first dot cost more
+	 * instructions than checking 1 MB of prose. */
+	const jh_wordmap *words;
+	jh_strset masked;
 	jh_lazy once;
 } period_cfg;
 
@@ -525,7 +532,8 @@ static void period_free(void *p)
 	period_cfg *c = p;
 	if (!c)
 		return;
-	jh_strset_free(&c->words);
+	if (c->words)
+		jh_wm_release_shared(c->words);
 	jh_strset_free(&c->masked);
 	jh_lazy_destroy(&c->once);
 	free(c);
@@ -599,8 +607,8 @@ static int period_load(void *arg)
 	period_arg *a = arg;
 	const jh_rule *r = a->cfg->rule;
 	int rc = !a->cfg->words_file ? JH_OK
-	                             : jh_load_words(&a->cfg->words, r->data_dir, a->cfg->words_file,
-	                                             r, a->cfg->words_line, a->diag_fn, a->payload);
+	                             : jh_wm_get_shared(r, a->cfg->words_file, a->cfg->words_line, 0,
+	                                                &a->cfg->words, a->diag_fn, a->payload);
 	if (rc == JH_OK)
 		rc = jh_load_words(&a->cfg->masked, r->data_dir, a->cfg->masked_file, r,
 		                   a->cfg->masked_line, a->diag_fn, a->payload);
@@ -625,9 +633,21 @@ static size_t char_start_before(const char *text, size_t pos)
 	return p;
 }
 
+/* The two kinds of list a separator is looked up in: the masked words
+ * (a set of the rule's own) or the shared word model. */
+typedef struct {
+	const jh_strset *set;
+	const jh_wordmap *wm;
+} word_list;
+
+static int list_has(const word_list *l, const char *w, size_t n)
+{
+	return l->wm ? jh_wm_has(l->wm, w, n) : jh_strset_has(l->set, w, n);
+}
+
 /* Does a word of the list span the separator at [dot, after): the two
  * characters beside it, or three with one more on either side? */
-static int sep_in_word(const jh_strset *set, const char *text, size_t len, size_t a, size_t dot,
+static int sep_in_word(const word_list *set, const char *text, size_t len, size_t a, size_t dot,
                        size_t after)
 {
 	char w[32];
@@ -636,24 +656,24 @@ static int sep_in_word(const jh_strset *set, const char *text, size_t len, size_
 		return 0;
 	memcpy(w, text + a, n1);
 	memcpy(w + n1, text + after, n2);
-	if (jh_strset_has(set, w, n1 + n2))
+	if (list_has(set, w, n1 + n2))
 		return 1;
 	if (is_han_at(text, len, after + n2, &n3) && n3 <= 8) {
 		memcpy(w + n1 + n2, text + after + n2, n3);
-		if (jh_strset_has(set, w, n1 + n2 + n3))
+		if (list_has(set, w, n1 + n2 + n3))
 			return 1;
 	}
 	size_t b = char_start_before(text, a);
 	if (b < a && is_han_at(text, len, b, &n0) && b + n0 == a && n0 + n1 + n2 <= 24) {
 		memcpy(w, text + b, n0 + n1);
 		memcpy(w + n0 + n1, text + after, n2);
-		if (jh_strset_has(set, w, n0 + n1 + n2))
+		if (list_has(set, w, n0 + n1 + n2))
 			return 1;
 	}
 	return 0;
 }
 
-static int period_in_word(const jh_strset *set, const char *text, size_t len, size_t a, size_t dot)
+static int period_in_word(const word_list *set, const char *text, size_t len, size_t a, size_t dot)
 {
 	return sep_in_word(set, text, len, a, dot, dot + 1);
 }
@@ -714,10 +734,11 @@ static void period_step(jh_brun *run, const jh_char *c)
 	period_arg arg = {cfg, run->diag_fn, run->payload};
 	if (jh_lazy_get(&cfg->once, period_load, &arg) != JH_OK)
 		return;
-	int masked = period_in_word(&cfg->masked, run->text, run->len, c->prev_pos, c->pos);
+	word_list masked_list = {&cfg->masked, NULL}, words_list = {NULL, cfg->words};
+	int masked = period_in_word(&masked_list, run->text, run->len, c->prev_pos, c->pos);
 	if (masked != cfg->split)
 		return;
-	int word = !masked && period_in_word(&cfg->words, run->text, run->len, c->prev_pos, c->pos) &&
+	int word = !masked && period_in_word(&words_list, run->text, run->len, c->prev_pos, c->pos) &&
 	           !period_halfwidth_line(run->text, run->len, c->pos);
 	jh_brun_emit_safety(run, c->pos, c->pos + 1, NULL, 0, NULL,
 	                    word ? JH_UNSAFE : run->rule->safety);
@@ -802,7 +823,8 @@ static void inword_step(jh_brun *run, const jh_char *c)
 	period_arg arg = {cfg, run->diag_fn, run->payload};
 	if (jh_lazy_get(&cfg->once, period_load, &arg) != JH_OK)
 		return;
-	if (sep_in_word(&cfg->masked, run->text, run->len, c->prev_pos, c->pos, after))
+	word_list masked_list = {&cfg->masked, NULL};
+	if (sep_in_word(&masked_list, run->text, run->len, c->prev_pos, c->pos, after))
 		jh_brun_emit_safety(run, c->pos, after, NULL, 0, NULL, run->rule->safety);
 }
 

@@ -288,8 +288,22 @@ static ng_slot *ng_upsert(ng_table *t, uint64_t key, size_t pos, int *rc)
 	return &t->e[t->n - 1];
 }
 
-static int ng_add(ng_table *t, uint64_t key, size_t pos)
+/* Counts key once more, a new entry at pos if it was not there.  A key
+ * seen before (most trigrams of a text repeat) is counted here, without
+ * the call and the checks for room that only a new key needs. */
+static inline int ng_add(ng_table *t, uint64_t key, size_t pos)
 {
+	if (t->cap) {
+		for (size_t i = slot_of(t, key);; i = (i + 1) & (t->cap - 1)) {
+			uint32_t k = t->idx[i];
+			if (!k)
+				break;
+			if (t->e[k - 1].key == key) {
+				t->e[k - 1].count += t->e[k - 1].count < UINT32_MAX;
+				return JH_OK;
+			}
+		}
+	}
 	int rc = JH_OK;
 	ng_slot *s = ng_upsert(t, key, pos, &rc);
 	if (s)
@@ -629,6 +643,21 @@ static inline int32_t cp_at(const unsigned char *s, size_t i, size_t len, size_t
 	return cp;
 }
 
+/* The end of the run of ASCII bytes from i (before end): no Han
+ * character is there, and the man pages and other technical text are
+ * mostly such runs, read eight bytes at a time. */
+static inline size_t ascii_end(const unsigned char *s, size_t i, size_t end)
+{
+	for (uint64_t w; end - i >= 8; i += 8) {
+		memcpy(&w, s + i, 8);
+		if (w & 0x8080808080808080ull)
+			break;
+	}
+	while (i < end && s[i] < 0x80)
+		i++;
+	return i;
+}
+
 /* The counts the cohesion test needs: of the two halves of every frequent
  * form, over the block. */
 static int count_halves(const drift_cfg *cfg, const ng_table *t, size_t n_frequent, ng_table *bi,
@@ -646,6 +675,11 @@ static int count_halves(const drift_cfg *cfg, const ng_table *t, size_t n_freque
 	}
 	int32_t prev = 0;
 	for (size_t i = start; i < end && rc == JH_OK;) {
+		if ((unsigned char)text[i] < 0x80) {
+			prev = 0;
+			i = ascii_end((const unsigned char *)text, i + 1, end);
+			continue;
+		}
 		size_t w;
 		int32_t cp = cp_at((const unsigned char *)text, i, len, &w);
 		if (cp < 0x3007 || !(jh_class_of(cp) & JH_C_HAN)) {
@@ -676,6 +710,11 @@ static int drift_block(jh_brun *run, ng_table *t, size_t start, size_t end)
 	size_t most = (end - start) / 3;
 	int rc = ng_reserve(t, most < 32768 ? most : 32768);
 	for (size_t i = start; i < end && rc == JH_OK;) {
+		if ((unsigned char)text[i] < 0x80) {
+			c1 = c2 = 0;
+			i = ascii_end((const unsigned char *)text, i + 1, end);
+			continue;
+		}
 		size_t n;
 		int32_t cp = cp_at((const unsigned char *)text, i, len, &n);
 		if (cp < 0x3007 || !(jh_class_of(cp) & JH_C_HAN)) {
