@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "mask_charlm.h"
 #include "tablecache.h"
 #include "tests.h"
 
@@ -629,6 +630,53 @@ START_TEST(mask_suggest_long_masked_word)
 }
 END_TEST
 
+START_TEST(char_model_reads_what_the_generator_writes)
+{
+	/* rules/tools/gen-char-lm.py on a few sentences (tests/data/
+	 * charlm-sample.txt): the reader must find its n-grams and lists,
+	 * and reject a file cut short or not a model at all. */
+	char dir[] = "/tmp/jh-charlm-XXXXXX", path[300], cmd[1200], cut[320];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/m.bin", dir);
+	snprintf(cmd, sizeof cmd, "/usr/bin/python3 %s/rules/tools/gen-char-lm.py %s "
+	         "%s/charlm-sample.txt 2>/dev/null", JH_SRCDIR, path, TEST_DATA_DIR);
+	ck_assert_int_eq(system(cmd), 0);
+	jh_cm *m = NULL;
+	char err[300];
+	ck_assert_int_eq(jh_cm_open(&m, path, err, sizeof err), JH_OK);
+	/* 冷[*]道：“ — the text says 冷笑道 five times */
+	jh_mr_query q = {.left = {0x542C, 0x4E86, 0xFF0C, 0x51B7}, .nl = 4,
+	                 .right = {0x9053, 0xFF1A, 0x201C}, .nr = 3, .run = 1};
+	int32_t f[4][JH_MR_MAX_FILL];
+	double sc[4];
+	int k = jh_cm_propose(m, &q, 1, f, sc, 4);
+	ck_assert_int_ge(k, 1);
+	ck_assert_int_eq(f[0][0], 0x7B11); /* 笑 */
+	int32_t laugh = 0x7B11, cry = 0x54ED; /* 笑 哭 */
+	ck_assert(jh_cm_window(m, &q, &laugh, 1) > jh_cm_window(m, &q, &cry, 1) + 3);
+	/* 骑着[**]进了 — two characters: 马进 is not a pair, 马 then 进 */
+	jh_mr_query q2 = {.left = {0x9A91, 0x7740}, .nl = 2, .right = {0x8FDB, 0x4E86}, .nr = 2,
+	                  .run = 1};
+	k = jh_cm_propose(m, &q2, 1, f, sc, 4);
+	ck_assert_int_ge(k, 1);
+	ck_assert_int_eq(f[0][0], 0x9A6C); /* 马 */
+	ck_assert(jh_cm_context(m, &q) < 0);
+	jh_cm_free(m);
+	/* cut short: the header promises more than the file holds */
+	snprintf(cut, sizeof cut, "%s/cut.bin", dir);
+	snprintf(cmd, sizeof cmd, "head -c 200 %s > %s", path, cut);
+	ck_assert_int_eq(system(cmd), 0);
+	ck_assert_int_eq(jh_cm_open(&m, cut, err, sizeof err), JH_ERR_RULES);
+	ck_assert_ptr_null(m);
+	ck_assert_int_eq(jh_cm_open(&m, TEST_DATA_DIR "/ms-words.tsv", err, sizeof err),
+	                 JH_ERR_RULES);
+	snprintf(cut, sizeof cut, "%s/none.bin", dir);
+	ck_assert_int_eq(jh_cm_open(&m, cut, err, sizeof err), JH_ERR_IO);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 Suite *censor_suite(void)
 {
 	Suite *s = suite_create("censor");
@@ -646,6 +694,7 @@ Suite *censor_suite(void)
 	tcase_add_test(tc, safe_fixes_restore_exactly);
 	tcase_add_test(tc, lazy_table_error_reported_at_first_use);
 	tcase_add_test(tc, mask_suggest_long_masked_word);
+	tcase_add_test(tc, char_model_reads_what_the_generator_writes);
 	suite_add_tcase(s, tc);
 	return s;
 }

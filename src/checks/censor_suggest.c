@@ -23,7 +23,8 @@
 /* ---- mask-suggest: ranked words for a masked span ---- */
 
 static const char *const ms_params[] = {"words", "masked", "t2s", "suggestions", "min-joins",
-                                        "lm", "lm-words", "s2t", "fill-threshold", NULL};
+                                        "lm", "lm-words", "s2t", "fill-threshold", "char-lm",
+                                        NULL};
 
 /* Read traditional<TAB>simplified pairs into a flat table. */
 static int ms_load_t2s(ms_cfg *c, const jh_rule *r, const char *file, unsigned line,
@@ -94,6 +95,7 @@ static int ms_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *pa
 	unsigned ln = r->line;
 	c->lm_file = jh_rule_param(r, "lm", &ln);
 	c->lm_words_file = jh_rule_param(r, "lm-words", &ln);
+	c->char_lm_file = jh_rule_param(r, "char-lm", &ln);
 	c->s2t_line = r->line;
 	c->s2t_file = jh_rule_param(r, "s2t", &c->s2t_line);
 	if (rc == JH_OK && c->s2t_file)
@@ -142,6 +144,8 @@ static int ms_emphasis(const char *t, size_t len, size_t s, size_t e)
 	return 0;
 }
 
+static int ms_load_charlm(ms_cfg *c, lazy_arg *a);
+
 static int ms_load(void *arg)
 {
 	lazy_arg *a = arg;
@@ -162,6 +166,26 @@ static int ms_load(void *arg)
 		if (rc == JH_ERR_IO)
 			rc = JH_OK; /* the model is not installed: rank by the unigram model */
 	}
+	if (rc == JH_OK && c->mr && c->char_lm_file)
+		rc = ms_load_charlm(c, a);
+	return rc;
+}
+
+/* The character model beside the word model: an optional data file
+ * (rules/tools/gen-char-lm.py builds it); one that is there but broken is
+ * an error of the rule. */
+static int ms_load_charlm(ms_cfg *c, lazy_arg *a)
+{
+	char *path = jh_data_path(c->rule, c->char_lm_file), err[300];
+	if (!path)
+		return JH_ERR_NOMEM;
+	int rc = jh_mr_use_charlm(c->mr, path, err, sizeof err);
+	free(path);
+	if (rc == JH_ERR_IO)
+		return JH_OK;
+	if (rc && rc != JH_ERR_NOMEM)
+		jh_report(a->diag_fn, a->payload, JH_ERROR, c->rule->file, c->rule->line, 0, c->rule->id,
+		          "%s", err);
 	return rc;
 }
 

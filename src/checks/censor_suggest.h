@@ -27,6 +27,7 @@ typedef struct {
 	unsigned long max_suggestions, min_joins, fill_percent;
 	jh_mr *mr;       /* the word trigram model (mask_restore.c); NULL: not installed */
 	const char *lm_file, *lm_words_file, *s2t_file;
+	const char *char_lm_file; /* the character model (optional data file) */
 	unsigned s2t_line;
 	/* The three tables above are loaded at the first mask (most texts
 	 * have none; the word list is 900 KB to read and sort). */

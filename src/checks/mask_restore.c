@@ -23,275 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "builtins.h"
-#include "mask_restore.h"
-#include "mask_restore_cache.h"
+#include "mask_restore_int.h"
 #include "seg_step.h"
-#include "typo_lm.h"
 #include "utf8.h"
-#include "util.h"
-
-/* List slots per fill length 1..4: two-character words are the usual
- * masked word, so they get the most. */
-static const int k_per_len[JH_MR_MAX_FILL + 1] = {0, 12, 32, 6, 6};
-#define K_ALL 56
-/* The form of the tables build_tables makes, as the cache file records
- * it: change it with anything that changes what they hold (the slots per
- * length, the scores kept, the filter's hash), so that no process maps a
- * cache file of the old form. */
-#define TABLES_FORM 2
-/* Successor slots per fill length 1..4: the words most likely after
- * each word, by P(w2 | w1) (a walk over the history's successors was a
- * seventh of a mask's cost). */
-#define S_PER_LEN 8
-#define S_ALL (S_PER_LEN * JH_MR_MAX_FILL)
-#define S2T_LO 0x3400
-#define S2T_HI 0x9FFF
-
-struct jh_mr {
-	jh_lm *lm;
-	/* built from the model at the first mask, or mapped from the cache
-	 * folder (mask_restore_cache.c):
-	 * pred: K_ALL ids per word, by length then score (0 = empty);
-	 * every bigram by its second word: the first words before w2 are
-	 * rev_w1[rev_off[w2] .. rev_off[w2 + 1]), in id order, with ln P(w2 | w1);
-	 * each word's length and unigram, copied from the model so that the
-	 * builds and the successor scan read an array, not call across files;
-	 * a Bloom filter (one hash) of the lexicon's words of two characters
-	 * or more: most stretches of a window are no word, and this says so
-	 * without the lexicon's lookup */
-	jh_mr_tables t;
-	int32_t *s2t;          /* simplified -> usual traditional, per code point (0 = same) */
-};
-
-#define BLOOM_BITS 22
-
-static inline uint64_t bloom_bit(const int32_t *cp, int n)
-{
-	return jh_hash_cps(cp, n) >> (64 - BLOOM_BITS);
-}
-
-/* jh_lm_word, with the filter in front. */
-static uint32_t word_id(const jh_mr *m, const int32_t *cp, int n)
-{
-	if (n >= 2 && m->t.bloom) {
-		uint64_t b = bloom_bit(cp, n);
-		if (!(m->t.bloom[b >> 6] >> (b & 63) & 1))
-			return 0;
-	}
-	return jh_lm_word(m->lm, cp, n);
-}
-
-static int build_bloom(jh_mr *m)
-{
-	m->t.bloom = calloc(m->t.bloom_words, sizeof *m->t.bloom);
-	if (!m->t.bloom)
-		return JH_ERR_NOMEM;
-	for (uint32_t id = 1; id < m->t.n_words; id++) {
-		int32_t cp[JH_LM_MAX_WORD];
-		int n = jh_lm_word_text(m->lm, id, cp, JH_LM_MAX_WORD);
-		if (n >= 2 && n <= JH_LM_MAX_WORD) {
-			uint64_t b = bloom_bit(cp, n);
-			m->t.bloom[b >> 6] |= (uint64_t)1 << (b & 63);
-		}
-	}
-	return JH_OK;
-}
-
-/* ---- successor and predecessor lists ---- */
-
-typedef struct {
-	jh_mr *m;
-	float *ps; /* scores of the slots being filled */
-	float *ss; /* and of the successor slots */
-} build_arg;
-
-static const int k_base[JH_MR_MAX_FILL + 2] = {0, 0, 12, 44, 50, 56}; /* sums of k_per_len */
-
-static int slot_base(int len)
-{
-	return k_base[len];
-}
-
-/* Put id (score s) into the k sorted slots v, f. */
-static void keep_in(uint32_t *v, float *f, int k, uint32_t id, float s)
-{
-	if (v[k - 1] && f[k - 1] >= s)
-		return;
-	int i = k - 1;
-	while (i > 0 && (!v[i - 1] || f[i - 1] < s)) {
-		v[i] = v[i - 1];
-		f[i] = f[i - 1];
-		i--;
-	}
-	v[i] = id;
-	f[i] = s;
-}
-
-/* Put id (score s) into the sorted slots of its length in list row. */
-static void keep(uint32_t *ids, float *sc, size_t row, int len, uint32_t id, float s)
-{
-	size_t at = row * K_ALL + (size_t)slot_base(len);
-	keep_in(ids + at, sc + at, k_per_len[len], id, s);
-}
-
-static void on_bigram(void *arg, uint32_t w1, uint32_t w2, double lp)
-{
-	build_arg *a = arg;
-	jh_mr *m = a->m;
-	if (w1 >= m->t.n_words || w2 >= m->t.n_words || !w1 || !w2)
-		return;
-	m->t.rev_off[w2 + 1]++; /* the reverse index's counts, in the same pass */
-	int l1 = m->t.wlen[w1];
-	if (l1 >= 1 && l1 <= JH_MR_MAX_FILL) /* before w2, by P(w1) P(w2 | w1) */
-		keep(m->t.pred, a->ps, w2, l1, w1, (float)(lp + (double)m->t.uni[w1]));
-	int l2 = m->t.wlen[w2];
-	if (l2 >= 1 && l2 <= JH_MR_MAX_FILL) { /* after w1, by P(w2 | w1) */
-		size_t at = (size_t)w1 * S_ALL + (size_t)(l2 - 1) * S_PER_LEN;
-		keep_in(m->t.succ + at, a->ss + at, S_PER_LEN, w2, (float)lp);
-	}
-}
-
-typedef struct {
-	jh_mr *m;
-	uint32_t *fill; /* next free entry per w2 */
-} rev_arg;
-
-static void rev_put(void *arg, uint32_t w1, uint32_t w2, double lp)
-{
-	rev_arg *a = arg;
-	/* the bigrams on_bigram counted, no others: an uncounted one (the
-	 * sentence start, id 0, as first word) would run into the next
-	 * word's list and leave it unsorted */
-	if (w1 >= a->m->t.n_words || w2 >= a->m->t.n_words || !w1 || !w2)
-		return;
-	uint32_t at = a->fill[w2]++;
-	a->m->t.rev_w1[at] = w1;
-	a->m->t.rev_lp[at] = (float)lp;
-}
-
-/* The reverse bigram index, from the counts on_bigram made: the model's
- * first words come in id order, so each w2's list is sorted. */
-static int build_rev(jh_mr *m)
-{
-	rev_arg a = {m, NULL};
-	for (uint32_t w = 0; w < m->t.n_words; w++)
-		m->t.rev_off[w + 1] += m->t.rev_off[w];
-	size_t total = m->t.n_rev = m->t.rev_off[m->t.n_words];
-	m->t.rev_w1 = malloc((total ? total : 1) * sizeof *m->t.rev_w1);
-	m->t.rev_lp = malloc((total ? total : 1) * sizeof *m->t.rev_lp);
-	a.fill = malloc((size_t)m->t.n_words * sizeof *a.fill);
-	if (!m->t.rev_w1 || !m->t.rev_lp || !a.fill) {
-		free(a.fill);
-		return JH_ERR_NOMEM;
-	}
-	memcpy(a.fill, m->t.rev_off, (size_t)m->t.n_words * sizeof *a.fill);
-	jh_lm_each_bigram(m->lm, rev_put, &a);
-	free(a.fill);
-	return JH_OK;
-}
-
-static int build_lists(jh_mr *m)
-{
-	size_t cells = (size_t)m->t.n_words * K_ALL;
-	size_t scells = (size_t)m->t.n_words * S_ALL;
-	m->t.pred = calloc(cells, sizeof *m->t.pred);
-	m->t.succ = calloc(scells, sizeof *m->t.succ);
-	m->t.rev_off = calloc((size_t)m->t.n_words + 1, sizeof *m->t.rev_off);
-	build_arg a = {m, malloc(cells * sizeof(float)), malloc(scells * sizeof(float))};
-	int rc = JH_OK;
-	if (!m->t.pred || !m->t.succ || !m->t.rev_off || !a.ps || !a.ss)
-		rc = JH_ERR_NOMEM;
-	else
-		jh_lm_each_bigram(m->lm, on_bigram, &a);
-	free(a.ps);
-	free(a.ss);
-	return rc ? rc : build_rev(m);
-}
-
-/* ---- opening ---- */
-
-static int load_s2t(jh_mr *m, const jh_rule *r, const char *file, unsigned line,
-                    jh_diag_fn diag_fn, void *payload)
-{
-	jh_tsv t;
-	int rc = jh_data_open(&t, NULL, file, r, line, diag_fn, payload);
-	if (rc == JH_OK && !(m->s2t = calloc(S2T_HI - S2T_LO + 1, sizeof *m->s2t)))
-		rc = JH_ERR_NOMEM;
-	char *f[3];
-	size_t fl[3];
-	while (rc == JH_OK && jh_tsv_next(&t, f, fl, 3) >= 2) {
-		int32_t a, b = 0;
-		if (jh_utf8_decode((const unsigned char *)f[0], fl[0], &a) != fl[0] || a < S2T_LO ||
-		    a > S2T_HI || !fl[1])
-			continue; /* an empty second field: written the same */
-		jh_utf8_decode((const unsigned char *)f[1], fl[1], &b);
-		if (b > 0)
-			m->s2t[a - S2T_LO] = b;
-	}
-	jh_tsv_close(&t);
-	return rc;
-}
-
-void jh_mr_free(jh_mr *m)
-{
-	if (!m)
-		return;
-	jh_lm_free(m->lm);
-	jh_mr_tables_free(&m->t);
-	free(m->s2t);
-	free(m);
-}
-
-/* The tables from the model: lengths, unigrams, the filter, the lists. */
-static int build_tables(jh_mr *m)
-{
-	m->t.wlen = malloc(m->t.n_words ? m->t.n_words : 1);
-	m->t.uni = malloc((m->t.n_words ? m->t.n_words : 1) * sizeof *m->t.uni);
-	int rc = m->t.wlen && m->t.uni ? JH_OK : JH_ERR_NOMEM;
-	for (uint32_t w = 0; rc == JH_OK && w < m->t.n_words; w++) {
-		int l = jh_lm_word_len(m->lm, w);
-		m->t.wlen[w] = (uint8_t)(l <= JH_MR_MAX_FILL ? l : 0);
-		m->t.uni[w] = (float)jh_lm_unigram(m->lm, w);
-	}
-	if (rc == JH_OK)
-		rc = build_bloom(m);
-	if (rc == JH_OK)
-		rc = build_lists(m);
-	return rc;
-}
-
-int jh_mr_open(jh_mr **out, const jh_rule *r, const char *lm, const char *lexicon,
-               const char *s2t, unsigned s2t_line, jh_diag_fn diag_fn, void *payload)
-{
-	*out = NULL;
-	jh_mr *m = calloc(1, sizeof *m);
-	if (!m)
-		return JH_ERR_NOMEM;
-	char err[300];
-	int rc = jh_lm_open(&m->lm, lm, lexicon, err, sizeof err);
-	if (rc && rc != JH_ERR_IO)
-		jh_report(diag_fn, payload, JH_ERROR, r->file, r->line, 0, r->id, "%s", err);
-	if (rc == JH_OK) {
-		m->t.n_words = jh_lm_count(m->lm);
-		m->t.form = TABLES_FORM;
-		m->t.k_all = K_ALL;
-		m->t.k_succ = S_ALL;
-		m->t.bloom_words = (size_t)1 << (BLOOM_BITS - 6);
-		if (jh_mr_cache_map(&m->t, r->cache_dir, lm, lexicon) != 0) {
-			rc = build_tables(m);
-			if (rc == JH_OK)
-				jh_mr_cache_store(&m->t, r->cache_dir, lm, lexicon);
-		}
-	}
-	if (rc == JH_OK && s2t)
-		rc = load_s2t(m, r, s2t, s2t_line, diag_fn, payload);
-	if (rc) {
-		jh_mr_free(m);
-		return rc;
-	}
-	*out = m;
-	return JH_OK;
-}
 
 /* ---- scoring ---- */
 
@@ -861,6 +595,9 @@ static double quick(shared *x, const jh_mr_alt *a)
  * document's and the dictionary's, and normalised over: 6 ranks as 12
  * did on bench/restore's tuning split, at half the cost. */
 #define FULL 6
+#define CM_WEIGHT 0.3
+#define CM_PROPOSE 8
+#define CM_GATE (-5.5)
 
 static void swap_alt(jh_mr_alt *a, jh_mr_alt *b)
 {
@@ -869,6 +606,56 @@ static void swap_alt(jh_mr_alt *a, jh_mr_alt *b)
 	jh_mr_alt t = *a;
 	*a = *b;
 	*b = t;
+}
+
+/* The character model's weight in a candidate's score, beside the word
+ * model's ln P of the same window (bench/restore's tuning split). */
+static double cm_weight(void)
+{
+	const char *e = getenv("JH_CM_WEIGHT");
+	return e ? atof(e) : CM_WEIGHT;
+}
+
+/* The character model's own fills of the mask's length, scored in full
+ * beside the document's (their words are often not the word model's). */
+static void cm_gather(pool *p, const jh_cm *cm, const jh_mr_query *q)
+{
+	int32_t f[CM_PROPOSE][JH_MR_MAX_FILL];
+	const char *e = getenv("JH_CM_PROPOSE");
+	int want = e ? atoi(e) : CM_PROPOSE;
+	if (want > CM_PROPOSE)
+		want = CM_PROPOSE;
+	int k = jh_cm_propose(cm, q, q->run <= JH_MR_MAX_FILL ? q->run : 2, f, NULL, want);
+	for (int i = 0; i < k; i++)
+		pool_add(p, f[i], q->run <= JH_MR_MAX_FILL ? q->run : 2, JH_MR_SRC_CHAR, NULL, 0);
+}
+
+/* The character model's score added to each candidate's, relative to the
+ * best of the same length: it compares fills of one length (a longer
+ * fill pays for more characters, and the word model and the mask's
+ * length prior already weigh lengths).  Returns the new best score. */
+static double cm_rescore(jh_mr_alt *v, int n, const jh_cm *cm, const jh_mr_query *q)
+{
+	double c[POOL], best[JH_MR_MAX_FILL + 1], w = cm_weight(), top = NEG;
+	/* weighed by how well the model knows the text around the mask: it
+	 * is a model of novels, and technical prose is not its kind */
+	const char *e = getenv("JH_CM_GATE");
+	double fam = jh_cm_context(cm, q), gate = e ? atof(e) : CM_GATE;
+	if (fam == 0 || fam < gate)
+		w = 0;
+	for (int l = 0; l <= JH_MR_MAX_FILL; l++)
+		best[l] = NEG;
+	for (int i = 0; i < n; i++) {
+		c[i] = jh_cm_window(cm, q, v[i].cp, v[i].n);
+		if (c[i] > best[v[i].n])
+			best[v[i].n] = c[i];
+	}
+	for (int i = 0; i < n; i++) {
+		v[i].score += w * (c[i] - best[v[i].n]);
+		if (v[i].score > top)
+			top = v[i].score;
+	}
+	return top;
 }
 
 int jh_mr_rank(const jh_mr *m, const jh_mr_query *q, const jh_mr_alt *extra, int n_extra,
@@ -884,6 +671,8 @@ int jh_mr_rank(const jh_mr *m, const jh_mr_query *q, const jh_mr_alt *extra, int
 		if (len_ok(q, extra[i].n)) /* as the model's own are (jh_mr_fits) */
 			pool_add(p, extra[i].cp, extra[i].n, extra[i].src, extra[i].text, extra[i].text_len);
 	gather(p, &x);
+	if (m->cm)
+		cm_gather(p, m->cm, q);
 	/* the document's strings and topic words and the dictionary words
 	 * the mask cuts are few and make words with the context that the
 	 * quick score cannot see: all are scored in full, ahead of the best FULL of the rest
@@ -892,7 +681,7 @@ int jh_mr_rank(const jh_mr *m, const jh_mr_query *q, const jh_mr_alt *extra, int
 	 * the front of the pool (a selection: the pool's entries are large) */
 	int nf = 0;
 	for (int i = 0; i < p->n; i++)
-		if (p->v[i].src & (JH_MR_SRC_DOC | JH_MR_SRC_DICT | JH_MR_SRC_TOPIC))
+		if (p->v[i].src & (JH_MR_SRC_DOC | JH_MR_SRC_DICT | JH_MR_SRC_TOPIC | JH_MR_SRC_CHAR))
 			swap_alt(&p->v[i], &p->v[nf++]);
 	for (int i = nf; i < p->n; i++)
 		p->v[i].score = quick(&x, &p->v[i]);
@@ -910,6 +699,8 @@ int jh_mr_rank(const jh_mr *m, const jh_mr_query *q, const jh_mr_alt *extra, int
 		if (p->v[i].score > top)
 			top = p->v[i].score;
 	}
+	if (m->cm)
+		top = cm_rescore(p->v, nf, m->cm, q);
 	double z = 0;
 	for (int i = 0; i < nf; i++)
 		z += exp(p->v[i].score - top);

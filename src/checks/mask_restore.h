@@ -20,7 +20,8 @@ typedef struct jh_mr jh_mr;
 
 /* Where a candidate came from (bits): the model's own are JH_MR_SRC_LM. */
 enum { JH_MR_SRC_LM = 1, JH_MR_SRC_LISTED = 2, JH_MR_SRC_DOC = 4, JH_MR_SRC_DICT = 8,
-       JH_MR_SRC_TOPIC = 16 /* frequent in the document around the mask */ };
+       JH_MR_SRC_TOPIC = 16, /* frequent in the document around the mask */
+       JH_MR_SRC_CHAR = 32 /* the character model's (mask_charlm.h) */ };
 
 /* One ranked restoration: its characters as the model reads them
  * (simplified), the text to write into the document (in the document's
@@ -54,6 +55,11 @@ typedef struct {
 int jh_mr_open(jh_mr **out, const jh_rule *r, const char *lm, const char *lexicon,
                const char *s2t, unsigned s2t_line, jh_diag_fn diag_fn, void *payload);
 void jh_mr_free(jh_mr *m);
+
+/* Score with the character model at path beside the word model, and take
+ * its fills as candidates (mask_charlm.h).  JH_ERR_IO when the file
+ * cannot be read (an optional data file: ranking goes on without it). */
+int jh_mr_use_charlm(jh_mr *m, const char *path, char *err, size_t err_len);
 
 /* The ranked restorations of q, best first, at most max of them; extra
  * holds candidates of other sources (listed words, the document's own

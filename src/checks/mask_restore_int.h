@@ -1,0 +1,73 @@
+/* mask_restore_int.h — what the two halves of mask restoration share:
+ * the model's tables and their form (mask_restore_open.c builds or maps
+ * them, mask_restore.c ranks with them).  Internal to those files. */
+#ifndef JH_MASK_RESTORE_INT_H
+#define JH_MASK_RESTORE_INT_H
+
+#include <stdint.h>
+#include "mask_charlm.h"
+#include "mask_restore.h"
+#include "mask_restore_cache.h"
+#include "typo_lm.h"
+#include "util.h"
+
+/* List slots per fill length 1..4: two-character words are the usual
+ * masked word, so they get the most. */
+static const int k_per_len[JH_MR_MAX_FILL + 1] = {0, 12, 32, 6, 6};
+#define K_ALL 56
+/* The form of the tables build_tables makes, as the cache file records
+ * it: change it with anything that changes what they hold (the slots per
+ * length, the scores kept, the filter's hash), so that no process maps a
+ * cache file of the old form. */
+#define TABLES_FORM 2
+/* Successor slots per fill length 1..4: the words most likely after
+ * each word, by P(w2 | w1) (a walk over the history's successors was a
+ * seventh of a mask's cost). */
+#define S_PER_LEN 8
+#define S_ALL (S_PER_LEN * JH_MR_MAX_FILL)
+#define S2T_LO 0x3400
+#define S2T_HI 0x9FFF
+
+struct jh_mr {
+	jh_lm *lm;
+	/* built from the model at the first mask, or mapped from the cache
+	 * folder (mask_restore_cache.c):
+	 * pred: K_ALL ids per word, by length then score (0 = empty);
+	 * every bigram by its second word: the first words before w2 are
+	 * rev_w1[rev_off[w2] .. rev_off[w2 + 1]), in id order, with ln P(w2 | w1);
+	 * each word's length and unigram, copied from the model so that the
+	 * builds and the successor scan read an array, not call across files;
+	 * a Bloom filter (one hash) of the lexicon's words of two characters
+	 * or more: most stretches of a window are no word, and this says so
+	 * without the lexicon's lookup */
+	jh_mr_tables t;
+	int32_t *s2t;          /* simplified -> usual traditional, per code point (0 = same) */
+	jh_cm *cm;             /* the character model of novel prose (optional) */
+};
+
+#define BLOOM_BITS 22
+
+static inline uint64_t bloom_bit(const int32_t *cp, int n)
+{
+	return jh_hash_cps(cp, n) >> (64 - BLOOM_BITS);
+}
+
+/* jh_lm_word, with the filter in front. */
+static inline uint32_t word_id(const jh_mr *m, const int32_t *cp, int n)
+{
+	if (n >= 2 && m->t.bloom) {
+		uint64_t b = bloom_bit(cp, n);
+		if (!(m->t.bloom[b >> 6] >> (b & 63) & 1))
+			return 0;
+	}
+	return jh_lm_word(m->lm, cp, n);
+}
+
+static const int k_base[JH_MR_MAX_FILL + 2] = {0, 0, 12, 44, 50, 56}; /* sums of k_per_len */
+
+static inline int slot_base(int len)
+{
+	return k_base[len];
+}
+
+#endif
