@@ -1,7 +1,8 @@
-/* typo_context.h — shared by typo.context's files: typo_context_data.c
- * (compiling, the character tables, the dictionary, the confusion index,
- * loading the model) and typo_context.c (scoring, candidates, the run).
- * Not installed. */
+/* typo_context.h — shared by typo.context's files: the tables of
+ * typo_context_data.c (compiling, the character tables, the dictionary,
+ * the confusion index, loading the model), the learned decision and the
+ * sentence's decoder; typo_context_spot.h adds what the run's stages
+ * share.  Not installed. */
 #ifndef JH_TYPO_CONTEXT_H
 #define JH_TYPO_CONTEXT_H
 
