@@ -83,7 +83,8 @@ static void emit(jh_brun *run, const ctx_cfg *c, scratch *s, const cand *v, int 
  * twice) takes the decision kept, not a new scoring. */
 #define MEMO_KEY (2 * WINDOW + 2 + 3)
 struct spot_memo {
-	int32_t key[MEMO_KEY]; /* all 0: empty (a key has the spot) */
+	uint32_t gen;          /* the document that kept it; other: empty */
+	int32_t key[MEMO_KEY];
 	cand v;                /* the spot's option; k = 0: none */
 };
 
@@ -157,7 +158,7 @@ static int spot_option(jh_brun *run, const ctx_cfg *c, scratch *s, int n, int i,
 	int32_t key[MEMO_KEY];
 	memo_key(s, n, i, word, script, key);
 	struct spot_memo *m = tr ? NULL : memo_slot(s, key);
-	if (m && memcmp(m->key, key, sizeof key) == 0) {
+	if (m && m->gen == s->gen && memcmp(m->key, key, sizeof key) == 0) {
 		*out = m->v;
 		return m->v.k && ctx_guard_ok(run, c, s, n, out, i);
 	}
@@ -182,6 +183,7 @@ static int spot_option(jh_brun *run, const ctx_cfg *c, scratch *s, int n, int i,
 	trace_spot(tr, c, s, i, "spot", p, script);
 	cand none = {{0, 0}, 0, 0, 0, 0};
 	if (m) {
+		m->gen = s->gen;
 		memcpy(m->key, key, sizeof key);
 		m->v = v ? *v : none;
 	}
@@ -267,23 +269,30 @@ static int script_of(const jh_brun *run, long trad, long simp)
 	return trad > simp ? 1 : simp > trad ? -1 : 0;
 }
 
-void jh_context_finish(jh_brun *run)
+/* This document's memo: about one spot in 30 bytes of text, at most
+ * 65536 slots, a new number so that the slots of the documents before are
+ * empty; no memory for it: no memo. */
+static void memo_start(scratch *s, size_t len)
 {
-	/* the rule set is shared read-only; its lazy tables are the one part
-	 * written, once, under jh_lazy's lock */
-	ctx_cfg *c = (ctx_cfg *)run->cfg;
-	lazy_arg a = {c, run->diag_fn, run->payload};
-	if (jh_lazy_get(&c->once, load_tables, &a) != JH_OK || !c->dict_cap)
-		return;
-	scratch s = {0};
-	if (c->lm && !(s.tri = calloc(TRI_SLOTS, sizeof *s.tri))) {
-		run->err = JH_ERR_NOMEM;
-		return;
+	size_t cap = 256;
+	while (cap < 65536 && cap * 32 < len)
+		cap <<= 1;
+	if (cap > s->memo_alloc) {
+		free(s->memo);
+		s->memo = calloc(cap, sizeof *s->memo);
+		s->memo_alloc = s->memo ? cap : 0;
+		s->gen = 0;
 	}
-	/* about one spot in 30 bytes of text; no memory for it: no memo */
-	for (s.memo_cap = 256; s.memo_cap < 65536 && s.memo_cap * 32 < run->len;)
-		s.memo_cap <<= 1;
-	s.memo = calloc(s.memo_cap, sizeof *s.memo);
+	if (++s->gen == 0) { /* numbers used up: clear the slots */
+		memset(s->memo, 0, s->memo_alloc * sizeof *s->memo);
+		s->gen = 1;
+	}
+	s->memo_cap = s->memo ? cap : 0;
+}
+
+/* The document's runs of Han characters outside dialogue, each checked. */
+static void scratch_run(jh_brun *run, const ctx_cfg *c, scratch *s)
+{
 	const char *t = run->text;
 	size_t len = run->len, i = 0;
 	int n = 0, quote = 0;
@@ -296,20 +305,20 @@ void jh_context_finish(jh_brun *run)
 		size_t k = i < len ? jh_utf8_decode((const unsigned char *)t + i, len - i, &cp) : 1;
 		int han = cp > 0 && (jh_class_of(cp) & JH_C_HAN);
 		if (han && !quote) {
-			if (ctx_scratch_fit(&s, (size_t)n + 1)) {
+			if (ctx_scratch_fit(s, (size_t)n + 1)) {
 				run->err = JH_ERR_NOMEM;
 				break;
 			}
 			const char_info *in = info_of(c, cp);
-			s.cp[n] = cp;
-			s.simp[n] = in && in->simp ? in->simp : cp;
-			trad += s.simp[n] != cp;
+			s->cp[n] = cp;
+			s->simp[n] = in && in->simp ? in->simp : cp;
+			trad += s->simp[n] != cp;
 			simp += in && in->hans;
-			s.pos[n] = i;
-			s.pos[n + 1] = i + k;
+			s->pos[n] = i;
+			s->pos[n + 1] = i + k;
 			n++;
 		} else {
-			check_run(run, c, &s, n, script_of(run, trad, simp), tr);
+			check_run(run, c, s, n, script_of(run, trad, simp), tr);
 			n = 0;
 			/* Dialogue is skipped: speech has its own words. */
 			if (cp == 0x201C || cp == 0x300C || cp == 0x300E)
@@ -319,5 +328,23 @@ void jh_context_finish(jh_brun *run)
 		}
 		i += k ? k : 1;
 	}
-	ctx_scratch_free(&s);
+}
+
+void jh_context_finish(jh_brun *run)
+{
+	/* the rule set is shared read-only; its lazy tables (written once,
+	 * under jh_lazy's lock) and the scratch pool (under its own) are the
+	 * parts written */
+	ctx_cfg *c = (ctx_cfg *)run->cfg;
+	lazy_arg a = {c, run->diag_fn, run->payload};
+	if (jh_lazy_get(&c->once, load_tables, &a) != JH_OK || !c->dict_cap)
+		return;
+	scratch *sp = ctx_scratch_take(c);
+	if (!sp) {
+		run->err = JH_ERR_NOMEM;
+		return;
+	}
+	memo_start(sp, run->len);
+	scratch_run(run, c, sp);
+	ctx_scratch_give(c, sp);
 }

@@ -3,6 +3,7 @@
  * sunpinyin's word trigram model, or without it by the best unigram path;
  * and the run's scratch these work in. */
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +90,51 @@ void ctx_scratch_free(scratch *s)
 	free(s->tri);
 	free(s->memo);
 	ctx_pc_free(&s->pairs);
+}
+
+scratch *ctx_scratch_take(ctx_cfg *c)
+{
+	scratch *s = NULL;
+	pthread_mutex_lock(&c->pool_lock);
+	if (c->n_pool)
+		s = c->pool[--c->n_pool];
+	pthread_mutex_unlock(&c->pool_lock);
+	if (s)
+		return s;
+	s = calloc(1, sizeof *s);
+	/* the model's answers are the same in every document: the cache
+	 * answers with the float it keeps, so no score depends on what it
+	 * holds, and it is kept from document to document */
+	if (s && c->lm && !(s->tri = calloc(TRI_SLOTS, sizeof *s->tri))) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+void ctx_scratch_give(ctx_cfg *c, scratch *s)
+{
+	ctx_pc_free(&s->pairs); /* the document's own */
+	s->pairs = (pair_count){0};
+	pthread_mutex_lock(&c->pool_lock);
+	if (c->n_pool < CTX_POOL) {
+		c->pool[c->n_pool++] = s;
+		s = NULL;
+	}
+	pthread_mutex_unlock(&c->pool_lock);
+	if (s) {
+		ctx_scratch_free(s);
+		free(s);
+	}
+}
+
+void ctx_pool_free(ctx_cfg *c)
+{
+	for (int k = 0; k < c->n_pool; k++) {
+		ctx_scratch_free(c->pool[k]);
+		free(c->pool[k]);
+	}
+	c->n_pool = 0;
 }
 
 /* The characters [a, b) of the run with [i, i+k) replaced by x. */

@@ -42,7 +42,7 @@ struct tri_slot {
 };
 #define TRI_SLOTS ((size_t)1 << 15)
 
-typedef struct {
+typedef struct ctx_scratch {
 	int32_t *cp, *simp;
 	size_t *pos;
 	double *best;
@@ -53,8 +53,9 @@ typedef struct {
 	jd_opt *jopt;
 	struct tri_slot *tri; /* the model's answers, TRI_SLOTS of them */
 	pair_count pairs;     /* the document's pairs, for the guards */
-	struct spot_memo *memo; /* spots decided in this document */
-	size_t memo_cap;
+	struct spot_memo *memo; /* spots decided (this document's: gen) */
+	size_t memo_cap, memo_alloc; /* slots used in this document, allocated */
+	uint32_t gen;           /* the document's number, for the memo */
 	/* The spot's original window (k = 1, 2 characters replaced): the
 	 * model's ids of its spans and its best unigram paths, so that a
 	 * candidate only looks up the spans that hold it and recomputes the
@@ -86,10 +87,14 @@ static inline int32_t ctx_simp_of(const ctx_cfg *c, int32_t cp)
 	return in && in->simp ? in->simp : cp;
 }
 
+/* Do a b make a word of min-freq or more?  Asked about 20 times a spot
+ * (a look-alike with either neighbour), nearly always no: the Bloom filter
+ * of those words answers most without the dictionary. */
 static inline int ctx_makes_word(const ctx_cfg *c, int32_t a, int32_t b)
 {
 	int32_t w[2] = {a, b};
-	return a && b && dict_freq(c, w, 2) >= c->min_freq;
+	return a && b && (!c->pair_bloom || bloom_maybe(c->pair_bloom, a, b)) &&
+	       dict_freq(c, w, 2) >= c->min_freq;
 }
 
 /* The form of simplified x to write in traditional text. */
@@ -106,6 +111,10 @@ double ctx_segment(const ctx_cfg *c, const int32_t *s, int n, double *best, int 
 /* The scratch holds n characters (and one boundary more). */
 int ctx_scratch_fit(scratch *s, size_t n);
 void ctx_scratch_free(scratch *s);
+/* A scratch for one document, from the pool or new (NULL: no memory);
+ * given back after it, for the next. */
+scratch *ctx_scratch_take(ctx_cfg *c);
+void ctx_scratch_give(ctx_cfg *c, scratch *s);
 /* The window of [i, i+k) with x written there, scored without the model
  * (the best unigram path) or with it. */
 double ctx_uni_window(const ctx_cfg *c, scratch *s, int n, int i, int k, const int32_t *x);
