@@ -1,10 +1,12 @@
-/* typo_context.h — shared by typo.context's files: typo_context_data.c
- * (compiling, the character tables, the dictionary, the confusion index,
- * loading the model) and typo_context.c (scoring, candidates, the run).
- * Not installed. */
+/* typo_context.h — shared by typo.context's files: the tables of
+ * typo_context_data.c (compiling, the character tables, the dictionary,
+ * the confusion index, loading the model), the learned decision and the
+ * sentence's decoder; typo_context_spot.h adds what the run's stages
+ * share.  Not installed. */
 #ifndef JH_TYPO_CONTEXT_H
 #define JH_TYPO_CONTEXT_H
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include "builtins.h"
@@ -62,6 +64,7 @@ enum { K_SAME, K_NEAR, K_SHAPE, K_GROUP }; /* a candidate's kind */
 #define CTX_NFEAT 14
 
 #define MAX_GROUPS 32
+#define CTX_POOL 8 /* scratches kept: one for each thread that checks at once */
 #define GROUP_LEN 8
 
 typedef struct {
@@ -75,6 +78,12 @@ typedef struct {
 	double weight[CTX_NFEAT];
 	int32_t group_cp[MAX_GROUPS][GROUP_LEN]; /* the `groups` parameter, 0-ended */
 	int n_groups;
+	/* The documents' scratches, kept for the next document: a check of
+	 * one sentence must not allocate and clear the model's answer cache
+	 * (512 KB) and the spot memo again (typo_context_score.c). */
+	pthread_mutex_t pool_lock;
+	struct ctx_scratch *pool[CTX_POOL];
+	int n_pool;
 	/* Everything below is loaded on first use (the rule is opt-in;
 	 * start-up must not pay for its tables). */
 	jh_lazy once;
@@ -100,6 +109,7 @@ typedef struct {
 	float *single_logp;      /* U+4E00..U+9FFF, 0 = not a word */
 	uint64_t *prefix_bloom;  /* PREFIX_BITS bits */
 	uint64_t *prefix3_bloom; /* the same, first three characters of longer words */
+	uint64_t *pair_bloom;    /* two-character words of min-freq or more (made by conf_build) */
 	jh_lm *lm;
 	uint32_t *lm_single;     /* the model's ids of U+4E00..U+9FFF */
 	uint64_t *lm_bloom;      /* first two characters of the model's words */
@@ -167,14 +177,73 @@ typedef struct {
 	void *payload;
 } lazy_arg;
 int load_tables(void *arg);
+/* typo_context_score.c: the scratches the pool keeps, freed. */
+void ctx_pool_free(ctx_cfg *c);
 int decode_all(const char *s, size_t n, int32_t *out, int max);
 dict_slot *dict_find(const ctx_cfg *c, const int32_t *cp, int n, uint64_t h);
 uint32_t dict_freq(const ctx_cfg *c, const int32_t *cp, int n);
 uint8_t dict_tag(const ctx_cfg *c, const int32_t *cp, int n);
-const int32_t *conf_get(const ctx_cfg *c, uint64_t key, uint32_t *n);
-uint64_t conf_key(unsigned type, uint32_t a, uint32_t b);
-uint32_t conf_long_hash(const int32_t *w, int L, int o);
-int classes_of(const ctx_cfg *c, int32_t cp, uint32_t *out);
+
+/* The confusion index's keys and lookups, inline: a spot asks it a
+ * dozen times, nearly always for a key that is not there. */
+static inline uint64_t conf_key(unsigned type, uint32_t a, uint32_t b)
+{
+	return (uint64_t)type << 62 | (uint64_t)(a & 0x3FFFFFFF) << 32 | b;
+}
+
+/* A full mix of the key (splitmix64's finaliser): one multiply left the
+ * low bits of the slot to the syllable class alone, and the probes of a
+ * key that is not there (nearly every lookup) ran through clusters of
+ * 10-20 slots. */
+static inline size_t conf_at(const ctx_cfg *c, uint64_t key)
+{
+	uint64_t h = key;
+	h = (h ^ h >> 30) * 0xbf58476d1ce4e5b9ull;
+	h = (h ^ h >> 27) * 0x94d049bb133111ebull;
+	return (size_t)(h ^ h >> 31) & (c->conf_cap - 1);
+}
+
+/* The values of key: *n of them (pairs: 2 *n) from the returned pointer. */
+static inline const int32_t *conf_get(const ctx_cfg *c, uint64_t key, uint32_t *n)
+{
+	*n = 0;
+	if (!c->conf_cap)
+		return NULL;
+	for (size_t i = conf_at(c, key);; i = (i + 1) & (c->conf_cap - 1)) {
+		const conf_slot *s = &c->conf[i];
+		if (!s->key)
+			return NULL;
+		if (s->key == key) {
+			*n = s->n;
+			return c->conf_val + s->start;
+		}
+	}
+}
+
+/* The distinct similar-syllable classes of cp, at most MAX_READ. */
+static inline int classes_of(const ctx_cfg *c, int32_t cp, uint32_t *out)
+{
+	const char_info *in = info_of(c, cp);
+	int n = 0;
+	for (int k = 0; in && k < MAX_READ && in->syl[k]; k++) {
+		uint32_t cl = c->near[in->syl[k] - 1];
+		int dup = 0;
+		for (int j = 0; j < n; j++)
+			dup |= out[j] == cl;
+		if (!dup)
+			out[n++] = cl;
+	}
+	return n;
+}
+
+static inline uint32_t conf_long_hash(const int32_t *w, int L, int o)
+{
+	uint64_t h = (uint64_t)(L * 8 + o) * 0x9E3779B97F4A7C15ull;
+	for (int j = 0; j < L; j++)
+		if (j != o)
+			h = (h ^ (uint32_t)w[j]) * 0x100000001B3ull;
+	return (uint32_t)(h >> 34) | 1; /* 30 bits, never 0: type 0 keys */
+}
 
 /* ---- typo_context_learn.c ---- */
 extern const char *const CTX_FEAT_NAME[CTX_NFEAT];

@@ -42,8 +42,11 @@ void jh_context_free(void *p)
 	free(c->single_logp);
 	free(c->prefix_bloom);
 	free(c->prefix3_bloom);
+	free(c->pair_bloom);
 	free(c->lm_single);
 	free(c->lm_bloom);
+	ctx_pool_free(c);
+	pthread_mutex_destroy(&c->pool_lock);
 	jh_lazy_destroy(&c->once);
 	free(c);
 }
@@ -117,6 +120,7 @@ int jh_context_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *p
 	if (!c)
 		return JH_ERR_NOMEM;
 	jh_lazy_init(&c->once);
+	pthread_mutex_init(&c->pool_lock, NULL);
 	c->rule = r;
 	int rc = copy_param(r, "dict", &c->dict_path);
 	if (rc == JH_OK)
@@ -492,49 +496,9 @@ static void dict_load(ctx_cfg *c)
 /* ---- the confusion index ---- */
 
 
-uint64_t conf_key(unsigned type, uint32_t a, uint32_t b)
-{
-	return (uint64_t)type << 62 | (uint64_t)(a & 0x3FFFFFFF) << 32 | b;
-}
 
-static size_t conf_at(const ctx_cfg *c, uint64_t key)
-{
-	uint64_t h = key * 0x9E3779B97F4A7C15ull;
-	return (size_t)(h ^ h >> 29) & (c->conf_cap - 1);
-}
 
-/* The values of key: *n of them (pairs: 2 *n) from the returned pointer. */
-const int32_t *conf_get(const ctx_cfg *c, uint64_t key, uint32_t *n)
-{
-	*n = 0;
-	if (!c->conf_cap)
-		return NULL;
-	for (size_t i = conf_at(c, key);; i = (i + 1) & (c->conf_cap - 1)) {
-		const conf_slot *s = &c->conf[i];
-		if (!s->key)
-			return NULL;
-		if (s->key == key) {
-			*n = s->n;
-			return c->conf_val + s->start;
-		}
-	}
-}
 
-/* The distinct similar-syllable classes of cp, at most MAX_READ. */
-int classes_of(const ctx_cfg *c, int32_t cp, uint32_t *out)
-{
-	const char_info *in = info_of(c, cp);
-	int n = 0;
-	for (int k = 0; in && k < MAX_READ && in->syl[k]; k++) {
-		uint32_t cl = c->near[in->syl[k] - 1];
-		int dup = 0;
-		for (int j = 0; j < n; j++)
-			dup |= out[j] == cl;
-		if (!dup)
-			out[n++] = cl;
-	}
-	return n;
-}
 
 typedef struct {
 	uint64_t key;
@@ -575,14 +539,6 @@ static int conf_add_word(const ctx_cfg *c, int32_t a, int32_t b, conf_entry **e,
 
 /* The key of a word of 3 or 4 characters w[0..L) with the character at o
  * left out (its class is the key's other half). */
-uint32_t conf_long_hash(const int32_t *w, int L, int o)
-{
-	uint64_t h = (uint64_t)(L * 8 + o) * 0x9E3779B97F4A7C15ull;
-	for (int j = 0; j < L; j++)
-		if (j != o)
-			h = (h ^ (uint32_t)w[j]) * 0x100000001B3ull;
-	return (uint32_t)(h >> 34) | 1; /* 30 bits, never 0: type 0 keys */
-}
 
 /* The entries of one word of 3 or 4 characters: each character under the
  * others and its classes (望尘莫及: 望 under 尘莫及 at 0, class wan). */
@@ -608,9 +564,13 @@ static int conf_build(ctx_cfg *c)
 {
 	conf_entry *e = NULL;
 	size_t n = 0, cap = 0;
+	if (!(c->pair_bloom = calloc(PREFIX_BITS / 64, sizeof *c->pair_bloom)))
+		return JH_ERR_NOMEM;
 	for (size_t i = 0; i < c->dict_cap; i++) {
 		const dict_slot *d = &c->dict[i];
 		int L = !d->h || !d->cp[1] ? 0 : !d->cp[2] ? 2 : !d->cp[3] ? 3 : 4;
+		if (L == 2 && d->freq >= c->min_freq)
+			bloom_add(c->pair_bloom, d->cp[0], d->cp[1]);
 		if ((L == 2 && d->freq >= c->min_freq &&
 		     conf_add_word(c, d->cp[0], d->cp[1], &e, &n, &cap)) ||
 		    (L > 2 && c->long_freq && d->freq >= c->long_freq &&
@@ -620,8 +580,10 @@ static int conf_build(ctx_cfg *c)
 		}
 	}
 	qsort(e, n, sizeof *e, cmp_conf);
+	/* at most half full: nearly every lookup is of a key that is not
+	 * there, and it probes on to an empty slot */
 	c->conf_cap = 1;
-	while (c->conf_cap < n + 16)
+	while (c->conf_cap < 2 * n + 16)
 		c->conf_cap <<= 1;
 	c->conf = calloc(c->conf_cap, sizeof *c->conf);
 	c->conf_val = malloc((n * 2 + 1) * sizeof *c->conf_val);
