@@ -93,7 +93,8 @@ typedef enum {
 	JH_ERR_STATE = -5,  /* call not allowed now (e.g. load after compile) */
 	JH_ERR_CONFIG = -6, /* configuration errors (reported through jh_diag_fn) */
 	JH_ERR_CANCELLED = -7, /* the cancel callback asked to stop */
-	JH_ERR_ENCODING = -8   /* unknown encoding name */
+	JH_ERR_ENCODING = -8,  /* unknown encoding name */
+	JH_ERR_SPAN = -9       /* an edit outside its finding's span */
 } jh_status;
 
 const char *jh_strerror(int status);
@@ -299,11 +300,16 @@ int jh_finding_set_message(jh_findings *list, jh_finding *f, const char *message
 /* Take a finding's fix away (it stays a finding). */
 void jh_finding_drop_fix(jh_finding *f);
 /* Add an edit to the fix of list->items[index] (a fix of several edits is
- * applied whole or not at all); the finding gets a fix if it had none. */
+ * applied whole or not at all); the finding gets a fix if it had none.
+ * A fix changes only bytes inside its finding's span: an edit must lie in
+ * [byte_start, byte_end] of the finding (an insertion may sit at either
+ * end), else JH_ERR_SPAN and nothing is added.  Widen the finding first
+ * when a fix needs more; jh_apply_fixes skips a fix that breaks this. */
 int jh_findings_add_edit(jh_findings *list, size_t index, size_t byte_start, size_t byte_end,
                          const char *replacement);
 /* Add a ranked answer to list->items[index], after those it has: its
- * n_edits edits are copied into the list's store.  The first call gives it
+ * n_edits edits are copied into the list's store (each inside the
+ * finding's span, as for jh_findings_add_edit, else JH_ERR_SPAN).  The first call gives it
  * no score (JH_SCORE_NONE); the second gives its score, a calibrated
  * probability in [0, 1] (JH_ERR_ARG for one above 1 or NaN; any negative
  * value means none). */
@@ -387,7 +393,8 @@ int jh_fix(const jh_ruleset *rs, const char *text, size_t len,
            char **out, size_t *out_len, jh_fix_report *report);
 
 /* Apply the fixes of the given findings once (those of the chosen safety,
- * skipping any that overlap an earlier one).  Returns JH_OK and sets
+ * skipping any that overlap an earlier one, and any with an edit outside
+ * its finding's span).  Returns JH_OK and sets
  * *n_applied. */
 int jh_apply_fixes(const char *text, size_t len, const jh_findings *findings,
                    int unsafe, char **out, size_t *out_len, size_t *n_applied);

@@ -96,7 +96,7 @@ START_TEST(store_strings_once)
 	ck_assert_int_eq(jh_finding_set_message(&fs, &fs.items[5], "changed"), JH_OK);
 	ck_assert_str_eq(fs.items[5].message, "changed");
 	ck_assert_str_eq(fs.items[1005].message, "message 5"); /* the shared string is untouched */
-	ck_assert_int_eq(jh_findings_add_edit(&fs, 5, 10, 12, "x"), JH_OK);
+	ck_assert_int_eq(jh_findings_add_edit(&fs, 5, 6, 6, "x"), JH_OK);
 	ck_assert_uint_eq(fs.items[5].n_edits, 2);
 	ck_assert_str_eq(fs.items[5].edits[0].replacement, "“");
 	ck_assert_str_eq(fs.items[5].edits[1].replacement, "x");
@@ -108,6 +108,37 @@ START_TEST(store_strings_once)
 	ck_assert_ptr_null(fs.strings);
 	add(&fs, "typo.b", 1, 0, 1);
 	ck_assert_str_eq(fs.items[0].message, "typo.b");
+	jh_findings_clear(&fs);
+}
+END_TEST
+
+/* A fix changes only bytes inside its finding's span: an edit or an
+ * answer reaching outside it is refused (JH_ERR_SPAN) and adds nothing;
+ * insertions at either end and the whole span are fine. */
+START_TEST(edits_inside_span)
+{
+	jh_findings fs = JH_FINDINGS_INIT;
+	add(&fs, "typo.a", 0, 3, 9);
+	ck_assert_int_eq(jh_findings_add_edit(&fs, 0, 2, 4, "x"), JH_ERR_SPAN);
+	ck_assert_int_eq(jh_findings_add_edit(&fs, 0, 8, 10, "x"), JH_ERR_SPAN);
+	ck_assert_int_eq(jh_findings_add_edit(&fs, 0, 10, 10, "x"), JH_ERR_SPAN);
+	ck_assert_int_eq(jh_findings_add_edit(&fs, 0, 0, 20, "x"), JH_ERR_SPAN);
+	ck_assert(!fs.items[0].has_fix && fs.items[0].n_edits == 0);
+	ck_assert_int_eq(jh_findings_add_edit(&fs, 0, 3, 3, "a"), JH_OK);
+	ck_assert_int_eq(jh_findings_add_edit(&fs, 0, 9, 9, "b"), JH_OK);
+	ck_assert_int_eq(jh_findings_add_edit(&fs, 0, 3, 9, "c"), JH_OK);
+	ck_assert_uint_eq(fs.items[0].n_edits, 3);
+	jh_edit in = {4, 6, "知识"}, out[2] = {{3, 9, "x"}, {9, 12, "y"}};
+	ck_assert_int_eq(jh_findings_add_alternative(&fs, 0, out, 2), JH_ERR_SPAN);
+	ck_assert_int_eq(jh_findings_add_scored_alternative(&fs, 0, &out[1], 1, 0.5), JH_ERR_SPAN);
+	ck_assert_uint_eq(fs.items[0].n_alternatives, 0);
+	ck_assert_int_eq(jh_findings_add_alternative(&fs, 0, &in, 1), JH_OK);
+	ck_assert_uint_eq(fs.items[0].n_alternatives, 1);
+	/* an empty finding (an insertion point) takes only insertions there */
+	add(&fs, "typo.b", 0, 5, 5);
+	ck_assert_int_eq(jh_findings_add_edit(&fs, 1, 5, 6, "x"), JH_ERR_SPAN);
+	ck_assert_int_eq(jh_findings_add_edit(&fs, 1, 5, 5, "x"), JH_OK);
+	ck_assert_str_eq(jh_strerror(JH_ERR_SPAN), "edit outside its finding's span");
 	jh_findings_clear(&fs);
 }
 END_TEST
@@ -370,6 +401,7 @@ Suite *findings_suite(void)
 	tcase_add_test(tc, sort_from);
 	tcase_add_test(tc, store_strings_once);
 	tcase_add_test(tc, alternative_scores);
+	tcase_add_test(tc, edits_inside_span);
 	suite_add_tcase(s, tc);
 	tc = test_tcase("locate", 4);
 	tcase_add_test(tc, locate_crlf_cjk);

@@ -34,6 +34,7 @@ const char *jh_strerror(int status)
 	case JH_ERR_CONFIG: return "errors in the configuration";
 	case JH_ERR_CANCELLED: return "cancelled";
 	case JH_ERR_ENCODING: return "unknown encoding";
+	case JH_ERR_SPAN: return "edit outside its finding's span";
 	default: return "unknown error";
 	}
 }
