@@ -143,6 +143,89 @@ START_TEST(edits_inside_span)
 }
 END_TEST
 
+/* What jh_report_human writes, kept whole. */
+typedef struct {
+	char data[4096];
+	size_t len, calls;
+	int fail;
+} sink;
+
+static int to_sink(const char *d, size_t n, void *payload)
+{
+	sink *k = payload;
+	k->calls++;
+	if (k->fail)
+		return 1;
+	ck_assert_uint_lt(k->len + n, sizeof k->data);
+	memcpy(k->data + k->len, d, n);
+	k->len += n;
+	k->data[k->len] = '\0';
+	return 0;
+}
+
+/* The human report of every front end, byte for byte: the name escaped,
+ * the caret under the span by display width after a tab and after a cut
+ * character (E4 B8: one U+FFFD, one column, as jh_display_width counts it;
+ * the CLI printed one U+FFFD a byte and its caret stood one column left of
+ * the comma), a CRLF line's CR not shown, fix and suggestion, the ranked
+ * answers with their probabilities, one write a finding. */
+START_TEST(human_report)
+{
+	static const char text[] = "好,的\t好\xE4\xB8,的\n第二行\r\n";
+	size_t len = sizeof text - 1;
+	jh_findings fs = JH_FINDINGS_INIT;
+	ck_assert_int_eq(jh_findings_add(&fs, "t.a", 0, JH_WARNING, 3, 4, "半角", "，",
+	                                 strlen("，"), JH_SAFE), JH_OK);
+	ck_assert_int_eq(jh_findings_add(&fs, "t.b", 1, JH_ERROR, 13, 14, "半角", "，",
+	                                 strlen("，"), JH_UNSAFE), JH_OK);
+	ck_assert_int_eq(jh_findings_add(&fs, "t.c", 2, JH_INFO, 21, 24, "二？", NULL, 0, JH_UNSAFE),
+	                 JH_OK);
+	jh_edit a = {21, 24, "贰"}, b = {21, 24, ""};
+	ck_assert_int_eq(jh_findings_add_scored_alternative(&fs, 2, &a, 1, 0.625), JH_OK);
+	ck_assert_int_eq(jh_findings_add_alternative(&fs, 2, &b, 1), JH_OK);
+	jh_findings_locate(&fs, text, len);
+	sink k = {.len = 0};
+	ck_assert_int_eq(jh_report_human("a\033b.txt", text, len, &fs, 0, to_sink, &k), JH_OK);
+	ck_assert_str_eq(k.data,
+	                 "a\\x1Bb.txt:1:2: warning [t.a] 半角\n"
+	                 "  | 好,的 好\xEF\xBF\xBD,的\n"
+	                 "  |   ^ fix: 「，」\n"
+	                 "a\\x1Bb.txt:1:7: error [t.b] 半角\n"
+	                 "  | 好,的 好\xEF\xBF\xBD,的\n"
+	                 "  |          ^ suggestion: 「，」\n"
+	                 "a\\x1Bb.txt:2:2: info [t.c] 二？\n"
+	                 "  | 第二行\n"
+	                 "  |   ^^\n"
+	                 "  alternatives: 「贰」 (0.62), delete\n");
+	ck_assert_uint_eq(k.calls, 3);
+	/* colours: the name bold, the severity in its colour, the rule dim */
+	k = (sink){.len = 0};
+	ck_assert_int_eq(jh_report_human("x", text, len, &fs, JH_REPORT_COLOR, to_sink, &k), JH_OK);
+	ck_assert_ptr_nonnull(strstr(k.data, "\033[1mx:1:2:\033[0m \033[33mwarning\033[0m \033[2m[t.a]\033[0m"));
+	ck_assert_ptr_nonnull(strstr(k.data, "\033[31;1m^ suggestion: 「，」\033[0m\n"));
+	/* a write that fails ends the report */
+	k = (sink){.fail = 1};
+	ck_assert_int_eq(jh_report_human("x", text, len, &fs, 0, to_sink, &k), JH_ERR_IO);
+	ck_assert_uint_eq(k.calls, 1);
+	ck_assert_int_eq(jh_report_human(NULL, text, len, &fs, 0, to_sink, &k), JH_ERR_ARG);
+	jh_findings_clear(&fs);
+
+	size_t by[3] = {1, 2, 0};
+	k = (sink){.len = 0};
+	ck_assert_int_eq(jh_report_human_summary(by, 1, 0, to_sink, &k), JH_OK);
+	ck_assert_str_eq(k.data, "\n3 findings (0 errors, 2 warnings, 1 info) in 1 file\n");
+	k = (sink){.len = 0};
+	by[0] = 0, by[1] = 1;
+	ck_assert_int_eq(jh_report_human_summary(by, 3, 2, to_sink, &k), JH_OK);
+	ck_assert_str_eq(k.data,
+	                 "\n1 finding (0 errors, 1 warning, 0 info) in 3 files checked, 2 binary files skipped\n");
+	k = (sink){.len = 0};
+	by[1] = 0;
+	ck_assert_int_eq(jh_report_human_summary(by, 3, 0, to_sink, &k), JH_OK);
+	ck_assert_uint_eq(k.calls, 0);
+}
+END_TEST
+
 START_TEST(sort_from)
 {
 	/* Findings before `from` belong to an earlier text: left alone. */
@@ -402,6 +485,7 @@ Suite *findings_suite(void)
 	tcase_add_test(tc, store_strings_once);
 	tcase_add_test(tc, alternative_scores);
 	tcase_add_test(tc, edits_inside_span);
+	tcase_add_test(tc, human_report);
 	suite_add_tcase(s, tc);
 	tc = test_tcase("locate", 4);
 	tcase_add_test(tc, locate_crlf_cjk);
