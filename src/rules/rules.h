@@ -91,6 +91,9 @@ void jh_rule_free(jh_rule *r);
 const jh_example_def *jh_rule_examples(const jh_rule *r);
 /* Enter rules[i] into the id index (its id must not be there yet). */
 int jh_ruleset_index_add(jh_ruleset *rs, size_t i);
+/* Append a parameter (copied; line 0 when not from a file): the last of a
+ * key wins.  JH_OK or JH_ERR_NOMEM. */
+int jh_rule_add_param(jh_rule *r, const char *key, const char *value, unsigned line);
 /* Value of a parameter, or NULL; *line gets its line if found. */
 const char *jh_rule_param(const jh_rule *r, const char *key, unsigned *line);
 
