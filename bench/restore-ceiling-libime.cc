@@ -14,45 +14,15 @@
 #include <sstream>
 #include <string>
 #include <vector>
-#include <libime/core/languagemodel.h>
+#include "libime-segment.h"
 
 static libime::LanguageModel *lm;
 
-static std::vector<size_t> starts(const std::string &s)
-{
-	std::vector<size_t> v;
-	for (size_t i = 0; i < s.size(); i++)
-		if ((static_cast<unsigned char>(s[i]) & 0xC0) != 0x80)
-			v.push_back(i);
-	v.push_back(s.size());
-	return v;
-}
-
-// the best segmentation of s into the model's words (as libime-score.cc)
+// the best segmentation of s into the model's words, as libime-score.cc
 static std::vector<std::string> segment(const std::string &s)
 {
-	std::vector<size_t> at = starts(s);
-	size_t n = at.size() - 1;
-	std::vector<double> dp(n + 1, -1e30);
-	std::vector<std::vector<std::string>> path(n + 1);
-	dp[0] = 0;
-	for (size_t i = 1; i <= n; i++)
-		for (size_t j = i; j-- > 0 && i - j <= 6;) {
-			if (dp[j] <= -1e29)
-				continue;
-			std::string w(s, at[j], at[i] - at[j]);
-			if (lm->isUnknown(lm->index(w), w) && i - j > 1)
-				continue;
-			std::vector<std::string> p = path[j];
-			p.push_back(w);
-			std::vector<std::string_view> v(p.begin(), p.end());
-			double sc = lm->wordsScore(lm->nullState(), v);
-			if (sc > dp[i]) {
-				dp[i] = sc;
-				path[i] = p;
-			}
-		}
-	return path[n];
+	std::vector<std::string_view> v = best_segmentation(*lm, s, nullptr);
+	return std::vector<std::string>(v.begin(), v.end());
 }
 
 int main(int argc, char **argv)
@@ -73,7 +43,7 @@ int main(int argc, char **argv)
 		for (std::string x; std::getline(ss, x, '\t');)
 			f.push_back(x);
 		f.resize(3);
-		size_t n = starts(f[0]).size() - 1;
+		size_t n = char_starts(f[0]).size() - 1;
 		if (n < 1 || n > 4) {
 			std::printf("0\t-1\n");
 			continue;

@@ -93,7 +93,8 @@ typedef enum {
 	JH_ERR_STATE = -5,  /* call not allowed now (e.g. load after compile) */
 	JH_ERR_CONFIG = -6, /* configuration errors (reported through jh_diag_fn) */
 	JH_ERR_CANCELLED = -7, /* the cancel callback asked to stop */
-	JH_ERR_ENCODING = -8   /* unknown encoding name */
+	JH_ERR_ENCODING = -8,  /* unknown encoding name */
+	JH_ERR_SPAN = -9       /* an edit outside its finding's span */
 } jh_status;
 
 const char *jh_strerror(int status);
@@ -301,11 +302,16 @@ int jh_finding_set_message(jh_findings *list, jh_finding *f, const char *message
 /* Take a finding's fix away (it stays a finding). */
 void jh_finding_drop_fix(jh_finding *f);
 /* Add an edit to the fix of list->items[index] (a fix of several edits is
- * applied whole or not at all); the finding gets a fix if it had none. */
+ * applied whole or not at all); the finding gets a fix if it had none.
+ * A fix changes only bytes inside its finding's span: an edit must lie in
+ * [byte_start, byte_end] of the finding (an insertion may sit at either
+ * end), else JH_ERR_SPAN and nothing is added.  Widen the finding first
+ * when a fix needs more; jh_apply_fixes skips a fix that breaks this. */
 int jh_findings_add_edit(jh_findings *list, size_t index, size_t byte_start, size_t byte_end,
                          const char *replacement);
 /* Add a ranked answer to list->items[index], after those it has: its
- * n_edits edits are copied into the list's store.  The first call gives it
+ * n_edits edits are copied into the list's store (each inside the
+ * finding's span, as for jh_findings_add_edit, else JH_ERR_SPAN).  The first call gives it
  * no score (JH_SCORE_NONE); the second gives its score, a calibrated
  * probability in [0, 1] (JH_ERR_ARG for one above 1 or NaN; any negative
  * value means none). */
@@ -393,7 +399,8 @@ int jh_fix(const jh_ruleset *rs, const char *text, size_t len,
            char **out, size_t *out_len, jh_fix_report *report);
 
 /* Apply the fixes of the given findings once (those of the chosen safety,
- * skipping any that overlap an earlier one).  Returns JH_OK and sets
+ * skipping any that overlap an earlier one, and any with an edit outside
+ * its finding's span).  Returns JH_OK and sets
  * *n_applied. */
 int jh_apply_fixes(const char *text, size_t len, const jh_findings *findings,
                    int unsafe, char **out, size_t *out_len, size_t *n_applied);
@@ -618,6 +625,29 @@ int jh_file_replace(const jh_file *f, const char *data, size_t len, const char *
  * from a program that replaces files (it changes process-wide state). */
 void jh_file_guard_signals(void);
 
+/* ---- Reports for people ------------------------------------------------ */
+
+/* Where a report's bytes go; nonzero stops the report (JH_ERR_IO). */
+typedef int (*jh_write_fn)(const char *data, size_t len, void *payload);
+
+#define JH_REPORT_COLOR 1 /* ANSI colours (`jinghua check --color always`) */
+
+/* The findings of one document as `jinghua check` prints them, one write
+ * a finding: "NAME:LINE:COL: SEVERITY [RULE] MESSAGE", the source line
+ * (cut around the span when long; tabs and control characters a space,
+ * invalid UTF-8 as jh_utf8_clean makes it), a caret line under the span
+ * aligned by display width with the fix or suggestion, and the ranked
+ * answers with their probabilities.  name is escaped as jh_name_escape
+ * does; text is what the findings point into (jh_document_text).  flags:
+ * 0 or JH_REPORT_COLOR.  JH_OK, JH_ERR_NOMEM or JH_ERR_IO. */
+int jh_report_human(const char *name, const char *text, size_t len, const jh_findings *findings,
+                    unsigned flags, jh_write_fn write, void *payload);
+/* The line that ends such a report: "\n3 findings (1 error, 2 warnings,
+ * 0 info) in 2 files", and " checked, N binary files skipped" when some
+ * were; nothing when by_severity (indexed by jh_severity) counts none. */
+int jh_report_human_summary(const size_t by_severity[3], size_t files, size_t skipped,
+                            jh_write_fn write, void *payload);
+
 /* ---- Rule self-tests ---------------------------------------------------- */
 
 /* Run a rule's examples: each bad example must give a finding of this rule
@@ -636,8 +666,16 @@ size_t jh_utf16_column(const char *text, size_t len, size_t pos);
 
 /* Length of the longest valid UTF-8 prefix of s. */
 size_t jh_utf8_valid_prefix(const char *s, size_t len);
-/* Display width of s (East Asian Width; invalid bytes count 1). */
+/* Display width of s (East Asian Width; each invalid sequence, as
+ * jh_utf8_clean replaces it, counts 1). */
 size_t jh_display_width(const char *s, size_t len);
+/* s with each invalid UTF-8 sequence (each maximal subpart, as Unicode
+ * recommends and Python's "replace" decodes) replaced by U+FFFD: bytes
+ * that may not be UTF-8 as every front end shows them or writes them as
+ * JSON.  Writes at most size bytes to out, NUL included (as snprintf; out
+ * may be NULL when size is 0), and returns the length of the whole, at
+ * most 3 * len. */
+size_t jh_utf8_clean(const char *s, size_t len, char *out, size_t size);
 /* A file name for people, as every front end prints one: control bytes
  * (C0, DEL, C1) and bytes that are not UTF-8 written as \xHH, the rest as
  * it is.  Writes at most size bytes to out, NUL included (as snprintf),

@@ -96,7 +96,7 @@ START_TEST(store_strings_once)
 	ck_assert_int_eq(jh_finding_set_message(&fs, &fs.items[5], "changed"), JH_OK);
 	ck_assert_str_eq(fs.items[5].message, "changed");
 	ck_assert_str_eq(fs.items[1005].message, "message 5"); /* the shared string is untouched */
-	ck_assert_int_eq(jh_findings_add_edit(&fs, 5, 10, 12, "x"), JH_OK);
+	ck_assert_int_eq(jh_findings_add_edit(&fs, 5, 6, 6, "x"), JH_OK);
 	ck_assert_uint_eq(fs.items[5].n_edits, 2);
 	ck_assert_str_eq(fs.items[5].edits[0].replacement, "“");
 	ck_assert_str_eq(fs.items[5].edits[1].replacement, "x");
@@ -109,6 +109,120 @@ START_TEST(store_strings_once)
 	add(&fs, "typo.b", 1, 0, 1);
 	ck_assert_str_eq(fs.items[0].message, "typo.b");
 	jh_findings_clear(&fs);
+}
+END_TEST
+
+/* A fix changes only bytes inside its finding's span: an edit or an
+ * answer reaching outside it is refused (JH_ERR_SPAN) and adds nothing;
+ * insertions at either end and the whole span are fine. */
+START_TEST(edits_inside_span)
+{
+	jh_findings fs = JH_FINDINGS_INIT;
+	add(&fs, "typo.a", 0, 3, 9);
+	ck_assert_int_eq(jh_findings_add_edit(&fs, 0, 2, 4, "x"), JH_ERR_SPAN);
+	ck_assert_int_eq(jh_findings_add_edit(&fs, 0, 8, 10, "x"), JH_ERR_SPAN);
+	ck_assert_int_eq(jh_findings_add_edit(&fs, 0, 10, 10, "x"), JH_ERR_SPAN);
+	ck_assert_int_eq(jh_findings_add_edit(&fs, 0, 0, 20, "x"), JH_ERR_SPAN);
+	ck_assert(!fs.items[0].has_fix && fs.items[0].n_edits == 0);
+	ck_assert_int_eq(jh_findings_add_edit(&fs, 0, 3, 3, "a"), JH_OK);
+	ck_assert_int_eq(jh_findings_add_edit(&fs, 0, 9, 9, "b"), JH_OK);
+	ck_assert_int_eq(jh_findings_add_edit(&fs, 0, 3, 9, "c"), JH_OK);
+	ck_assert_uint_eq(fs.items[0].n_edits, 3);
+	jh_edit in = {4, 6, "知识"}, out[2] = {{3, 9, "x"}, {9, 12, "y"}};
+	ck_assert_int_eq(jh_findings_add_alternative(&fs, 0, out, 2), JH_ERR_SPAN);
+	ck_assert_int_eq(jh_findings_add_scored_alternative(&fs, 0, &out[1], 1, 0.5), JH_ERR_SPAN);
+	ck_assert_uint_eq(fs.items[0].n_alternatives, 0);
+	ck_assert_int_eq(jh_findings_add_alternative(&fs, 0, &in, 1), JH_OK);
+	ck_assert_uint_eq(fs.items[0].n_alternatives, 1);
+	/* an empty finding (an insertion point) takes only insertions there */
+	add(&fs, "typo.b", 0, 5, 5);
+	ck_assert_int_eq(jh_findings_add_edit(&fs, 1, 5, 6, "x"), JH_ERR_SPAN);
+	ck_assert_int_eq(jh_findings_add_edit(&fs, 1, 5, 5, "x"), JH_OK);
+	ck_assert_str_eq(jh_strerror(JH_ERR_SPAN), "edit outside its finding's span");
+	jh_findings_clear(&fs);
+}
+END_TEST
+
+/* What jh_report_human writes, kept whole. */
+typedef struct {
+	char data[4096];
+	size_t len, calls;
+	int fail;
+} sink;
+
+static int to_sink(const char *d, size_t n, void *payload)
+{
+	sink *k = payload;
+	k->calls++;
+	if (k->fail)
+		return 1;
+	ck_assert_uint_lt(k->len + n, sizeof k->data);
+	memcpy(k->data + k->len, d, n);
+	k->len += n;
+	k->data[k->len] = '\0';
+	return 0;
+}
+
+/* The human report of every front end, byte for byte: the name escaped,
+ * the caret under the span by display width after a tab and after a cut
+ * character (E4 B8: one U+FFFD, one column, as jh_display_width counts it;
+ * the CLI printed one U+FFFD a byte and its caret stood one column left of
+ * the comma), a CRLF line's CR not shown, fix and suggestion, the ranked
+ * answers with their probabilities, one write a finding. */
+START_TEST(human_report)
+{
+	static const char text[] = "好,的\t好\xE4\xB8,的\n第二行\r\n";
+	size_t len = sizeof text - 1;
+	jh_findings fs = JH_FINDINGS_INIT;
+	ck_assert_int_eq(jh_findings_add(&fs, "t.a", 0, JH_WARNING, 3, 4, "半角", "，",
+	                                 strlen("，"), JH_SAFE), JH_OK);
+	ck_assert_int_eq(jh_findings_add(&fs, "t.b", 1, JH_ERROR, 13, 14, "半角", "，",
+	                                 strlen("，"), JH_UNSAFE), JH_OK);
+	ck_assert_int_eq(jh_findings_add(&fs, "t.c", 2, JH_INFO, 21, 24, "二？", NULL, 0, JH_UNSAFE),
+	                 JH_OK);
+	jh_edit a = {21, 24, "贰"}, b = {21, 24, ""};
+	ck_assert_int_eq(jh_findings_add_scored_alternative(&fs, 2, &a, 1, 0.625), JH_OK);
+	ck_assert_int_eq(jh_findings_add_alternative(&fs, 2, &b, 1), JH_OK);
+	jh_findings_locate(&fs, text, len);
+	sink k = {.len = 0};
+	ck_assert_int_eq(jh_report_human("a\033b.txt", text, len, &fs, 0, to_sink, &k), JH_OK);
+	ck_assert_str_eq(k.data,
+	                 "a\\x1Bb.txt:1:2: warning [t.a] 半角\n"
+	                 "  | 好,的 好\xEF\xBF\xBD,的\n"
+	                 "  |   ^ fix: 「，」\n"
+	                 "a\\x1Bb.txt:1:7: error [t.b] 半角\n"
+	                 "  | 好,的 好\xEF\xBF\xBD,的\n"
+	                 "  |          ^ suggestion: 「，」\n"
+	                 "a\\x1Bb.txt:2:2: info [t.c] 二？\n"
+	                 "  | 第二行\n"
+	                 "  |   ^^\n"
+	                 "  alternatives: 「贰」 (0.62), delete\n");
+	ck_assert_uint_eq(k.calls, 3);
+	/* colours: the name bold, the severity in its colour, the rule dim */
+	k = (sink){.len = 0};
+	ck_assert_int_eq(jh_report_human("x", text, len, &fs, JH_REPORT_COLOR, to_sink, &k), JH_OK);
+	ck_assert_ptr_nonnull(strstr(k.data, "\033[1mx:1:2:\033[0m \033[33mwarning\033[0m \033[2m[t.a]\033[0m"));
+	ck_assert_ptr_nonnull(strstr(k.data, "\033[31;1m^ suggestion: 「，」\033[0m\n"));
+	/* a write that fails ends the report */
+	k = (sink){.fail = 1};
+	ck_assert_int_eq(jh_report_human("x", text, len, &fs, 0, to_sink, &k), JH_ERR_IO);
+	ck_assert_uint_eq(k.calls, 1);
+	ck_assert_int_eq(jh_report_human(NULL, text, len, &fs, 0, to_sink, &k), JH_ERR_ARG);
+	jh_findings_clear(&fs);
+
+	size_t by[3] = {1, 2, 0};
+	k = (sink){.len = 0};
+	ck_assert_int_eq(jh_report_human_summary(by, 1, 0, to_sink, &k), JH_OK);
+	ck_assert_str_eq(k.data, "\n3 findings (0 errors, 2 warnings, 1 info) in 1 file\n");
+	k = (sink){.len = 0};
+	by[0] = 0, by[1] = 1;
+	ck_assert_int_eq(jh_report_human_summary(by, 3, 2, to_sink, &k), JH_OK);
+	ck_assert_str_eq(k.data,
+	                 "\n1 finding (0 errors, 1 warning, 0 info) in 3 files checked, 2 binary files skipped\n");
+	k = (sink){.len = 0};
+	by[1] = 0;
+	ck_assert_int_eq(jh_report_human_summary(by, 3, 0, to_sink, &k), JH_OK);
+	ck_assert_uint_eq(k.calls, 0);
 }
 END_TEST
 
@@ -370,6 +484,8 @@ Suite *findings_suite(void)
 	tcase_add_test(tc, sort_from);
 	tcase_add_test(tc, store_strings_once);
 	tcase_add_test(tc, alternative_scores);
+	tcase_add_test(tc, edits_inside_span);
+	tcase_add_test(tc, human_report);
 	suite_add_tcase(s, tc);
 	tc = test_tcase("locate", 4);
 	tcase_add_test(tc, locate_crlf_cjk);

@@ -74,15 +74,23 @@ START_TEST(apply_safe_and_unsafe)
 }
 END_TEST
 
+/* A finding over [start, end) whose fix is two edits, at its two ends. */
+static void add_two_edit_fix(jh_findings *fs, size_t start, size_t end)
+{
+	ck_assert_int_eq(jh_findings_add(fs, "typo.b", 0, JH_WARNING, start, end, "m", NULL, 0,
+	                                 JH_SAFE), JH_OK);
+	ck_assert_int_eq(jh_findings_add_edit(fs, fs->count - 1, start, start, "I"), JH_OK);
+	ck_assert_int_eq(jh_findings_add_edit(fs, fs->count - 1, end - 1, end, "J"), JH_OK);
+	ck_assert_uint_eq(fs->items[fs->count - 1].n_edits, 2);
+}
+
 START_TEST(apply_all_edits_or_none)
 {
 	jh_findings fs = JH_FINDINGS_INIT;
 	add_fix(&fs, "typo.a", 0, 2, "Q", JH_SAFE);
 	/* A fix of two edits whose first overlaps the one before: neither edit
 	 * may be applied, not even the far one. */
-	add_fix(&fs, "typo.b", 1, 1, "I", JH_SAFE);
-	ck_assert_int_eq(jh_findings_add_edit(&fs, 1, 5, 6, "J"), JH_OK);
-	ck_assert_uint_eq(fs.items[1].n_edits, 2);
+	add_two_edit_fix(&fs, 1, 6);
 	size_t n = 0;
 	char *out = apply("abcdef", 6, &fs, 0, &n);
 	ck_assert_str_eq(out, "Qcdef");
@@ -91,12 +99,38 @@ START_TEST(apply_all_edits_or_none)
 	jh_findings_clear(&fs);
 
 	/* The same two-edit fix alone: both edits. */
-	add_fix(&fs, "typo.b", 1, 1, "I", JH_SAFE);
-	ck_assert_int_eq(jh_findings_add_edit(&fs, 0, 5, 6, "J"), JH_OK);
+	add_two_edit_fix(&fs, 1, 6);
 	out = apply("abcdef", 6, &fs, 0, &n);
 	ck_assert_str_eq(out, "aIbcdeJ");
 	ck_assert_uint_eq(n, 1);
 	free(out);
+	jh_findings_clear(&fs);
+}
+END_TEST
+
+/* A fix changes only bytes inside its finding's span: an edit a caller
+ * wrote into the plain struct past the span is not applied (nor the rest
+ * of that fix), and the fix after it still is. */
+START_TEST(apply_only_inside_span)
+{
+	jh_findings fs = JH_FINDINGS_INIT;
+	add_fix(&fs, "typo.a", 1, 2, "X", JH_SAFE);
+	add_fix(&fs, "typo.b", 4, 5, "Y", JH_SAFE);
+	jh_edit wide = {0, 3, "Z"}; /* the finding is [1, 2) */
+	fs.items[0].edits = &wide;
+	size_t n = 0;
+	char *out = apply("abcdef", 6, &fs, 0, &n);
+	ck_assert_str_eq(out, "abcdYf");
+	ck_assert_uint_eq(n, 1);
+	free(out);
+	wide = (jh_edit){1, 2, "Z"}; /* inside: applied */
+	out = apply("abcdef", 6, &fs, 0, &n);
+	ck_assert_str_eq(out, "aZcdYf");
+	ck_assert_uint_eq(n, 2);
+	free(out);
+	fs.items[0].edits = NULL;
+	fs.items[0].n_edits = 0;
+	fs.items[0].has_fix = 0;
 	jh_findings_clear(&fs);
 }
 END_TEST
@@ -353,6 +387,7 @@ Suite *fixer_suite(void)
 	tcase_add_test(tc, apply_non_overlapping);
 	tcase_add_test(tc, apply_safe_and_unsafe);
 	tcase_add_test(tc, apply_all_edits_or_none);
+	tcase_add_test(tc, apply_only_inside_span);
 	tcase_add_test(tc, apply_never_splits);
 	tcase_add_test(tc, apply_keeps_bom_and_crlf);
 	suite_add_tcase(s, tc);

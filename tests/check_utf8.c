@@ -259,6 +259,40 @@ END_TEST
 /* A name for people: control bytes (C0, DEL, C1 as U+0080-U+009F) and
  * bytes that are not UTF-8 as \xHH, characters as they are (U+00A0 is
  * one); cut like snprintf when out is short, the whole length returned. */
+/* Invalid UTF-8 as every front end shows it: one U+FFFD for each maximal
+ * invalid subpart (a cut character is one, a stray byte one, each byte of
+ * an overlong or a surrogate one, as Unicode and Python's "replace" do);
+ * the output cut as snprintf cuts, with the whole length returned. */
+START_TEST(utf8_clean)
+{
+	static const struct {
+		const char *in;
+		size_t len;
+		const char *want;
+	} cases[] = {
+		{"第一章 ok", 12, "第一章 ok"},
+		{"a\xE4\xB8z", 4, "a\xEF\xBF\xBDz"},             /* a cut 丸: one */
+		{"\xFF\xFE", 2, "\xEF\xBF\xBD\xEF\xBF\xBD"},      /* two stray bytes */
+		{"\xC0\x80", 2, "\xEF\xBF\xBD\xEF\xBF\xBD"},      /* an overlong NUL */
+		{"\xED\xA0\x80!", 4, "\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD!"}, /* a surrogate */
+		{"\xF0\x9F\x98", 3, "\xEF\xBF\xBD"},             /* a cut emoji at the end */
+		{"a\0b", 3, "a\0b"},                              /* NUL is valid */
+	};
+	char out[64];
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		size_t want = strlen(cases[i].want) + (i == 6 ? 2 : 0);
+		ck_assert_uint_eq(jh_utf8_clean(cases[i].in, cases[i].len, out, sizeof out), want);
+		ck_assert_msg(memcmp(out, cases[i].want, want) == 0 && out[want] == '\0', "case %zu", i);
+		ck_assert_uint_eq(jh_utf8_clean(cases[i].in, cases[i].len, NULL, 0), want);
+	}
+	/* cut short: size - 1 bytes and the NUL, the whole length returned */
+	ck_assert_uint_eq(jh_utf8_clean("ab\xFF" "cd", 5, out, 4), 7);
+	ck_assert_str_eq(out, "ab\xEF");
+	/* as wide as jh_display_width counts it */
+	ck_assert_uint_eq(jh_display_width("\xE4\xB8", 2), 1);
+}
+END_TEST
+
 START_TEST(name_escape)
 {
 	char out[64];
@@ -291,6 +325,7 @@ Suite *utf8_suite(void)
 	tcase_add_test(tc, valid_prefix);
 	tcase_add_test(tc, display_width);
 	tcase_add_test(tc, count_chars);
+	tcase_add_test(tc, utf8_clean);
 	tcase_add_test(tc, name_escape);
 	suite_add_tcase(s, tc);
 	return s;

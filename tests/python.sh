@@ -11,14 +11,7 @@ set -u
 test_mod=${PY_TEST:-test_api}
 PYTHONPATH="$PY_PATH${PYTHONPATH:+:$PYTHONPATH}"
 export PYTHONPATH
-case "${JH_SAN_CFLAGS:-}" in
-*sanitize=address*)
-	lib="$(dirname "$JINGHUA")/.libs/libjinghua.so.0"
-	asan=$(ldd "$lib" 2>/dev/null | awk '/libasan/ {print $3}')
-	# Python's own allocations are never freed at exit: no leak report
-	LD_PRELOAD=$asan; ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0
-	export LD_PRELOAD ASAN_OPTIONS ;;
-esac
+. "$SRCDIR/tests/asan-preload.sh"
 if ! err=$("$PYTHON" -c 'import jinghua; jinghua.check("x")' 2>&1); then
 	echo "python.sh: the binding cannot load this build's library, $test_mod skipped:"
 	echo "$err" | tail -3

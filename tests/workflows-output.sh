@@ -102,6 +102,18 @@ assert got == ref, (got, ref)
 assert any('<"&>' in e.get("message") or True for f in root for e in f)
 PY
 
+# a name with a cut character (E4 B8): one U+FFFD in the JSON and in the
+# checkstyle XML, as jh_utf8_clean (and Python's "replace") shows it; both
+# wrote one a byte, each with a cleaner of its own
+mkdir -p "$TMP/cut/in" && printf '好,的\n' >"$TMP/cut/in/$(printf 'a\344\270.txt')"
+(cd "$TMP/cut" && $J check --format json in >../cut.json; $J check --format checkstyle in >../cut.xml)
+python3 - "$TMP/cut.json" "$TMP/cut.xml" <<'PY' 2>"$TMP/py" && pass || { fail "a cut character in a name"; cat "$TMP/py" >&2; }
+import json, sys, xml.etree.ElementTree as ET
+want = b"in/a\xe4\xb8.txt".decode("utf-8", "replace")
+assert [f["file"] for f in json.load(open(sys.argv[1], encoding="utf-8"))] == [want], sys.argv[1]
+assert [f.get("name") for f in ET.parse(sys.argv[2]).getroot()] == [want], sys.argv[2]
+PY
+
 # rdjsonl: reviewdog diagnostics, columns in bytes of the file as it is
 $J check --format rdjsonl in >"$TMP/rd.jsonl"
 python3 - "$TMP/rd.jsonl" "$TMP/all.json" <<'PY' 2>"$TMP/py" && pass || { fail "rdjsonl"; cat "$TMP/py" >&2; }

@@ -4,7 +4,8 @@ Files as given, folders recursively in name order, hidden entries and
 symbolic links inside folders skipped and files their configuration
 excludes (as the CLI walks); '-' or no PATH reads standard input.
 Configuration, decoding and Markdown are the library's.  Output formats
-human, json and jsonl as the CLI writes them; exit 0 clean, 1 findings at
+human (the library's jh_report_human, as the CLI prints it), json and jsonl
+as the CLI writes them; exit 0 clean, 1 findings at
 or above the fail-on level, 2 usage, rule or configuration errors, 3 a
 file that could not be read (a device is not read; a stream, stdin too,
 stops at 1 GiB) or output that could not be written.  Binary files are
@@ -21,7 +22,7 @@ from typing import Iterator, Optional, TextIO
 
 from . import JinghuaError, Linter
 from ._lib import lib
-from ._linter import _read, file_findings, shown_name, text_findings
+from ._linter import _read, file_findings, human_summary, shown_name, text_findings
 from ._types import Finding
 
 _RANK = {"info": 0, "warning": 1, "error": 2}
@@ -45,66 +46,13 @@ def _walk(path: str) -> Iterator[str]:
             yield p
 
 
-def _width(b: bytes) -> int:
-    return lib.jh_display_width(b, len(b))
-
-
-def _source_line(text: bytes, f: Finding) -> tuple[bytes, int, int]:
-    start = text.rfind(b"\n", 0, f.byte_start) + 1
-    end = text.find(b"\n", f.byte_start)
-    end = len(text) if end < 0 else end
-    if end > start and text[end - 1:end] == b"\r":
-        end -= 1
-    return text[start:end], start, end
-
-
-def _human(out: TextIO, name: str, text: bytes, f: Finding) -> None:
-    out.write(f"{name}:{f.line}:{f.column}: {f.severity} [{f.rule}] {f.message}\n")
-    _, start, end = _source_line(text, f)
-    # very long lines (a whole novel without breaks) are cut around the span
-    if f.byte_start - start > 240:
-        start = f.byte_start - 120
-        while start < f.byte_start and text[start] & 0xC0 == 0x80:
-            start += 1
-    if end - start > 480:
-        end = start + 480
-        while end > start and text[end] & 0xC0 == 0x80:
-            end -= 1
-    line = text[start:end]
-    shown = "".join(" " if ord(c) < 0x20 else c for c in line.decode("utf-8", "replace"))
-    pad = _width(text[start:f.byte_start])
-    span = text[f.byte_start:min(f.byte_end, end)]
-    carets = "^" * max(_width(span), 1)
-    tail = ""
-    if f.fix and len(f.fix.edits) == 1:
-        rep = f.fix.edits[0].replacement
-        label = "fix:" if f.fix.safety == "safe" else "suggestion:"
-        tail = f" {label} " + (f"「{rep}」" if rep else "delete")
-    out.write(f"  | {shown}\n  | {' ' * pad}{carets}{tail}\n")
-    if f.ranked:  # the ranked answers, as the CLI lists them
-        answers = ("+".join(f"「{e.replacement}」" if e.replacement else "delete" for e in a.edits)
-                   + ("" if a.score is None else f" ({a.score:.2f})") for a in f.alternatives)
-        out.write(f"  alternatives: {', '.join(answers)}\n")
-
-
-def _summary(out: TextIO, findings: list[Finding], files: int, skipped: int) -> None:
-    n = len(findings)
-    by = {s: sum(1 for f in findings if f.severity == s) for s in _RANK}
-
-    def plural(k: int, word: str) -> str:
-        return f"{k} {word}" + ("" if k == 1 else ("es" if word.endswith("x") else "s"))
-
-    out.write(f"\n{plural(n, 'finding')} ({plural(by['error'], 'error')}, "
-              f"{plural(by['warning'], 'warning')}, {by['info']} info) in {plural(files, 'file')}"
-              + (f" checked, {plural(skipped, 'binary file')} skipped" if skipped else "") + "\n")
-
-
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python3 -m jinghua",
                                 description="Check Chinese prose (jinghua check, through the binding).")
     p.add_argument("paths", nargs="*", metavar="PATH")
     p.add_argument("-f", "--format", choices=("human", "json", "jsonl"), default="human")
     p.add_argument("--fail-on", choices=tuple(_FAIL_ON))
+    p.add_argument("--color", choices=("auto", "always", "never"), default="auto")
     p.add_argument("-s", "--select")
     p.add_argument("--extend-select")
     p.add_argument("-i", "--ignore")
@@ -120,15 +68,9 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def _emit(fmt: str, out: TextIO, shown_as: str, name: str, text: bytes, shown: list[Finding],
-          findings: list[Finding], first: list[bool]) -> None:
-    """shown_as: the name for people (human), name as it is (json, jsonl);
-    shown: the findings with offsets in the decoded text (human);
-    findings: in the file's bytes (json, jsonl)."""
-    for f, g in zip(shown, findings):
-        if fmt == "human":
-            _human(out, shown_as, text, f)
-            continue
+def _emit(fmt: str, out: TextIO, name: str, findings: list[Finding], first: list[bool]) -> None:
+    """json and jsonl: findings in the file's bytes, under name as it is."""
+    for g in findings:
         d = {"file": name, **g.to_dict()}
         line = json.dumps(d, ensure_ascii=False, separators=(",", ":"))
         if fmt == "jsonl":
@@ -163,6 +105,8 @@ def _main(argv: Optional[list[str]]) -> int:
         return 2
     paths = args.paths or ["-"]
     out = sys.stdout
+    color = args.color == "always" or (args.color == "auto" and out.isatty()
+                                       and "NO_COLOR" not in os.environ)
     first = [True]
     if args.format == "json":
         out.write("[")
@@ -201,18 +145,23 @@ def _main(argv: Optional[list[str]]) -> int:
             except JinghuaError as e:
                 print(f"jinghua: {e}", file=sys.stderr)
                 return 2
-            text = doc.text()
-            in_text, in_file = text_findings(doc), file_findings(doc)
+            in_text = text_findings(doc)
             files += 1
             found += in_text
             limit = _FAIL_ON[args.fail_on] if args.fail_on else fail_on
             failing |= any(_RANK[f.severity] >= limit for f in in_text)
-            _emit(args.format, out, shown, name if name != "-" else (args.stdin_filename or "<stdin>"),
-                  text, in_text, in_file, first)
+            given = name if name != "-" else (args.stdin_filename or "<stdin>")
+            if args.format == "human":
+                out.flush()
+                out.buffer.write(doc.report_human(given, color))
+            else:
+                _emit(args.format, out, given, file_findings(doc), first)
     if args.format == "json":
         out.write("\n]\n" if not first[0] else "]\n")
-    elif args.format == "human" and found:
-        _summary(out, found, files, skipped)
+    elif args.format == "human":
+        out.flush()
+        out.buffer.write(human_summary({s: sum(1 for f in found if f.severity == s) for s in _RANK},
+                                       files, skipped))
     out.flush()
     if status:
         return status

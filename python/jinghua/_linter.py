@@ -281,7 +281,7 @@ class Linter:
         info, 1 warning, 2 error, 3 never): for front ends that show the
         decoded text, as python3 -m jinghua does."""
         doc, data = self._document(text, path, False, False, None, False, type)
-        return Document(doc, data), self._settings(path).fail_on
+        return Document(doc, data, self), self._settings(path).fail_on
 
     def fix_result(self, text: Text, *, path: Optional[PathLike] = None,
                    type: Optional[str] = None, unsafe: Optional[bool] = None,
@@ -344,12 +344,14 @@ class Linter:
 
 
 class Document:
-    """A checked (or fixed) document: the library's jh_document and the
-    bytes it points into, kept alive together."""
+    """A checked (or fixed) document: the library's jh_document, the bytes
+    it points into and the Linter whose rule set its findings point into,
+    kept alive together."""
 
-    def __init__(self, doc: Any, data: bytes) -> None:
+    def __init__(self, doc: Any, data: bytes, linter: Linter) -> None:
         self._doc = doc
         self._data = data
+        self._linter = linter  # a finding's rule id lives in its rule set
 
     def text(self) -> bytes:
         """The UTF-8 text the library checked (a file's decoded text)."""
@@ -364,6 +366,42 @@ class Document:
     @property
     def is_markdown(self) -> bool:
         return bool(lib.jh_document_is_markdown(self._doc))
+
+    def report_human(self, name: PathLike, color: bool = False) -> bytes:
+        """The findings as `jinghua check` prints them for people, under the
+        file name name (jh_report_human: the same call the CLI makes)."""
+        n = ffi.new("size_t *")
+        text = lib.jh_document_text(self._doc, n)
+        chunks: list[bytes] = []
+        rc = lib.jh_report_human(os.fsencode(name), text, n[0], lib.jh_document_findings(self._doc),
+                                 lib.JH_REPORT_COLOR if color else 0, _collect_write,
+                                 ffi.new_handle(chunks))
+        _check_report(rc)
+        return b"".join(chunks)
+
+
+@ffi.callback("jh_write_fn", error=1)
+def _collect_write(data: Any, n: int, payload: Any) -> int:
+    ffi.from_handle(payload).append(ffi.unpack(data, n))
+    return 0
+
+
+def _check_report(rc: int) -> None:
+    if rc == lib.JH_ERR_NOMEM:
+        raise MemoryError("jinghua: out of memory")
+    if rc:
+        raise JinghuaError(_s(lib.jh_strerror(rc)) or "error", rc)
+
+
+def human_summary(by_severity: dict[str, int], files: int, skipped: int) -> bytes:
+    """The line that ends a human report (jh_report_human_summary), or b""
+    when no finding was counted: by_severity counts "info", "warning" and
+    "error"."""
+    by = ffi.new("size_t[3]", [by_severity.get(_SEVERITY[k], 0) for k in range(3)])
+    chunks: list[bytes] = []
+    _check_report(lib.jh_report_human_summary(by, files, skipped, _collect_write,
+                                              ffi.new_handle(chunks)))
+    return b"".join(chunks)
 
 
 def text_findings(doc: Document) -> list[Finding]:

@@ -1,6 +1,7 @@
 /* format_ci.c — formats CI services read: GitHub Actions workflow commands
  * (`github`), Checkstyle XML (`checkstyle`), reviewdog's diagnostic JSON
  * lines (`rdjsonl`). */
+#include <stdlib.h>
 #include <string.h>
 #include "cli.h"
 
@@ -44,19 +45,10 @@ void github_finding(FILE *o, const report_doc *d, const jh_finding *f)
 
 /* ---- checkstyle ---- */
 
-static void xml_escape(FILE *o, const char *s)
+static void xml_escape_clean(FILE *o, const char *s)
 {
-	size_t len = strlen(s), valid = 0;
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (i >= valid) {
-			size_t ok = jh_utf8_valid_prefix(s + i, len - i);
-			if (!ok) {
-				fputs("\xEF\xBF\xBD", o);
-				continue;
-			}
-			valid = i + ok;
-		}
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
 		switch (c) {
 		case '<': fputs("&lt;", o); break;
 		case '>': fputs("&gt;", o); break;
@@ -71,6 +63,21 @@ static void xml_escape(FILE *o, const char *s)
 				fputc(c, o);
 		}
 	}
+}
+
+/* XML of s; invalid UTF-8 as every front end shows it (jh_utf8_clean). */
+static void xml_escape(FILE *o, const char *s)
+{
+	size_t len = strlen(s);
+	if (jh_utf8_valid_prefix(s, len) == len) {
+		xml_escape_clean(o, s);
+		return;
+	}
+	size_t n = jh_utf8_clean(s, len, NULL, 0);
+	char *clean = xmalloc(n + 1);
+	jh_utf8_clean(s, len, clean, n + 1);
+	xml_escape_clean(o, clean);
+	free(clean);
 }
 
 void checkstyle_begin(FILE *o)

@@ -1,5 +1,5 @@
-/* report.c — printing findings: `human` (file:line:col, the source line and
- * a caret under the span, aligned by display width), `json` (one array),
+/* report.c — printing findings: `human` (the library's jh_report_human:
+ * file:line:col, the source line and a caret under the span), `json` (one array),
  * `jsonl` (one finding a line) and --statistics; the CI formats are in
  * format_sarif.c and format_ci.c.  Files are checked in parallel, but each
  * file's findings are written by report_write in input order, straight to
@@ -11,12 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-
-#define C_RESET "\033[0m"
-#define C_BOLD "\033[1m"
-#define C_DIM "\033[2m"
-
-static const char *sev_color[] = {"\033[36m", "\033[33m", "\033[31;1m"};
 
 /* JSON goes out through a small buffer of its own, one fwrite when it
  * fills or a finding is done: a finding took some thirty stdio calls, each
@@ -75,26 +69,15 @@ static inline int plain8(const char *s)
 }
 
 /* Bytes go out in runs between the characters that need escaping. */
-static void jo_string(jout *j, const char *s, size_t len)
+static void jo_escaped(jout *j, const char *s, size_t len)
 {
-	size_t valid = 0, run = 0;
+	size_t run = 0;
 	jo_putc(j, '"');
 	for (size_t i = 0; i < len;) {
-		if (i >= valid) {
-			/* Check each UTF-8 sequence once; replace what is invalid. */
-			size_t ok = jh_utf8_valid_prefix(s + i, len - i);
-			if (ok == 0) {
-				jo_put(j, s + run, i - run);
-				jo_puts(j, "\\ufffd");
-				run = ++i;
-				continue;
-			}
-			valid = i + ok;
-		}
-		while (valid - i >= 8 && plain8(s + i))
+		while (len - i >= 8 && plain8(s + i))
 			i += 8;
-		if (i >= valid)
-			continue;
+		if (i >= len)
+			break;
 		unsigned char c = (unsigned char)s[i];
 		if (c >= 0x20 && c != 0x7F && c != '"' && c != '\\') {
 			i++;
@@ -117,6 +100,21 @@ static void jo_string(jout *j, const char *s, size_t len)
 	}
 	jo_put(j, s + run, len - run);
 	jo_putc(j, '"');
+}
+
+/* A JSON string holds Unicode only: invalid UTF-8 is written as the
+ * library shows it (jh_utf8_clean, U+FFFD), as the language server does. */
+static void jo_string(jout *j, const char *s, size_t len)
+{
+	if (jh_utf8_valid_prefix(s, len) == len) {
+		jo_escaped(j, s, len);
+		return;
+	}
+	size_t n = jh_utf8_clean(s, len, NULL, 0);
+	char *clean = xmalloc(n + 1);
+	jh_utf8_clean(s, len, clean, n + 1);
+	jo_escaped(j, clean, n);
+	free(clean);
 }
 
 void put_json_string(FILE *out, const char *s, size_t len)
@@ -231,43 +229,6 @@ size_t line_start(const report_doc *d, size_t pos)
 	return s;
 }
 
-/* The line containing byte pos: [*ls, *le) without its line break. */
-static void line_bounds(const report_doc *d, size_t pos, size_t *ls, size_t *le)
-{
-	size_t s, e;
-	line_at(d, pos, &s, &e);
-	if (e > s && d->text[e - 1] == '\r')
-		e--;
-	*ls = s;
-	*le = e;
-}
-
-/* Print a source line, with tabs and control characters shown as one
- * column each so that the caret line stays aligned. */
-static void print_source(FILE *out, const char *s, size_t n)
-{
-	size_t valid = 0, run = 0;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-		if (i >= valid) {
-			size_t ok = jh_utf8_valid_prefix(s + i, n - i);
-			if (ok == 0) { /* invalid byte: one replacement character, one column */
-				fwrite(s + run, 1, i - run, out);
-				fputs("\xEF\xBF\xBD", out);
-				run = i + 1;
-				continue;
-			}
-			valid = i + ok;
-		}
-		if (c < 0x20) {
-			fwrite(s + run, 1, i - run, out);
-			fputc(' ', out);
-			run = i + 1;
-		}
-	}
-	fwrite(s + run, 1, n - run, out);
-}
-
 void put_name(FILE *o, const char *name)
 {
 	char buf[1024], *big = NULL;
@@ -291,78 +252,18 @@ void file_msg(FILE *o, const char *name, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* 「text」, or "delete" for an empty replacement. */
-static void put_replacement(FILE *o, const char *rep)
+static int write_out(const char *data, size_t len, void *out)
 {
-	if (*rep)
-		fprintf(o, "「%s」", rep);
-	else
-		fputs("delete", o);
+	return fwrite(data, 1, len, out) != len;
 }
 
-/* "  alternatives: 「知识」 (0.62), 「智识」 (0.11)": the ranked answers,
- * best first, each with its probability when the rule gives one; an
- * answer of several edits shows them joined by "+". */
-static void human_alternatives(FILE *o, const jh_finding *f)
+/* The library writes the report; a write that fails shows in the
+ * stream's error flag, which the end of the run reads. */
+static void human_findings(const reporter *r, const report_doc *d, const jh_findings *fs)
 {
-	fputs("  alternatives:", o);
-	for (size_t i = 0; i < f->n_alternatives; i++) {
-		const jh_alternative *a = &f->alternatives[i];
-		fputs(i ? ", " : " ", o);
-		for (size_t k = 0; k < a->n_edits; k++) {
-			if (k)
-				fputc('+', o);
-			put_replacement(o, a->edits[k].replacement);
-		}
-		if (a->score >= 0)
-			fprintf(o, " (%.2f)", a->score);
-	}
-	fputc('\n', o);
-}
-
-static void human_finding(const reporter *r, FILE *o, const report_doc *d, const jh_finding *f)
-{
-	const char *text = d->text;
-	int c = r->color;
-	fputs(c ? C_BOLD : "", o);
-	put_name(o, d->name);
-	fprintf(o, ":%zu:%zu:%s %s%s%s %s[%s]%s %s\n", f->line, f->column,
-	        c ? C_RESET : "", c ? sev_color[f->severity] : "", jh_severity_name(f->severity),
-	        c ? C_RESET : "", c ? C_DIM : "", f->rule_id, c ? C_RESET : "", f->message);
-	size_t ls, le;
-	line_bounds(d, f->byte_start, &ls, &le);
-	/* Very long lines (a whole novel without breaks) are cut around the span. */
-	size_t show_s = ls, show_e = le;
-	if (f->byte_start - ls > 240) {
-		show_s = f->byte_start - 120;
-		while (show_s < f->byte_start && ((unsigned char)text[show_s] & 0xC0) == 0x80)
-			show_s++;
-	}
-	if (show_e - show_s > 480) {
-		show_e = show_s + 480;
-		while (show_e > show_s && ((unsigned char)text[show_e] & 0xC0) == 0x80)
-			show_e--;
-	}
-	fprintf(o, "  %s|%s ", c ? C_DIM : "", c ? C_RESET : "");
-	print_source(o, text + show_s, show_e - show_s);
-	fputc('\n', o);
-	size_t pad = jh_display_width(text + show_s, f->byte_start - show_s);
-	size_t span_end = f->byte_end < show_e ? f->byte_end : show_e;
-	size_t w = span_end > f->byte_start ? jh_display_width(text + f->byte_start, span_end - f->byte_start) : 0;
-	fprintf(o, "  %s|%s ", c ? C_DIM : "", c ? C_RESET : "");
-	for (size_t i = 0; i < pad; i++)
-		fputc(' ', o);
-	fputs(c ? sev_color[f->severity] : "", o);
-	for (size_t i = 0; i < (w ? w : 1); i++)
-		fputc('^', o);
-	if (f->has_fix && f->n_edits == 1) {
-		fprintf(o, " %s ", f->safety == JH_SAFE ? "fix:" : "suggestion:");
-		put_replacement(o, f->edits[0].replacement);
-	}
-	fputs(c ? C_RESET : "", o);
-	fputc('\n', o);
-	if (f->n_alternatives)
-		human_alternatives(o, f);
+	if (jh_report_human(d->name, d->text, d->len, fs, r->color ? JH_REPORT_COLOR : 0, write_out,
+	                    r->out) == JH_ERR_NOMEM)
+		die_nomem();
 }
 
 /* key (with its quotes and colon, after a comma) and a number: fprintf
@@ -458,8 +359,7 @@ static void write_finding(reporter *r, const report_doc *d, const jh_finding *f)
 {
 	FILE *o = r->out;
 	switch (r->format) {
-	case FMT_HUMAN:
-		human_finding(r, o, d, f);
+	case FMT_HUMAN: /* whole files, in report_render */
 		break;
 	case FMT_JSON:
 		separate(r, o);
@@ -567,6 +467,8 @@ void report_render(reporter *r, const report_doc *doc, const jh_findings *fs)
 	d.memo = &memo;
 	if (r->format == FMT_CHECKSTYLE)
 		checkstyle_file(r->out, &d, fs);
+	else if (r->format == FMT_HUMAN)
+		human_findings(r, &d, fs);
 	else
 		for (size_t i = 0; i < fs->count; i++)
 			write_finding(r, &d, &fs->items[i]);
@@ -648,13 +550,8 @@ void report_end(reporter *r)
 		sarif_end(r);
 	} else if (r->format == FMT_CHECKSTYLE) {
 		checkstyle_end(r->out);
-	} else if (r->format == FMT_HUMAN && r->n_findings) {
-		fprintf(r->out, "\n%zu finding%s (%zu error%s, %zu warning%s, %zu info) in %zu file%s",
-		        r->n_findings, r->n_findings == 1 ? "" : "s", r->by_sev[JH_ERROR],
-		        r->by_sev[JH_ERROR] == 1 ? "" : "s", r->by_sev[JH_WARNING],
-		        r->by_sev[JH_WARNING] == 1 ? "" : "s", r->by_sev[JH_INFO], r->n_files,
-		        r->n_files == 1 ? "" : "s");
-		put_skipped(r->out, r);
+	} else if (r->format == FMT_HUMAN) {
+		jh_report_human_summary(r->by_sev, r->n_files, r->n_skipped, write_out, r->out);
 	}
 	if (r->flush_each)
 		fflush(r->out);

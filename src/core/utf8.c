@@ -148,3 +148,31 @@ size_t jh_name_escape(const char *name, char *out, size_t size)
 		out[w < size ? w : size - 1] = '\0';
 	return w;
 }
+
+/* Append s[0..n) at w of out, as put_byte does each byte. */
+static void put_run(char *out, size_t size, size_t *w, const char *s, size_t n)
+{
+	if (*w + 1 < size) {
+		size_t room = size - 1 - *w;
+		memcpy(out + *w, s, n < room ? n : room);
+	}
+	*w += n;
+}
+
+size_t jh_utf8_clean(const char *s, size_t len, char *out, size_t size)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t i = 0, w = 0;
+	while (i < len) {
+		size_t ok = jh_utf8_valid_prefix(s + i, len - i);
+		put_run(out, size, &w, s + i, ok);
+		if ((i += ok) == len)
+			break;
+		int32_t cp;
+		i += jh_utf8_decode(u + i, len - i, &cp); /* the maximal invalid subpart */
+		put_run(out, size, &w, "\xEF\xBF\xBD", 3);
+	}
+	if (size)
+		out[w < size ? w : size - 1] = '\0';
+	return w;
+}

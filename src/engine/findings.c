@@ -52,6 +52,12 @@ int jh_findings_add_scored_alternative(jh_findings *list, size_t index, const jh
 	if (score < 0)
 		score = JH_SCORE_NONE; /* one spelling of "none" for every reporter */
 	jh_finding *f = &list->items[index];
+	for (size_t i = 0; i < n_edits; i++) {
+		if (edits[i].byte_end < edits[i].byte_start)
+			return JH_ERR_ARG;
+		if (!jh_edit_in_span(f, edits[i].byte_start, edits[i].byte_end))
+			return JH_ERR_SPAN;
+	}
 	jh_edit *e = store_edits(list, n_edits);
 	jh_alternative *alt = e ? jh_arena_alloc(&list->strings->edits,
 	                                         (f->n_alternatives + 1) * sizeof *alt,
@@ -60,8 +66,6 @@ int jh_findings_add_scored_alternative(jh_findings *list, size_t index, const jh
 	if (!alt)
 		return JH_ERR_NOMEM;
 	for (size_t i = 0; i < n_edits; i++) {
-		if (edits[i].byte_end < edits[i].byte_start)
-			return JH_ERR_ARG;
 		char *rep = store_intern(list, edits[i].replacement, strlen(edits[i].replacement));
 		if (!rep)
 			return JH_ERR_NOMEM;
@@ -110,6 +114,8 @@ int jh_findings_add_edit(jh_findings *list, size_t index, size_t byte_start, siz
 	if (index >= list->count || byte_end < byte_start)
 		return JH_ERR_ARG;
 	jh_finding *f = &list->items[index];
+	if (!jh_edit_in_span(f, byte_start, byte_end))
+		return JH_ERR_SPAN;
 	char *rep = store_intern(list, replacement, strlen(replacement));
 	jh_edit *e = rep ? store_edits(list, f->n_edits + 1) : NULL;
 	if (!e)

@@ -43,6 +43,14 @@ const char *jh_template_ref(const char *p, const void *code, long *group);
  * it has one. */
 int jh_map_fix(const jh_rule *r, jh_buf *fix);
 
+/* Does the edit lie inside the finding's span (an insertion at either end
+ * too)?  A fix changes only bytes of its finding: jh_findings_add_edit,
+ * the alternatives and jh_apply_fixes hold every edit to it. */
+static inline int jh_edit_in_span(const jh_finding *f, size_t start, size_t end)
+{
+	return f->byte_start <= start && start <= end && end <= f->byte_end;
+}
+
 /* Sort by position (start, end, rule) and drop exact duplicates. */
 void jh_findings_sort(jh_findings *list, size_t from);
 

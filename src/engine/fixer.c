@@ -68,7 +68,8 @@ int jh_apply_fixes(const char *text, size_t len, const jh_findings *fs, int unsa
 		for (size_t k = 0; k < f->n_edits && ok; k++) {
 			const jh_edit *e = &f->edits[k];
 			int insert = e->byte_start == e->byte_end;
-			ok = e->byte_start >= pos && edit_ok(text, len, e) &&
+			ok = e->byte_start >= pos && jh_edit_in_span(f, e->byte_start, e->byte_end) &&
+			     edit_ok(text, len, e) &&
 			     !(insert && e->byte_start == last_insert);
 			pos = e->byte_end;
 		}

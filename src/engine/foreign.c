@@ -15,6 +15,7 @@
  * The half-width katakana check is about kana and keeps its findings. */
 #include <stdlib.h>
 #include <string.h>
+#include "buf.h"
 #include "findings.h"
 #include "foreign.h"
 #include "foreign_forms.h"
@@ -78,14 +79,8 @@ typedef struct {
 
 static int push(sentences *s, size_t a, size_t b, int kana)
 {
-	if (s->n + 3 > s->cap) {
-		size_t nc = s->cap ? 2 * s->cap : 16;
-		size_t *nv = realloc(s->v, nc * sizeof *nv);
-		if (!nv)
-			return JH_ERR_NOMEM;
-		s->v = nv;
-		s->cap = nc;
-	}
+	if (jh_grow((void **)&s->v, &s->cap, s->n + 3, sizeof *s->v))
+		return JH_ERR_NOMEM;
 	s->v[s->n++] = a;
 	s->v[s->n++] = b;
 	s->v[s->n++] = (size_t)kana;

@@ -14,6 +14,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include "buf.h"
 #include "findings.h"
 #include "utf8.h"
 #include "util.h"
@@ -208,14 +209,8 @@ static int add_spans(spans *s, const pcre2_code *re, const char *text, size_t a,
 				at++;
 			continue;
 		}
-		if (s->n == s->cap) {
-			size_t nc = s->cap ? 2 * s->cap : 16;
-			span *nv = realloc(s->v, nc * sizeof *nv);
-			if (!nv)
-				return JH_ERR_NOMEM;
-			s->v = nv;
-			s->cap = nc;
-		}
+		if (jh_grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v))
+			return JH_ERR_NOMEM;
 		size_t end = hard ? ov[1] : soft_end(text, ov[0], ov[1], b);
 		s->v[s->n++] = (span){ov[0], end, hard};
 		at = end;

@@ -166,25 +166,14 @@ void lsp_log(int type, const char *fmt, ...)
 
 json_t *json_text(const char *s, size_t n)
 {
-	size_t ok = jh_utf8_valid_prefix(s, n);
-	if (ok == n)
+	if (jh_utf8_valid_prefix(s, n) == n)
 		return json_stringn(s, n);
 	/* invalid bytes become U+FFFD: a JSON string holds Unicode only */
-	char *buf = malloc(n * 3 + 1);
+	size_t w = jh_utf8_clean(s, n, NULL, 0);
+	char *buf = malloc(w + 1);
 	if (!buf)
 		return jstr("");
-	size_t w = 0, i = 0;
-	while (i < n) {
-		size_t v = jh_utf8_valid_prefix(s + i, n - i);
-		memcpy(buf + w, s + i, v);
-		w += v;
-		i += v;
-		if (i < n) {
-			memcpy(buf + w, "\xEF\xBF\xBD", 3);
-			w += 3;
-			i++;
-		}
-	}
+	jh_utf8_clean(s, n, buf, w + 1);
 	json_t *j = json_stringn(buf, w);
 	free(buf);
 	return j;

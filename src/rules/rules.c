@@ -63,6 +63,23 @@ void jh_rule_free(jh_rule *r)
 	free(r);
 }
 
+int jh_rule_add_param(jh_rule *r, const char *key, const char *value, unsigned line)
+{
+	if (jh_grow((void **)&r->params, &r->cap_params, r->n_params + 1, sizeof *r->params))
+		return JH_ERR_NOMEM;
+	jh_param *p = &r->params[r->n_params];
+	p->key = jh_strdup(key);
+	p->value = jh_strdup(value);
+	p->line = line;
+	if (!p->key || !p->value) {
+		free(p->key);
+		free(p->value);
+		return JH_ERR_NOMEM;
+	}
+	r->n_params++;
+	return JH_OK;
+}
+
 const char *jh_rule_param(const jh_rule *r, const char *key, unsigned *line)
 {
 	/* Last definition wins, as for every other key. */
@@ -540,19 +557,7 @@ static int handle_key(loader *ld, jh_rule *r, const char *name, const char *valu
 			return set_string(ld, strings[i].slot, value);
 
 	/* Anything else is a parameter; the check it belongs to validates it. */
-	if (jh_grow((void **)&r->params, &r->cap_params, r->n_params + 1, sizeof *r->params))
-		return JH_ERR_NOMEM;
-	jh_param *p = &r->params[r->n_params];
-	p->key = jh_strdup(name);
-	p->value = jh_strdup(value);
-	p->line = ld->line;
-	if (!p->key || !p->value) {
-		free(p->key);
-		free(p->value);
-		return JH_ERR_NOMEM;
-	}
-	r->n_params++;
-	return JH_OK;
+	return jh_rule_add_param(r, name, value, ld->line);
 }
 
 static int ini_cb(void *user, const char *section, const char *name, const char *value)

@@ -100,6 +100,9 @@ const jh_example_def *jh_rule_examples(const jh_rule *r);
 int jh_ruleset_index_add(jh_ruleset *rs, size_t i);
 /* The jh_foreign a `foreign =` value names: 0, or -1 for none. */
 int jh_foreign_parse(const char *value, jh_foreign *out);
+/* Append a parameter (copied; line 0 when not from a file): the last of a
+ * key wins.  JH_OK or JH_ERR_NOMEM. */
+int jh_rule_add_param(jh_rule *r, const char *key, const char *value, unsigned line);
 /* Value of a parameter, or NULL; *line gets its line if found. */
 const char *jh_rule_param(const jh_rule *r, const char *key, unsigned *line);
 

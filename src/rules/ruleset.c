@@ -34,6 +34,7 @@ const char *jh_strerror(int status)
 	case JH_ERR_CONFIG: return "errors in the configuration";
 	case JH_ERR_CANCELLED: return "cancelled";
 	case JH_ERR_ENCODING: return "unknown encoding";
+	case JH_ERR_SPAN: return "edit outside its finding's span";
 	default: return "unknown error";
 	}
 }
@@ -415,19 +416,7 @@ int jh_ruleset_set_param(jh_ruleset *rs, const char *id, const char *key, const 
 		return JH_OK;
 	/* Appended: the last definition of a key wins, and the rule file's own
 	 * line stays for messages about it. */
-	if (jh_grow((void **)&r->params, &r->cap_params, r->n_params + 1, sizeof *r->params))
-		return JH_ERR_NOMEM;
-	jh_param *p = &r->params[r->n_params];
-	p->key = jh_strdup(key);
-	p->value = jh_strdup(value);
-	p->line = 0;
-	if (!p->key || !p->value) {
-		free(p->key);
-		free(p->value);
-		return JH_ERR_NOMEM;
-	}
-	r->n_params++;
-	return JH_OK;
+	return jh_rule_add_param(r, key, value, 0);
 }
 
 #ifndef JH_RULES_DIR

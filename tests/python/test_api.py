@@ -126,6 +126,29 @@ class AgainstTheCli(unittest.TestCase):
             self.assertIn(b"gone\\x0Dnote\\x7F.txt: No such file or directory", want.stderr)
             self.assertEqual(got.stderr, want.stderr)
 
+    # python -m jinghua printed the human report with a reporter of its own
+    # (one U+FFFD for a cut character where the CLI printed one a byte, no
+    # colours); both call jh_report_human now: the same bytes, colours too
+    def test_python_m_jinghua_human_report_is_the_clis(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            p = os.path.join(tmp, "a.txt")
+            with open(p, "wb") as f:
+                f.write("好,的\t好".encode() + b"\xe4\xb8" + ",的，他拔出手*弹。\r\n".encode()
+                        + "他把子丨弹压进了枪膛，好,的。".encode() * 30 + b"\x01,\n")
+            for color in ("never", "always"):
+                want = cli("check", "--no-config", "--color", color, p)
+                got = subprocess.run([sys.executable, "-m", "jinghua", "--no-config", "--color",
+                                      color, p], capture_output=True, check=False)
+                self.assertIn(b"alternatives:", want.stdout)
+                self.assertIn(b"invalid-utf8", want.stdout)
+                self.assertEqual(got.stdout, want.stdout, color)
+                self.assertEqual(got.returncode, want.returncode)
+            self.assertIn(b"\033[33mwarning", got.stdout)
+            with open(p, "rb") as f:
+                doc, _ = jinghua.Linter(no_config=True).document(f.read())
+            plain = cli("check", "--no-config", "--color", "never", p).stdout
+            self.assertEqual(doc.report_human(p), plain[:plain.rindex(b"\n\n") + 1])
+
     # a UTF-16 file without a byte-order mark was skipped as binary by
     # python -m jinghua (its own test saw only the NUL bytes) and checked by
     # jinghua check: both ask the library now (jh_looks_binary)
