@@ -75,6 +75,12 @@ if [ "$got" = '明天见。' ]; then pass; else fail "short GBK '明天见。' r
 printf '天黑了。\n' | iconv -f utf-8 -t big5 >"$TMP/short.big5"
 got=$($J fix --to-utf8 --stdout "$TMP/short.big5" 2>/dev/null)
 if [ "$got" = '天黑了。' ]; then pass; else fail "short Big5 '天黑了。' read as '$got'"; fi
+# uchardet names a DOS code page (IBM852) for these: one byte a character too
+for w in '好。' '他說好。' '是的。'; do
+	printf '%s\n' "$w" | iconv -f utf-8 -t big5 >"$TMP/short.big5"
+	got=$($J fix --to-utf8 --stdout "$TMP/short.big5" 2>/dev/null)
+	if [ "$got" = "$w" ]; then pass; else fail "short Big5 '$w' read as '$got'"; fi
+done
 printf 'Fran\xe7ais: \xe9t\xe9, \xe0 la plage, tr\xe8s chaud.\n' >"$TMP/fr.txt"
 got=$($J fix --to-utf8 --stdout "$TMP/fr.txt" 2>/dev/null)
 if [ "$got" = 'Français: été, à la plage, très chaud.' ]; then pass; else fail "Latin-1 French read as '$got'"; fi

@@ -515,6 +515,29 @@ d = s.diagnostics(MDURI, 1)
 check(not [x for x in d["diagnostics"] if "could not check" in x["message"]], "mended: checked again")
 check(s.close() == 0, "clean exit")
 
+# a client that does not watch files (Neovim 0.7's): the server notices a
+# changed .jinghua.ini itself at the next check
+with open(ini, "w") as f:
+    f.write("ignore = punct.repeated\n")
+s = Server(cwd=tmp)
+s.initialize()
+s.notify("textDocument/didOpen", {"textDocument": {"uri": MDURI, "languageId": "markdown",
+                                                   "version": 1, "text": MD}})
+d = s.diagnostics(MDURI, 1)
+check(not [x for x in d["diagnostics"] if x["code"] == "punct.repeated"] and
+      [x for x in d["diagnostics"] if x["code"] == "punct.halfwidth"],
+      "no file watching: the config's ignore applies")
+with open(ini, "w") as f:
+    f.write("# now the other one\nignore = punct.halfwidth\n")
+s.notify("textDocument/didChange", {"textDocument": {"uri": MDURI, "version": 2},
+                                    "contentChanges": [{"text": MD}]})
+d = s.diagnostics(MDURI, 2)
+check([x for x in d["diagnostics"] if x["code"] == "punct.repeated"] and
+      not [x for x in d["diagnostics"] if x["code"] == "punct.halfwidth"],
+      "no file watching: a changed .jinghua.ini is read again at the next check: %s"
+      % [x["code"] for x in d["diagnostics"]])
+check(s.close() == 0, "clean exit")
+
 s = Server(cwd=tmp)
 s.initialize(options={"select": "punct.halfwidth"})
 s.notify("textDocument/didOpen", {"textDocument": {"uri": URI, "languageId": "plaintext",

@@ -114,6 +114,48 @@ static int is_mask_cp(int32_t cp)
 	       cp == 0x25CB || cp == 0x25CF || cp == 0x2573;
 }
 
+/* What censor.mask.symbol leaves alone is no mask here either (its
+ * description lists them): a ○ or × that is a digit or an operator, a
+ * Chinese numeral before it and a numeral, 年/月/日/号…, or no Han character
+ * after it (一九○二年, 一九三○年, 二○○五, 三×四); 第○章; 打了个×。; and a □
+ * standing for a glyph the font lacked, described right after it
+ * (黑□□【音“…”】, □［虫营］).  Lu Xun's essays write their years with ○:
+ * each was "restored" as 四 or 七 with a probability of 0.7-0.97.  A mark
+ * with a numeral on one side only is still a mask (损失×五门火炮, 一□□分子):
+ * bench/restore lost masks it had found when it was not. */
+static int ms_numeral(int32_t cp)
+{
+	static const int32_t num[] = {0x4E00, 0x4E8C, 0x4E09, 0x56DB, 0x4E94, 0x516D, 0x4E03, 0x516B,
+	                              0x4E5D, 0x5341, 0x96F6, 0x3007, 0x4E24, 0x767E, 0x5343, 0x4E07};
+	for (size_t i = 0; i < sizeof num / sizeof *num; i++)
+		if (cp == num[i])
+			return 1;
+	return 0;
+}
+
+static int ms_in(int32_t cp, const char *set)
+{
+	for (size_t p = 0, n = strlen(set); p < n;) {
+		int32_t x;
+		p += jh_utf8_decode((const unsigned char *)set + p, n - p, &x);
+		if (x == cp)
+			return 1;
+	}
+	return 0;
+}
+
+static int ms_symbol_excluded(int32_t mark, int32_t before, int32_t after)
+{
+	if (mark == 0x25A1 || mark == 0x25A0) /* □ ■ */
+		return ms_in(after, "【［");
+	if (mark != 0x25CB && mark != 0x00D7 && mark != 0x2573) /* ○ × ╳: a zero, a times, a cross */
+		return 0;
+	const char *unit = "年月日号章节節回卷集部";
+	return (ms_numeral(before) && (ms_numeral(after) || ms_in(after, unit) || !is_han(after))) ||
+	       (before == 0x7B2C /* 第 */ && (ms_numeral(after) || ms_in(after, unit))) ||
+	       (ms_in(before, "个個打画畫划劃") && !is_han(after));
+}
+
 /* Is the star run [s, e) one side of Markdown emphasis (**粗体**): a run
  * of the same length within 30 characters on the same line, with no
  * sentence punctuation between?  Masks repeat on a line too (帝**人…亲*待),
@@ -367,7 +409,8 @@ static void ms_flush(jh_brun *run)
 	if (!(is_han(before) && (after < 0 || after >= 0x80 || after == '\n' || after == '\r')) &&
 	    !(is_han(after) && before >= 0x80 && !(jh_class_of(before) & JH_C_SPACE)))
 		return;
-	if (run->run_len > 6 || (t[s] == '*' && ms_emphasis(t, len, s, e)))
+	if (run->run_len > 6 || (t[s] == '*' && ms_emphasis(t, len, s, e)) ||
+	    ms_symbol_excluded(run->run_cp, before, after))
 		return;
 	lazy_arg a = {(ms_cfg *)c, run->diag_fn, run->payload}; /* see mc_finish */
 	if (jh_lazy_get(&((ms_cfg *)c)->once, ms_load, &a) != JH_OK)

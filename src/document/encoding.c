@@ -66,6 +66,12 @@ static family family_of(const char *name)
 	if (!strncasecmp(name, "ISO-8859", 8) || !strncasecmp(name, "WINDOWS-125", 11) ||
 	    !strncasecmp(name, "KOI8", 4) || !strncasecmp(name, "CP125", 5) || !strcasecmp(name, "TIS-620"))
 		return FAM_SINGLE;
+	/* the DOS and Mac code pages uchardet also names for a short Big5 line
+	 * (好。 is IBM852 to it): one byte a character as well */
+	if (!strncasecmp(name, "IBM", 3) || !strncasecmp(name, "CP4", 3) || !strncasecmp(name, "CP7", 3) ||
+	    !strncasecmp(name, "CP8", 3) || !strncasecmp(name, "MAC", 3) || !strcasecmp(name, "VISCII") ||
+	    !strncasecmp(name, "GEORGIAN", 8))
+		return FAM_SINGLE;
 	return FAM_GENERIC;
 }
 

@@ -163,6 +163,8 @@ static int is_cancelled(void *payload)
 	return __atomic_load_n(&w->cancel, __ATOMIC_ACQUIRE);
 }
 
+static void reload(server *sv, json_t *settings);
+
 /* Check the document's current version and publish its diagnostics,
  * unless it changed (or closed) meanwhile. */
 static void run_check(server *sv, const char *uri)
@@ -171,6 +173,13 @@ static void run_check(server *sv, const char *uri)
 	doc_copy c;
 	if (docs_copy(&sv->docs, uri, &c))
 		return; /* closed meanwhile */
+	if (!sv->watch_config && config_watch_changed(&sv->cfg_stamps, c.path)) {
+		/* read again; every open document, this one too, is checked again */
+		lsp_log(3, "jinghua lsp: %s changed: configuration read again", "a .jinghua.ini");
+		doc_copy_free(&c);
+		reload(sv, NULL);
+		return;
+	}
 
 	pthread_mutex_lock(&w->lock);
 	w->running = xdup(uri);
@@ -370,6 +379,7 @@ void worker_stop(server *sv)
 		free(p->uri);
 		free(p);
 	}
+	config_watch_forget_all(&sv->cfg_stamps);
 	pthread_cond_destroy(&w->wake);
 	pthread_cond_destroy(&w->idle);
 	pthread_mutex_destroy(&w->lock);
