@@ -58,6 +58,14 @@ printf '这是' | iconv -t GB18030 >short.txt
 $J check --format json --encoding gb18030 short.txt >"$TMP/short.json"
 if python3 -c 'import json,sys; assert json.load(open(sys.argv[1]))==[]' "$TMP/short.json"; then pass; else fail "--encoding gb18030"; fi
 expect_exit 2 "--encoding unknown" -- $J check --encoding no-such-charset short.txt
+# a forced encoding wins over a BOM of another one; a BOM of its own family
+# gives the byte order
+cp u16bom.txt forced.txt
+$J check --format json --encoding utf-8 forced.txt >"$TMP/forced.json"
+expect_grep '"rule":"encoding.invalid-utf8"' "$TMP/forced.json" "--encoding utf-8 over a UTF-16 BOM"
+$J fix --stdout --encoding utf-8 forced.txt 2>/dev/null | cmp -s - u16bom.txt && pass || fail "--encoding utf-8 kept the UTF-16 bytes"
+$J check --format json --encoding utf-16 u16bom.txt >"$TMP/forced16.json"
+expect_grep '"rule":"censor.separator"' "$TMP/forced16.json" "--encoding utf-16 reads the BOM's byte order"
 
 # 2. undecodable bytes: a finding with the file's offset, kept byte for byte
 { printf '第一句。子丨弹，好。' | iconv -t GB18030; printf '\x81\x20'; printf '第二句。\n' | iconv -t GB18030; } >broken.txt

@@ -1,6 +1,7 @@
 /* encoding.c — a file's bytes → UTF-8 text for the rules, and back.
  *
- * Order of decisions: a BOM; strict UTF-8; a forced --encoding; UTF-16
+ * Order of decisions: a forced --encoding (a BOM of its own family gives
+ * the byte order); a BOM; strict UTF-8; UTF-16
  * without BOM (its ASCII characters leave NUL bytes on one side); uchardet,
  * loaded with dlopen the first time a file needs it (linked, it brought the
  * C++ runtime into every start: about 3 ms of a 25 ms hook run).
@@ -455,14 +456,21 @@ int decode_text(const char *data, size_t len, const char *want, decoded *out, ch
 	char name[64] = "";
 	int guessed = 0; /* the encoding is uchardet's guess */
 	const char *enc = bom_encoding(s, len);
-	if (enc) {
-		snprintf(name, sizeof name, "%s", enc);
-	} else if (len >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF) {
-		/* UTF-8 with BOM: as it is */
-	} else if (want && *want && strcasecmp(want, "auto")) {
+	int forced = want && *want && strcasecmp(want, "auto");
+	if (forced) {
+		/* The user's word wins over a BOM of another encoding (as iconv -f
+		 * and every editor's "reopen as" do): a UTF-16 BOM in a file forced
+		 * to UTF-8 is two invalid bytes, reported and kept.  A BOM of the
+		 * forced encoding's own family only tells its byte order. */
 		canonical_name(want, name, sizeof name);
 		if (!strcasecmp(name, "UTF-8") || !strcasecmp(name, "UTF8"))
 			name[0] = '\0';
+		else if (enc && !strncasecmp(name, enc, 6))
+			snprintf(name, sizeof name, "%s", enc);
+	} else if (enc) {
+		snprintf(name, sizeof name, "%s", enc);
+	} else if (len >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF) {
+		/* UTF-8 with BOM: as it is */
 	} else if (jh_utf8_valid_prefix(data, len) != len) {
 		const char *g = memchr(data, 0, len) ? utf16_guess(data, len) : NULL;
 		guessed = g == NULL;
