@@ -23,6 +23,14 @@ enum {
 	JH_C_INVALID = 1u << 12     /* an invalid UTF-8 sequence */
 };
 
+/* The BMP code points jh_class_of calls Han, as ranges: for tables built
+ * over the BMP at start-up (the interest table's "not Han" bit, the script
+ * checks' marks), where asking jh_class_of of each of 63,000 code points
+ * would cost more than the rest of a short check's start-up.  check_stops'
+ * interest_not_han_is_class compares the two at every code point. */
+#define JH_HAN_BMP_RANGES {{0x3007, 0x3007}, {0x3400, 0x4DBF}, {0x4E00, 0x9FFF}, {0xF900, 0xFAFF}}
+#define JH_HAN_BMP_N 4
+
 static inline uint32_t jh_class_of(int32_t cp)
 {
 	if (cp < 0x80) {
