@@ -158,6 +158,14 @@ int jh_mr_use_charlm(jh_mr *m, const char *path, char *err, size_t err_len)
 {
 	jh_cm_free(m->cm);
 	m->cm = NULL;
+	const char *w = getenv("JH_CM_WEIGHT"), *g = getenv("JH_CM_GATE"), *k = getenv("JH_CM_PROPOSE");
+	m->cm_weight = w ? atof(w) : CM_WEIGHT;
+	m->cm_gate = g ? atof(g) : CM_GATE;
+	m->cm_propose = k ? atoi(k) : CM_PROPOSE;
+	if (m->cm_propose > CM_PROPOSE)
+		m->cm_propose = CM_PROPOSE;
+	if (m->cm_propose < 0)
+		m->cm_propose = 0;
 	return jh_cm_open(&m->cm, path, err, err_len);
 }
 
