@@ -103,6 +103,28 @@ static inline uint32_t jh_class_of(int32_t cp)
 	return JH_C_OTHER;
 }
 
+/* The paired marks of Chinese prose, in one order: the quotes “ ‘ 「 『,
+ * then the brackets （ 《 【; jh_close_marks holds the closing mark of
+ * each.  Defined in charclass.c. */
+#define JH_PAIRS 7
+#define JH_PAIR_QUOTES 4 /* the first four are quotes */
+extern const int32_t jh_open_marks[JH_PAIRS], jh_close_marks[JH_PAIRS];
+
+/* The index of cp in jh_open_marks, or -1. */
+static inline int jh_open_mark(int32_t cp)
+{
+	for (int i = 0; i < JH_PAIRS; i++)
+		if (jh_open_marks[i] == cp)
+			return i;
+	return -1;
+}
+
+/* Does cp open a quote of speech (“ 「 『, not the inner ‘)? */
+static inline int jh_opens_speech(int32_t cp)
+{
+	return cp == 0x201C || cp == 0x300C || cp == 0x300E;
+}
+
 /* Class names as used in rule parameters ("han", "cjk-punct", ...).  Returns
  * 0 for an unknown name. */
 uint32_t jh_class_parse(const char *name);
