@@ -4,6 +4,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include "builtins.h"
 #include "tests.h"
 
 #define DOUBLED_RULE(id, params) \
@@ -363,10 +365,41 @@ START_TEST(builtins_together)
 }
 END_TEST
 
+/* The character maps of mask suggestions (t2s, s2t): a line of one field
+ * or with a character outside the range is skipped, not the end of the
+ * file (both loaders stopped at a line without a tab). */
+START_TEST(char_map_skips_bad_lines)
+{
+	char dir[] = "/tmp/jh-charmap-XXXXXX", path[64];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/m.tsv", dir);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("# comment\n國\t国\n孤\nab\tc\n學\t学\t备注\n樣\t\n們\t们\n", f);
+	fclose(f);
+	jh_rule r = {0};
+	r.data_dir = dir;
+	r.file = "t.rules";
+	r.id = "t.map";
+	int32_t *map = NULL;
+	ck_assert_int_eq(jh_load_char_map(&map, 0x3400, 0x9FFF, "m.tsv", &r, 1, NULL, NULL), JH_OK);
+	ck_assert_ptr_nonnull(map);
+	ck_assert_int_eq(map[0x570B - 0x3400], 0x56FD); /* 國 国 */
+	ck_assert_int_eq(map[0x5B78 - 0x3400], 0x5B66); /* 學 学, a third field */
+	ck_assert_int_eq(map[0x6A23 - 0x3400], 0);      /* 樣, written the same */
+	ck_assert_int_eq(map[0x5011 - 0x3400], 0x4EEC); /* 們 们, after the line of one field */
+	ck_assert_int_eq(map[0x5B64 - 0x3400], 0);      /* 孤, one field */
+	free(map);
+	remove(path);
+	rmdir(dir);
+}
+END_TEST
+
 Suite *builtins_suite(void)
 {
 	Suite *s = suite_create("builtins");
 	TCase *tc = test_tcase("doubled", 4);
+	tcase_add_test(tc, char_map_skips_bad_lines);
 	tcase_add_test(tc, doubled_flagged);
 	tcase_add_test(tc, builtin_fix_template_checked);
 	tcase_add_test(tc, doubled_not_flagged);

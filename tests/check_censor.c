@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "datafile.h"
 #include "mask_charlm.h"
 #include "tablecache.h"
 #include "tests.h"
@@ -672,6 +673,44 @@ START_TEST(char_model_reads_what_the_generator_writes)
 	                 JH_ERR_RULES);
 	snprintf(cut, sizeof cut, "%s/none.bin", dir);
 	ck_assert_int_eq(jh_cm_open(&m, cut, err, sizeof err), JH_ERR_IO);
+	/* whole but corrupt: an array's offset moved so that it runs past the
+	 * file's end or starts inside the header.  The lists' fingerprints
+	 * moved to the end with their values right after them (as the file
+	 * lays them out) leave the values wholly outside the file.  Each must
+	 * be refused, with the path, before a byte of it is read. */
+	snprintf(cut, sizeof cut, "%s/bad.bin", dir);
+	size_t len = 0;
+	char *good = jh_read_file(path, &len);
+	ck_assert_ptr_nonnull(good);
+	uint32_t lslots = jh_rd32((unsigned char *)good + 8 + 4 * 2);
+	uint32_t end4 = (uint32_t)(len & ~(size_t)3);
+	struct { int field; uint32_t at; int field2; uint32_t at2; } bad[] = {
+		{8, end4 - 4 * lslots, 9, end4}, /* lfp fits, lval is all past the end */
+		{5, end4 - 4, 0, 0},  {6, end4 - 4, 0, 0}, {7, end4 - 4, 0, 0},
+		{10, end4 - 4, 0, 0}, {11, end4 - 2, 0, 0}, {11, 8, 0, 0},
+		{10, 8, 0, 0},        {5, 8, 0, 0},
+	};
+	for (size_t v = 0; v < sizeof bad / sizeof *bad; v++) {
+		char *data = malloc(len);
+		ck_assert_ptr_nonnull(data);
+		memcpy(data, good, len);
+		for (int b = 0; b < 4; b++) {
+			data[8 + 4 * bad[v].field + b] = (char)(bad[v].at >> (8 * b));
+			if (bad[v].field2)
+				data[8 + 4 * bad[v].field2 + b] = (char)(bad[v].at2 >> (8 * b));
+		}
+		FILE *fo = fopen(cut, "wb");
+		ck_assert_ptr_nonnull(fo);
+		ck_assert_uint_eq(fwrite(data, 1, len, fo), len);
+		fclose(fo);
+		free(data);
+		err[0] = '\0';
+		ck_assert_msg(jh_cm_open(&m, cut, err, sizeof err) == JH_ERR_RULES,
+		              "field %d at %u accepted", bad[v].field, (unsigned)bad[v].at);
+		ck_assert_ptr_null(m);
+		ck_assert_msg(strstr(err, cut) != NULL, "%s", err);
+	}
+	free(good);
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	ck_assert_int_eq(system(cmd), 0);
 }

@@ -2,6 +2,7 @@
  * runs of plain characters as the portable C one, on random text and on
  * runs of Han characters with one defect at every byte (invalid UTF-8 at
  * each block boundary), and what it calls plain decodes as valid. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "charclass.h"
@@ -137,6 +138,68 @@ START_TEST(interest_not_han_is_class)
 }
 END_TEST
 
+/* More Han checks than the interest table has lanes (JH_I_LANES): those
+ * past the lanes must still see every Han character they want, however
+ * far into a long line, and a check woken by a repeated character (的的)
+ * must still be woken by repeats only, not by every Han character (it
+ * took each character for the second of a pair: 我们我们 was “们我”
+ * doubled). */
+START_TEST(doubled_word_past_lanes)
+{
+	char ini[8192];
+	size_t at = 0;
+	int n_words = JH_I_LANES + 2;
+	for (int k = 0; k < n_words; k++)
+		at += (size_t)snprintf(ini + at, sizeof ini - at,
+		                       "[typo.w%d]\nkind = builtin\ncheck = doubled-word\n"
+		                       "words = typo-doubled-words.tsv\nmessage = m\n"
+		                       "bad = 他说我们我们去吧。\ngood = 他说我们去吧。\n\n",
+		                       k);
+	snprintf(ini + at, sizeof ini - at,
+	         "[typo.dd]\nkind = builtin\ncheck = doubled\nmessage = m\n"
+	         "bad = 他的的书\ngood = 他的书\n");
+	jh_ruleset *rs = NULL;
+	test_diags ds = TEST_DIAGS_INIT;
+	ck_assert_int_eq(jh_ruleset_new(&rs), JH_OK);
+	int rc = jh_ruleset_load_string(rs, "lanes.rules", ini, JH_SRCDIR "/rules/data",
+	                                test_diag_collect, &ds);
+	if (rc == JH_OK)
+		rc = jh_ruleset_compile(rs, test_diag_collect, &ds);
+	ck_assert_msg(rc == JH_OK && ds.count == 0, "%s", test_diags_text(&ds));
+	test_diags_free(&ds);
+	/* a long line of Han characters, none the same as the one before */
+	static const char cycle[] = "天地玄黄宇宙洪荒日月盈昃辰宿列张寒来暑往秋收冬藏";
+	size_t cl = strlen(cycle), reps = 400;
+	char *text = malloc(cl * reps + 128);
+	ck_assert_ptr_nonnull(text);
+	size_t len = 0;
+	for (size_t r = 0; r < reps; r++, len += cl)
+		memcpy(text + len, cycle, cl);
+	size_t dw = len;
+	len += (size_t)sprintf(text + len, "我们我们去看");
+	size_t dd = len + strlen("他");
+	len += (size_t)sprintf(text + len, "他的的书。");
+	jh_findings fs = JH_FINDINGS_INIT;
+	test_check(rs, text, len, &fs);
+	for (int k = 0; k < n_words; k++) {
+		char id[32];
+		snprintf(id, sizeof id, "typo.w%d", k);
+		ck_assert_msg(test_count_rule(&fs, id) == 1, "%s: %zu findings", id,
+		              test_count_rule(&fs, id));
+	}
+	ck_assert_uint_eq(test_count_rule(&fs, "typo.dd"), 1);
+	for (size_t i = 0; i < fs.count; i++) {
+		const jh_finding *f = &fs.items[i];
+		int is_dd = strcmp(f->rule_id, "typo.dd") == 0;
+		ck_assert_uint_eq(f->byte_start, is_dd ? dd : dw);
+		ck_assert_uint_eq(f->byte_end, is_dd ? dd + 6 : dw + 12);
+	}
+	jh_findings_clear(&fs);
+	free(text);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
 Suite *stops_suite(void)
 {
 	Suite *s = suite_create("stops");
@@ -144,6 +207,7 @@ Suite *stops_suite(void)
 	tcase_add_test(tc, stops_defect_at_every_byte);
 	tcase_add_test(tc, stops_random);
 	tcase_add_test(tc, interest_not_han_is_class);
+	tcase_add_test(tc, doubled_word_past_lanes);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -575,5 +575,31 @@ d = s.diagnostics(big_uri, 1)
 check(len(d["diagnostics"]) > 1000, "the 2 MB chapter's diagnostics (%d)" % len(d["diagnostics"]))
 check(s.close() == 0, "clean exit")
 
+# ---- 15. a path that is not UTF-8 in a message: U+FFFD, the rest kept ----
+# (the messages were cut at the first such byte: the reason was lost)
+bad_dir = os.path.join(tmp.encode(), b"bad\xffdir")
+os.makedirs(bad_dir)
+with open(os.path.join(bad_dir, b".jinghua.ini"), "w") as f:
+    f.write("select = no.such.rule\n")
+with open(os.path.join(bad_dir, b"notes.md"), "w", encoding="utf-8") as f:
+    f.write(MD)
+BADURI = file_uri(tmp) + "/bad%FFdir/notes.md"
+s = Server(cwd=tmp)
+s.initialize()
+s.notify("textDocument/didOpen", {"textDocument": {"uri": BADURI, "languageId": "markdown",
+                                                   "version": 1, "text": MD}})
+s.diagnostics(BADURI, 1)
+r = s.request("textDocument/formatting", {"textDocument": {"uri": BADURI}, "options": {}})
+check(r and "error" not in r and r["result"] == [], "formatting under a broken .jinghua.ini "
+      "in a folder whose name is not UTF-8: no edits: %s" % r)
+msg = s.wait_for(lambda m: m.get("method") == "window/showMessage", "showMessage")
+check(msg and "no.such.rule" in msg["params"]["message"] and
+      "bad\ufffddir" in msg["params"]["message"],
+      "showMessage: the invalid byte as U+FFFD, the reason kept: %s" % msg)
+logs = [m["params"]["message"] for m in s.inbox if m.get("method") == "window/logMessage"]
+check([x for x in logs if "no.such.rule" in x and "bad\ufffddir" in x],
+      "logMessage: the invalid byte as U+FFFD, the reason kept: %s" % logs)
+check(s.close() == 0, "clean exit")
+
 print("%d checks, %d failed" % (checks, fails))
 sys.exit(1 if fails else 0)

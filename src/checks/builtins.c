@@ -129,6 +129,35 @@ int jh_data_open(jh_tsv *t, const char *dir, const char *file, const jh_rule *r,
 	return rc;
 }
 
+int jh_load_char_map(int32_t **out, int32_t lo, int32_t hi, const char *file, const jh_rule *r,
+                     unsigned line, jh_diag_fn diag_fn, void *payload)
+{
+	jh_tsv t;
+	int32_t *map = NULL;
+	int rc = jh_data_open(&t, NULL, file, r, line, diag_fn, payload);
+	if (rc == JH_OK && !(map = calloc((size_t)(hi - lo + 1), sizeof *map)))
+		rc = JH_ERR_NOMEM;
+	char *f[3];
+	size_t fl[3];
+	int nf;
+	while (rc == JH_OK && (nf = jh_tsv_next(&t, f, fl, 3)) > 0) {
+		int32_t a, b = -1;
+		if (nf < 2 || !fl[1] || jh_utf8_decode((const unsigned char *)f[0], fl[0], &a) != fl[0] ||
+		    a < lo || a > hi)
+			continue;
+		jh_utf8_decode((const unsigned char *)f[1], fl[1], &b);
+		if (b > 0)
+			map[a - lo] = b;
+	}
+	jh_tsv_close(&t);
+	if (rc) {
+		free(map);
+		map = NULL;
+	}
+	*out = map;
+	return rc;
+}
+
 int jh_load_words(jh_strset *set, const char *dir, const char *file, const jh_rule *r,
                       unsigned line, jh_diag_fn diag_fn, void *payload)
 {

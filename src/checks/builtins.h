@@ -118,6 +118,13 @@ int jh_data_open(jh_tsv *t, const char *dir, const char *file, const jh_rule *r,
                  jh_diag_fn diag_fn, void *payload);
 int jh_load_words(jh_strset *set, const char *dir, const char *file, const jh_rule *r,
                   unsigned line, jh_diag_fn diag_fn, void *payload);
+/* A map of one character to another from a data file of lines
+ * "FROM<TAB>TO...": *out (calloc'd, hi - lo + 1 entries) holds, for each
+ * FROM of a single code point in lo..hi, the first code point of TO; 0
+ * where no line says (an empty TO, written the same, says nothing).
+ * Further fields, and lines of one field, are ignored. */
+int jh_load_char_map(int32_t **out, int32_t lo, int32_t hi, const char *file, const jh_rule *r,
+                     unsigned line, jh_diag_fn diag_fn, void *payload);
 
 typedef struct {
 	long rule_index;

@@ -26,28 +26,6 @@ static const char *const ms_params[] = {"words", "masked", "t2s", "suggestions",
                                         "lm", "lm-words", "s2t", "fill-threshold", "char-lm",
                                         NULL};
 
-/* Read traditional<TAB>simplified pairs into a flat table. */
-static int ms_load_t2s(ms_cfg *c, const jh_rule *r, const char *file, unsigned line,
-                       jh_diag_fn diag_fn, void *payload)
-{
-	jh_tsv t;
-	int rc = jh_data_open(&t, NULL, file, r, line, diag_fn, payload);
-	if (rc == JH_OK && !(c->t2s = calloc(T2S_HI - T2S_LO + 1, sizeof *c->t2s)))
-		rc = JH_ERR_NOMEM;
-	char *f[2];
-	size_t fl[2];
-	while (rc == JH_OK && jh_tsv_next(&t, f, fl, 2) == 2) {
-		int32_t a, b = -1; /* one character, a tab, its simplified form */
-		if (jh_utf8_decode((const unsigned char *)f[0], fl[0], &a) == fl[0] && a >= T2S_LO &&
-		    a <= T2S_HI && fl[1])
-			jh_utf8_decode((const unsigned char *)f[1], fl[1], &b);
-		if (b > 0)
-			c->t2s[a - T2S_LO] = b;
-	}
-	jh_tsv_close(&t);
-	return rc;
-}
-
 static void ms_free(void *p)
 {
 	ms_cfg *c = p;
@@ -201,7 +179,8 @@ static int ms_load(void *arg)
 	if (rc == JH_OK)
 		rc = ms_index_masked(&c->masked, 1, &c->by_last);
 	if (rc == JH_OK && c->t2s_file)
-		rc = ms_load_t2s(c, r, c->t2s_file, c->t2s_line, a->diag_fn, a->payload);
+		rc = jh_load_char_map(&c->t2s, T2S_LO, T2S_HI, c->t2s_file, r, c->t2s_line,
+		                      a->diag_fn, a->payload); /* traditional -> simplified */
 	if (rc == JH_OK && c->lm_file && c->lm_words_file) {
 		rc = jh_mr_open(&c->mr, r, c->lm_file, c->lm_words_file, c->s2t_file, c->s2t_line,
 		                a->diag_fn, a->payload);

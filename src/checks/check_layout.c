@@ -145,9 +145,9 @@ static int looks_like_heading(const char *text, const line_t *l)
 	return chars <= 30 && !sentence_end;
 }
 
-/* Does this line end as a paragraph does (。！？…” etc.)?  A line that ends
- * in ，or a Han character is continued on the next one. */
-static int ends_paragraph(const char *text, const line_t *l)
+/* The last character of l before its trailing blanks, and where it starts
+ * (0 and l->end for a blank line). */
+static int32_t last_char(const char *text, const line_t *l, size_t *at)
 {
 	size_t e = l->end;
 	while (e > l->start) {
@@ -157,13 +157,23 @@ static int ends_paragraph(const char *text, const line_t *l)
 		while (p > l->start && ((unsigned char)text[p] & 0xC0) == 0x80);
 		int32_t cp;
 		jh_utf8_decode((const unsigned char *)text + p, e - p, &cp);
-		if (cp == ' ' || cp == '\t' || cp == 0x3000) {
-			e = p;
-			continue;
+		if (cp != ' ' && cp != '\t' && cp != 0x3000) {
+			*at = p;
+			return cp;
 		}
-		return !(cp == 0xFF0C || cp == 0x3001 || (jh_class_of(cp) & JH_C_HAN));
+		e = p;
 	}
-	return 1;
+	*at = l->end;
+	return 0;
+}
+
+/* Does this line end as a paragraph does (。！？…” etc.)?  A line that ends
+ * in ，or a Han character is continued on the next one. */
+static int ends_paragraph(const char *text, const line_t *l)
+{
+	size_t at;
+	int32_t cp = last_char(text, l, &at); /* 0 for a blank line: it ends one */
+	return !(cp == 0xFF0C || cp == 0x3001 || (cp > 0 && (jh_class_of(cp) & JH_C_HAN)));
 }
 
 typedef struct {
@@ -394,34 +404,6 @@ static void merged_finish(jh_brun *run)
 
 /* ---- a paragraph cut in two in mid-sentence ---- */
 
-/* The last character of l before its trailing blanks, and where it starts
- * (0 and l->end for a blank line). */
-static int32_t last_char(const char *text, const line_t *l, size_t *at)
-{
-	size_t e = l->end;
-	while (e > l->start) {
-		size_t p = e;
-		do
-			p--;
-		while (p > l->start && ((unsigned char)text[p] & 0xC0) == 0x80);
-		int32_t cp;
-		jh_utf8_decode((const unsigned char *)text + p, e - p, &cp);
-		if (cp != ' ' && cp != '\t' && cp != 0x3000) {
-			*at = p;
-			return cp;
-		}
-		e = p;
-	}
-	*at = l->end;
-	return 0;
-}
-
-static int opening_mark(int32_t cp)
-{
-	return cp == 0x201C || cp == 0x2018 || cp == 0x300C || cp == 0x300E || cp == 0xFF08 ||
-	       cp == 0x300A || cp == 0x3010;
-}
-
 /* Could the text at [p, e) be the second half of a sentence: it starts
  * with a Han character or an opening quote and has clause punctuation of
  * its own after that (a heading, 参考, 范例 EXAMPLE, has none)? */
@@ -431,8 +413,8 @@ static int continues_sentence(const char *text, size_t p, size_t e)
 	if (p >= e)
 		return 0;
 	p += jh_utf8_decode((const unsigned char *)text + p, e - p, &cp);
-	if (!(jh_class_of(cp) & JH_C_HAN) && cp != 0x201C && cp != 0x2018 && cp != 0x300C &&
-	    cp != 0x300E)
+	int mark = jh_open_mark(cp);
+	if (!(jh_class_of(cp) & JH_C_HAN) && !(mark >= 0 && mark < JH_PAIR_QUOTES))
 		return 0;
 	while (p < e) {
 		p += jh_utf8_decode((const unsigned char *)text + p, e - p, &cp);
@@ -498,7 +480,7 @@ static void split_finish(jh_brun *run)
 		int32_t cp;
 		int tight = end && at + jh_utf8_decode((const unsigned char *)run->text + at,
 		                                       prev.end - at, &cp) == prev.end; /* no trailing blank */
-		if (tight && opening_mark(end) && at > prev.start) {
+		if (tight && jh_open_mark(end) >= 0 && at > prev.start) {
 			/* the character right before the mark: not a blank (a table
 			 * of characters: 左双引号: “) */
 			size_t b = jh_utf8_prev(run->text, at);

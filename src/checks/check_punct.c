@@ -156,11 +156,11 @@ static void markrun_step(jh_brun *run, const jh_char *c)
 /* The paired marks.  Quotes do not nest in themselves (a quote inside a
  * quote takes the other kind), so a second opening “ inside an open “ is
  * an error; brackets may nest. */
+/* in the order of charclass.h's jh_open_marks and jh_close_marks */
 enum { P_DQ, P_SQ, P_CORNER, P_WCORNER, P_PAREN, P_BOOK, P_LENT, P_N };
-static const int32_t open_cp[P_N] = {0x201C, 0x2018, 0x300C, 0x300E, 0xFF08, 0x300A, 0x3010};
-static const int32_t close_cp[P_N] = {0x201D, 0x2019, 0x300D, 0x300F, 0xFF09, 0x300B, 0x3011};
 static const char *const open_s[P_N] = {"“", "‘", "「", "『", "（", "《", "【"};
 static const char *const close_s[P_N] = {"”", "’", "」", "』", "）", "》", "】"};
+_Static_assert(P_N == JH_PAIRS && P_PAREN == JH_PAIR_QUOTES, "the marks of charclass.h");
 #define P_NESTS(t) ((t) >= P_PAREN)
 
 /* A paragraph with more marks than this is left unchecked (a table, a
@@ -234,7 +234,7 @@ static int quote_continues(const jh_brun *run, size_t end, int t)
 			p += n;
 			continue;
 		}
-		return cp == open_cp[t];
+		return cp == jh_open_marks[t];
 	}
 	return 0;
 }
@@ -281,7 +281,7 @@ static long quote_conflict(jh_brun *run, const pairs_state *st, size_t i1, size_
 		while (q < cue_end && !has_punct) {
 			int32_t cp;
 			q += jh_utf8_decode((const unsigned char *)run->text + q, run->len - q, &cp);
-			has_punct = is_pause_mark(cp) || cp == close_cp[t];
+			has_punct = is_pause_mark(cp) || cp == jh_close_marks[t];
 		}
 		if (!has_punct)
 			report(run, p1, t, 0, "多余的开引号%s：后面是叙述，引语从下一个开引号才开始", "",
@@ -389,9 +389,9 @@ static void pairs_step(jh_brun *run, const jh_char *c)
 	}
 	int t = 0, close = 0;
 	for (; t < P_N; t++) {
-		if (c->cp == open_cp[t])
+		if (c->cp == jh_open_marks[t])
 			break;
-		if (c->cp == close_cp[t]) {
+		if (c->cp == jh_close_marks[t]) {
 			close = 1;
 			break;
 		}

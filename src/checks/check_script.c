@@ -130,8 +130,7 @@ static void variant_step(jh_brun *run, const jh_char *c)
  * flag table, as this runs at every start-up. */
 static void variant_mark(const void *cfg, uint16_t *table, uint16_t bit)
 {
-	static const int32_t han[][2] = {{0x3007, 0x3007}, {0x3400, 0x4DBF}, {0x4E00, 0x9FFF},
-	                                 {0xF900, 0xFAFF}};
+	static const int32_t han[JH_HAN_BMP_N][2] = JH_HAN_BMP_RANGES;
 	const variant_cfg *c = cfg;
 	uint8_t keep = c->mode == MODE_PHRASES ? 0xFF : F_HANS | F_HANT;
 	const uint8_t *group = c->mode == MODE_REGIONAL ? c->group : NULL;

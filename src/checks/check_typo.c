@@ -426,7 +426,7 @@ static int dword_meant(const char *t, size_t len, size_t s1, size_t e)
 		return 0;
 	size_t b = jh_utf8_prev(t, s1);
 	jh_utf8_decode((const unsigned char *)t + b, s1 - b, &cp);
-	return cp == 0x201C || cp == 0x300C || cp == 0x300E;
+	return jh_opens_speech(cp);
 }
 
 static void dword_step(jh_brun *run, const jh_char *c)

@@ -6,15 +6,10 @@
  * library: the models Debian packages readers for (KenLM's, through
  * libime's C++ API) are word models of general text, and a reader of this
  * simple form is a few hash probes. */
-#include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "datafile.h"
 #include "jinghua.h"
 #include "mask_charlm.h"
 
@@ -36,27 +31,11 @@ struct jh_cm {
 	float qp, qb;
 };
 
-static uint32_t rd32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-static int fail(char *err, size_t len, int rc, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (err && len)
-		vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
 void jh_cm_free(jh_cm *m)
 {
 	if (!m)
 		return;
-	if (m->map)
-		munmap((void *)m->map, m->size);
+	jh_unmap_file(m->map, m->size);
 	free(m);
 }
 
@@ -68,30 +47,22 @@ static int is_pow2(uint32_t v)
 int jh_cm_open(jh_cm **out, const char *path, char *err, size_t err_len)
 {
 	*out = NULL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return fail(err, err_len, JH_ERR_IO, "cannot read %s", path);
-	struct stat st;
-	void *p = MAP_FAILED;
-	int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-	if (regular && st.st_size >= HEAD_LEN)
-		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (regular && st.st_size < HEAD_LEN)
-		return fail(err, err_len, JH_ERR_RULES, "%s: not a character model (too short)", path);
-	if (p == MAP_FAILED)
-		return fail(err, err_len, JH_ERR_IO, "cannot map %s", path);
+	const unsigned char *p;
+	size_t size;
+	int rc = jh_map_file(path, HEAD_LEN, &p, &size, err, err_len);
+	if (rc)
+		return rc;
 	jh_cm *m = calloc(1, sizeof *m);
 	if (!m) {
-		munmap(p, (size_t)st.st_size);
+		jh_unmap_file(p, size);
 		return JH_ERR_NOMEM;
 	}
 	m->map = p;
-	m->size = (size_t)st.st_size;
+	m->size = size;
 	const unsigned char *h = m->map;
 	uint32_t f[12];
 	for (int i = 0; i < 12; i++)
-		f[i] = rd32(h + 8 + 4 * i);
+		f[i] = jh_rd32(h + 8 + 4 * i);
 	m->order = f[0];
 	m->gslots = f[1];
 	m->lslots = f[2];
@@ -99,18 +70,20 @@ int jh_cm_open(jh_cm **out, const char *path, char *err, size_t err_len)
 	m->ncells = f[4];
 	memcpy(&m->qp, h + 8 + 48, 4);
 	memcpy(&m->qb, h + 8 + 52, 4);
-	/* every array inside the file, aligned, of the size the counts say */
-	uint64_t need[5][2] = {{f[5], 4ull * f[1]}, {f[6], f[1]}, {f[7], f[1]},
-	                       {f[8], 4ull * f[2]}, {f[10], 4ull * f[3]}};
+	/* every array inside the file, past the header, aligned, of the size
+	 * the counts say: gfp, gp, gb, lfp, lval, chars, cells */
+	uint64_t need[7][2] = {{f[5], 4ull * f[1]}, {f[6], f[1]},       {f[7], f[1]},
+	                       {f[8], 4ull * f[2]}, {f[9], 4ull * f[2]}, {f[10], 4ull * f[3]},
+	                       {f[11], 2ull * f[4]}};
 	int bad = memcmp(h, MAGIC, 8) || m->order < 1 || m->order > MAX_ORDER || !is_pow2(f[1]) ||
 	          !is_pow2(f[2]) || f[3] > 65536 || f[5] % 4 || f[8] % 4 || f[9] % 4 || f[10] % 4 ||
-	          f[11] % 2 || f[9] != f[8] + 4ull * f[2] || (uint64_t)f[11] + 2ull * f[4] > m->size ||
-	          !(m->qp > 0) || !(m->qb > 0);
-	for (int i = 0; i < 5 && !bad; i++)
+	          f[11] % 2 || !(m->qp > 0) || !(m->qb > 0);
+	for (int i = 0; i < 7 && !bad; i++)
 		bad = need[i][0] < HEAD_LEN || need[i][0] + need[i][1] > m->size;
 	if (bad) {
 		jh_cm_free(m);
-		return fail(err, err_len, JH_ERR_RULES, "%s: not a character model of this form", path);
+		return jh_fail(err, err_len, JH_ERR_RULES, "%s: not a character model of this form",
+		               path);
 	}
 	m->gfp = (const uint32_t *)(h + f[5]);
 	m->gp = h + f[6];
@@ -129,7 +102,7 @@ int jh_cm_open(jh_cm **out, const char *path, char *err, size_t err_len)
 		bad = m->cells[i] >= m->nchars;
 	if (bad) {
 		jh_cm_free(m);
-		return fail(err, err_len, JH_ERR_RULES, "%s: a list out of bounds", path);
+		return jh_fail(err, err_len, JH_ERR_RULES, "%s: a list out of bounds", path);
 	}
 	*out = m;
 	return JH_OK;

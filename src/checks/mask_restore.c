@@ -595,9 +595,6 @@ static double quick(shared *x, const jh_mr_alt *a)
  * document's and the dictionary's, and normalised over: 6 ranks as 12
  * did on bench/restore's tuning split, at half the cost. */
 #define FULL 6
-#define CM_WEIGHT 0.3
-#define CM_PROPOSE 8
-#define CM_GATE (-5.5)
 
 static void swap_alt(jh_mr_alt *a, jh_mr_alt *b)
 {
@@ -608,24 +605,13 @@ static void swap_alt(jh_mr_alt *a, jh_mr_alt *b)
 	*b = t;
 }
 
-/* The character model's weight in a candidate's score, beside the word
- * model's ln P of the same window (bench/restore's tuning split). */
-static double cm_weight(void)
-{
-	const char *e = getenv("JH_CM_WEIGHT");
-	return e ? atof(e) : CM_WEIGHT;
-}
-
 /* The character model's own fills of the mask's length, scored in full
  * beside the document's (their words are often not the word model's). */
-static void cm_gather(pool *p, const jh_cm *cm, const jh_mr_query *q)
+static void cm_gather(pool *p, const jh_mr *m, const jh_mr_query *q)
 {
 	int32_t f[CM_PROPOSE][JH_MR_MAX_FILL];
-	const char *e = getenv("JH_CM_PROPOSE");
-	int want = e ? atoi(e) : CM_PROPOSE;
-	if (want > CM_PROPOSE)
-		want = CM_PROPOSE;
-	int k = jh_cm_propose(cm, q, q->run <= JH_MR_MAX_FILL ? q->run : 2, f, NULL, want);
+	int k = jh_cm_propose(m->cm, q, q->run <= JH_MR_MAX_FILL ? q->run : 2, f, NULL,
+	                      m->cm_propose);
 	for (int i = 0; i < k; i++)
 		pool_add(p, f[i], q->run <= JH_MR_MAX_FILL ? q->run : 2, JH_MR_SRC_CHAR, NULL, 0);
 }
@@ -634,14 +620,14 @@ static void cm_gather(pool *p, const jh_cm *cm, const jh_mr_query *q)
  * best of the same length: it compares fills of one length (a longer
  * fill pays for more characters, and the word model and the mask's
  * length prior already weigh lengths).  Returns the new best score. */
-static double cm_rescore(jh_mr_alt *v, int n, const jh_cm *cm, const jh_mr_query *q)
+static double cm_rescore(jh_mr_alt *v, int n, const jh_mr *m, const jh_mr_query *q)
 {
-	double c[POOL], best[JH_MR_MAX_FILL + 1], w = cm_weight(), top = NEG;
+	const jh_cm *cm = m->cm;
+	double c[POOL], best[JH_MR_MAX_FILL + 1], w = m->cm_weight, top = NEG;
 	/* weighed by how well the model knows the text around the mask: it
 	 * is a model of novels, and technical prose is not its kind */
-	const char *e = getenv("JH_CM_GATE");
-	double fam = jh_cm_context(cm, q), gate = e ? atof(e) : CM_GATE;
-	if (fam == 0 || fam < gate)
+	double fam = jh_cm_context(cm, q);
+	if (fam == 0 || fam < m->cm_gate)
 		w = 0;
 	for (int l = 0; l <= JH_MR_MAX_FILL; l++)
 		best[l] = NEG;
@@ -672,7 +658,7 @@ int jh_mr_rank(const jh_mr *m, const jh_mr_query *q, const jh_mr_alt *extra, int
 			pool_add(p, extra[i].cp, extra[i].n, extra[i].src, extra[i].text, extra[i].text_len);
 	gather(p, &x);
 	if (m->cm)
-		cm_gather(p, m->cm, q);
+		cm_gather(p, m, q);
 	/* the document's strings and topic words and the dictionary words
 	 * the mask cuts are few and make words with the context that the
 	 * quick score cannot see: all are scored in full, ahead of the best FULL of the rest
@@ -700,7 +686,7 @@ int jh_mr_rank(const jh_mr *m, const jh_mr_query *q, const jh_mr_alt *extra, int
 			top = p->v[i].score;
 	}
 	if (m->cm)
-		top = cm_rescore(p->v, nf, m->cm, q);
+		top = cm_rescore(p->v, nf, m, q);
 	double z = 0;
 	for (int i = 0; i < nf; i++)
 		z += exp(p->v[i].score - top);

@@ -43,7 +43,20 @@ struct jh_mr {
 	jh_mr_tables t;
 	int32_t *s2t;          /* simplified -> usual traditional, per code point (0 = same) */
 	jh_cm *cm;             /* the character model of novel prose (optional) */
+	/* how the character model weighs in (CM_*, or JH_CM_WEIGHT, _GATE and
+	 * _PROPOSE from the environment, read once when it is opened: knobs
+	 * for tuning it on bench/restore's tuning split) */
+	double cm_weight, cm_gate;
+	int cm_propose;
 };
+
+/* The character model's weight in a candidate's score, beside the word
+ * model's ln P of the same window; the most of its own fills proposed per
+ * mask; the mean ln P of the text around a mask below which it is not
+ * used (technical prose is not its kind). */
+#define CM_WEIGHT 0.3
+#define CM_PROPOSE 8
+#define CM_GATE (-5.5)
 
 #define BLOOM_BITS 22
 
@@ -63,11 +76,14 @@ static inline uint32_t word_id(const jh_mr *m, const int32_t *cp, int n)
 	return jh_lm_word(m->lm, cp, n);
 }
 
-static const int k_base[JH_MR_MAX_FILL + 2] = {0, 0, 12, 44, 50, 56}; /* sums of k_per_len */
-
+/* Where the slots of fills of len characters start in a word's K_ALL:
+ * after those of every shorter length. */
 static inline int slot_base(int len)
 {
-	return k_base[len];
+	int b = 0;
+	for (int l = 1; l < len; l++)
+		b += k_per_len[l];
+	return b;
 }
 
 #endif

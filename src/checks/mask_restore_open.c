@@ -132,32 +132,18 @@ static int build_lists(jh_mr *m)
 
 /* ---- opening ---- */
 
-static int load_s2t(jh_mr *m, const jh_rule *r, const char *file, unsigned line,
-                    jh_diag_fn diag_fn, void *payload)
-{
-	jh_tsv t;
-	int rc = jh_data_open(&t, NULL, file, r, line, diag_fn, payload);
-	if (rc == JH_OK && !(m->s2t = calloc(S2T_HI - S2T_LO + 1, sizeof *m->s2t)))
-		rc = JH_ERR_NOMEM;
-	char *f[3];
-	size_t fl[3];
-	while (rc == JH_OK && jh_tsv_next(&t, f, fl, 3) >= 2) {
-		int32_t a, b = 0;
-		if (jh_utf8_decode((const unsigned char *)f[0], fl[0], &a) != fl[0] || a < S2T_LO ||
-		    a > S2T_HI || !fl[1])
-			continue; /* an empty second field: written the same */
-		jh_utf8_decode((const unsigned char *)f[1], fl[1], &b);
-		if (b > 0)
-			m->s2t[a - S2T_LO] = b;
-	}
-	jh_tsv_close(&t);
-	return rc;
-}
-
 int jh_mr_use_charlm(jh_mr *m, const char *path, char *err, size_t err_len)
 {
 	jh_cm_free(m->cm);
 	m->cm = NULL;
+	const char *w = getenv("JH_CM_WEIGHT"), *g = getenv("JH_CM_GATE"), *k = getenv("JH_CM_PROPOSE");
+	m->cm_weight = w ? atof(w) : CM_WEIGHT;
+	m->cm_gate = g ? atof(g) : CM_GATE;
+	m->cm_propose = k ? atoi(k) : CM_PROPOSE;
+	if (m->cm_propose > CM_PROPOSE)
+		m->cm_propose = CM_PROPOSE;
+	if (m->cm_propose < 0)
+		m->cm_propose = 0;
 	return jh_cm_open(&m->cm, path, err, err_len);
 }
 
@@ -214,7 +200,7 @@ int jh_mr_open(jh_mr **out, const jh_rule *r, const char *lm, const char *lexico
 		}
 	}
 	if (rc == JH_OK && s2t)
-		rc = load_s2t(m, r, s2t, s2t_line, diag_fn, payload);
+		rc = jh_load_char_map(&m->s2t, S2T_LO, S2T_HI, s2t, r, s2t_line, diag_fn, payload);
 	if (rc) {
 		jh_mr_free(m);
 		return rc;

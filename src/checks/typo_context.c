@@ -321,7 +321,7 @@ static void scratch_run(jh_brun *run, const ctx_cfg *c, scratch *s)
 			check_run(run, c, s, n, script_of(run, trad, simp), tr);
 			n = 0;
 			/* Dialogue is skipped: speech has its own words. */
-			if (cp == 0x201C || cp == 0x300C || cp == 0x300E)
+			if (jh_opens_speech(cp))
 				quote = 1;
 			else if (cp == 0x201D || cp == 0x300D || cp == 0x300F || cp == '\n')
 				quote = 0;

@@ -22,16 +22,9 @@
  * and the level it points into, so a truncated or corrupt file is an error
  * at open or, deep in the trie, an unseen word: never a read out of
  * bounds. */
-#include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include "jinghua.h"
 #include "typo_lm.h"
 #include "util.h"
@@ -69,14 +62,9 @@ struct jh_lm {
 	uint32_t root_cap;
 };
 
-static uint32_t rd32(const unsigned char *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
 static float rdf(const unsigned char *p)
 {
-	uint32_t u = rd32(p);
+	uint32_t u = jh_rd32(p);
 	float f;
 	memcpy(&f, &u, sizeof f);
 	return f;
@@ -91,7 +79,7 @@ typedef struct {
 static node get_node(const jh_lm *lm, unsigned lvl, uint32_t i)
 {
 	const unsigned char *p = lm->level[lvl] + (size_t)i * 12;
-	uint32_t a = rd32(p), b = rd32(p + 4), c = rd32(p + 8);
+	uint32_t a = jh_rd32(p), b = jh_rd32(p + 4), c = jh_rd32(p + 8);
 	node x = {a & 0x3FFFF, a >> 18, b & 0xFFFF, (c >> 25) << 16 | b >> 16, c & 0x7FFFFF,
 	          c >> 23 & 3};
 	return x;
@@ -100,7 +88,7 @@ static node get_node(const jh_lm *lm, unsigned lvl, uint32_t i)
 static node get_leaf(const jh_lm *lm, uint32_t i)
 {
 	const unsigned char *p = lm->level[lm->n] + (size_t)i * 8;
-	uint32_t a = rd32(p), b = rd32(p + 4);
+	uint32_t a = jh_rd32(p), b = jh_rd32(p + 4);
 	node x = {a & 0x3FFFF, 0, (b >> 25) << 14 | a >> 18, 0, b & 0x7FFFFF, b >> 23 & 3};
 	return x;
 }
@@ -141,7 +129,7 @@ static jh_lm_state historify(const jh_lm *lm, unsigned lvl, uint32_t i)
  * level), without decoding the rest. */
 static inline uint32_t wid_at(const jh_lm *lm, unsigned lvl, uint32_t m)
 {
-	return rd32(lm->level[lvl] + (size_t)m * (lvl == lm->n ? 8 : 12)) & 0x3FFFF;
+	return jh_rd32(lm->level[lvl] + (size_t)m * (lvl == lm->n ? 8 : 12)) & 0x3FFFF;
 }
 
 /* The probability index of entry m of level lvl, as get_any(...).pr,
@@ -150,16 +138,16 @@ static inline uint32_t pr_at(const jh_lm *lm, unsigned lvl, uint32_t m)
 {
 	if (lvl == lm->n) {
 		const unsigned char *p = lm->level[lvl] + (size_t)m * 8;
-		return (rd32(p + 4) >> 25) << 14 | rd32(p) >> 18;
+		return (jh_rd32(p + 4) >> 25) << 14 | jh_rd32(p) >> 18;
 	}
-	return rd32(lm->level[lvl] + (size_t)m * 12 + 4) & 0xFFFF;
+	return jh_rd32(lm->level[lvl] + (size_t)m * 12 + 4) & 0xFFFF;
 }
 
 /* The first child of node (lvl, i), as get_node(...).ch. */
 static inline uint32_t child_of(const jh_lm *lm, unsigned lvl, uint32_t i)
 {
 	const unsigned char *p = lm->level[lvl] + (size_t)i * 12;
-	return (rd32(p + 8) >> 25) << 16 | rd32(p + 4) >> 16;
+	return (jh_rd32(p + 8) >> 25) << 16 | jh_rd32(p + 4) >> 16;
 }
 
 /* The child of node (lvl, i) for word wid, as its index in level lvl+1,
@@ -289,7 +277,7 @@ static int same_word(const jh_lm *lm, uint32_t id, const int32_t *cp, int n)
 		return 0;
 	const unsigned char *p = lm->lex + (size_t)lm->word_off[id] * 4;
 	for (int k = 0; k < n; k++)
-		if ((int32_t)rd32(p + 4 * k) != cp[k])
+		if ((int32_t)jh_rd32(p + 4 * k) != cp[k])
 			return 0;
 	return 1;
 }
@@ -320,66 +308,40 @@ int jh_lm_word_text(const jh_lm *lm, uint32_t id, int32_t *cp, int max)
 	int n = lm->word_len[id];
 	const unsigned char *p = lm->lex + (size_t)lm->word_off[id] * 4;
 	for (int k = 0; k < n && k < max; k++)
-		cp[k] = (int32_t)rd32(p + 4 * k);
+		cp[k] = (int32_t)jh_rd32(p + 4 * k);
 	return n;
 }
 
 /* ---- opening ---- */
 
-static int fail(char *err, size_t len, int rc, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (err && len)
-		vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return rc;
-}
-
-static int map_file(const char *path, const unsigned char **out, size_t *size)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	struct stat st;
-	void *p = MAP_FAILED;
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	close(fd);
-	if (p == MAP_FAILED)
-		return -1;
-	*out = p;
-	*size = (size_t)st.st_size;
-	return 0;
-}
-
 static int load_model(jh_lm *lm, const char *path, char *err, size_t len)
 {
-	if (map_file(path, &lm->model, &lm->model_size))
-		return fail(err, len, JH_ERR_IO, "cannot read %s", path);
+	int rc = jh_map_file(path, 8, &lm->model, &lm->model_size, err, len);
+	if (rc)
+		return rc;
 	const unsigned char *m = lm->model;
 	size_t size = lm->model_size;
-	if (size < 8 || (lm->n = rd32(m)) < 1 || lm->n > MAX_N)
-		return fail(err, len, JH_ERR_RULES, "%s: not a sunpinyin model (order)", path);
-	unsigned use_log = rd32(m + 4);
+	if ((lm->n = jh_rd32(m)) < 1 || lm->n > MAX_N)
+		return jh_fail(err, len, JH_ERR_RULES, "%s: not a sunpinyin model (order)", path);
+	unsigned use_log = jh_rd32(m + 4);
 	uint64_t off = 8 + 4 * (uint64_t)(lm->n + 1);
 	uint64_t tables = off, nodes = tables + 4 * (uint64_t)(PR_SIZE + BOW_SIZE);
 	if (nodes > size)
-		return fail(err, len, JH_ERR_RULES, "%s: truncated", path);
+		return jh_fail(err, len, JH_ERR_RULES, "%s: truncated", path);
 	uint64_t end = nodes;
 	for (unsigned l = 0; l <= lm->n; l++) {
-		lm->level_size[l] = rd32(m + 8 + 4 * l);
+		lm->level_size[l] = jh_rd32(m + 8 + 4 * l);
 		/* a level ends with a sentinel; indexes are 23 bits */
 		if (lm->level_size[l] < 2 || lm->level_size[l] > 0x7FFFFF)
-			return fail(err, len, JH_ERR_RULES, "%s: bad size of level %u", path, l);
+			return jh_fail(err, len, JH_ERR_RULES, "%s: bad size of level %u", path, l);
 		lm->level[l] = m + end;
 		end += (uint64_t)lm->level_size[l] * (l == lm->n ? 8 : 12);
 	}
 	if (end > size)
-		return fail(err, len, JH_ERR_RULES, "%s: truncated (%zu of %llu bytes)", path, size,
+		return jh_fail(err, len, JH_ERR_RULES, "%s: truncated (%zu of %llu bytes)", path, size,
 		            (unsigned long long)end);
 	if (lm->level_size[0] != 2)
-		return fail(err, len, JH_ERR_RULES, "%s: bad root", path);
+		return jh_fail(err, len, JH_ERR_RULES, "%s: bad root", path);
 	for (size_t k = 0; k < PR_SIZE + BOW_SIZE; k++) {
 		double v = rdf(m + tables + 4 * k);
 		double lg = use_log ? -v : (v > 0 ? log(v) : LOG_FLOOR);
@@ -396,15 +358,14 @@ static int load_model(jh_lm *lm, const char *path, char *err, size_t len)
 
 static int load_lexicon(jh_lm *lm, const char *path, char *err, size_t len)
 {
-	if (map_file(path, &lm->lex, &lm->lex_size))
-		return fail(err, len, JH_ERR_IO, "cannot read %s", path);
+	int rc = jh_map_file(path, 12, &lm->lex, &lm->lex_size, err, len);
+	if (rc)
+		return rc;
 	const unsigned char *x = lm->lex;
 	size_t size = lm->lex_size;
-	if (size < 12)
-		return fail(err, len, JH_ERR_RULES, "%s: truncated", path);
-	uint32_t count = rd32(x), off = rd32(x + 8);
+	uint32_t count = jh_rd32(x), off = jh_rd32(x + 8);
 	if (count == 0 || count > 0x3FFFF || off % 4 || off < 12 || off >= size)
-		return fail(err, len, JH_ERR_RULES, "%s: not a sunpinyin lexicon", path);
+		return jh_fail(err, len, JH_ERR_RULES, "%s: not a sunpinyin lexicon", path);
 	lm->word_off = malloc((size_t)count * sizeof *lm->word_off);
 	lm->word_len = malloc(count);
 	lm->index_cap = 1;
@@ -412,14 +373,14 @@ static int load_lexicon(jh_lm *lm, const char *path, char *err, size_t len)
 		lm->index_cap <<= 1;
 	lm->index = calloc(lm->index_cap, sizeof *lm->index);
 	if (!lm->word_off || !lm->word_len || !lm->index)
-		return fail(err, len, JH_ERR_NOMEM, "out of memory");
+		return jh_fail(err, len, JH_ERR_NOMEM, "out of memory");
 	size_t at = off / 4, units = size / 4;
 	for (uint32_t id = 0; id < count; id++) {
 		size_t s = at;
-		while (at < units && rd32(x + 4 * at))
+		while (at < units && jh_rd32(x + 4 * at))
 			at++;
 		if (at >= units)
-			return fail(err, len, JH_ERR_RULES, "%s: truncated word list", path);
+			return jh_fail(err, len, JH_ERR_RULES, "%s: truncated word list", path);
 		size_t n = at - s;
 		at++; /* the NUL */
 		lm->word_off[id] = (uint32_t)s;
@@ -428,7 +389,7 @@ static int load_lexicon(jh_lm *lm, const char *path, char *err, size_t len)
 			continue;
 		int32_t cp[JH_LM_MAX_WORD];
 		for (size_t k = 0; k < n; k++)
-			cp[k] = (int32_t)rd32(x + 4 * (s + k));
+			cp[k] = (int32_t)jh_rd32(x + 4 * (s + k));
 		uint64_t h = jh_hash_cps(cp, (int)n);
 		size_t i = h & (lm->index_cap - 1);
 		while (lm->index[i].h && !(lm->index[i].h == h && same_word(lm, lm->index[i].id, cp, (int)n)))
@@ -444,10 +405,8 @@ void jh_lm_free(jh_lm *lm)
 {
 	if (!lm)
 		return;
-	if (lm->model)
-		munmap((void *)lm->model, lm->model_size);
-	if (lm->lex)
-		munmap((void *)lm->lex, lm->lex_size);
+	jh_unmap_file(lm->model, lm->model_size);
+	jh_unmap_file(lm->lex, lm->lex_size);
 	free(lm->word_off);
 	free(lm->word_len);
 	free(lm->index);
@@ -487,7 +446,7 @@ int jh_lm_open(jh_lm **out, const char *model_path, const char *lexicon_path, ch
 	*out = NULL;
 	jh_lm *lm = calloc(1, sizeof *lm);
 	if (!lm)
-		return fail(err, err_len, JH_ERR_NOMEM, "out of memory");
+		return jh_fail(err, err_len, JH_ERR_NOMEM, "out of memory");
 	int rc = load_model(lm, model_path, err, err_len);
 	if (rc == JH_OK)
 		rc = load_lexicon(lm, lexicon_path, err, err_len);
@@ -502,7 +461,7 @@ int jh_lm_open(jh_lm **out, const char *model_path, const char *lexicon_path, ch
 	lm->uni = malloc((size_t)lm->n_words * sizeof *lm->uni);
 	if (!lm->uni) {
 		jh_lm_free(lm);
-		return fail(err, err_len, JH_ERR_NOMEM, "out of memory");
+		return jh_fail(err, err_len, JH_ERR_NOMEM, "out of memory");
 	}
 	for (uint32_t id = 0; id < lm->n_words; id++) {
 		jh_lm_state st;

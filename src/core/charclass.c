@@ -2,6 +2,9 @@
 #include <string.h>
 #include "charclass.h"
 
+const int32_t jh_open_marks[JH_PAIRS] = {0x201C, 0x2018, 0x300C, 0x300E, 0xFF08, 0x300A, 0x3010};
+const int32_t jh_close_marks[JH_PAIRS] = {0x201D, 0x2019, 0x300D, 0x300F, 0xFF09, 0x300B, 0x3011};
+
 static const struct {
 	const char *name;
 	uint32_t cls;

@@ -23,6 +23,14 @@ enum {
 	JH_C_INVALID = 1u << 12     /* an invalid UTF-8 sequence */
 };
 
+/* The BMP code points jh_class_of calls Han, as ranges: for tables built
+ * over the BMP at start-up (the interest table's "not Han" bit, the script
+ * checks' marks), where asking jh_class_of of each of 63,000 code points
+ * would cost more than the rest of a short check's start-up.  check_stops'
+ * interest_not_han_is_class compares the two at every code point. */
+#define JH_HAN_BMP_RANGES {{0x3007, 0x3007}, {0x3400, 0x4DBF}, {0x4E00, 0x9FFF}, {0xF900, 0xFAFF}}
+#define JH_HAN_BMP_N 4
+
 static inline uint32_t jh_class_of(int32_t cp)
 {
 	if (cp < 0x80) {
@@ -93,6 +101,28 @@ static inline uint32_t jh_class_of(int32_t cp)
 	if (cp >= 0xE0100 && cp <= 0xE01EF)
 		return JH_C_INVISIBLE;
 	return JH_C_OTHER;
+}
+
+/* The paired marks of Chinese prose, in one order: the quotes “ ‘ 「 『,
+ * then the brackets （ 《 【; jh_close_marks holds the closing mark of
+ * each.  Defined in charclass.c. */
+#define JH_PAIRS 7
+#define JH_PAIR_QUOTES 4 /* the first four are quotes */
+extern const int32_t jh_open_marks[JH_PAIRS], jh_close_marks[JH_PAIRS];
+
+/* The index of cp in jh_open_marks, or -1. */
+static inline int jh_open_mark(int32_t cp)
+{
+	for (int i = 0; i < JH_PAIRS; i++)
+		if (jh_open_marks[i] == cp)
+			return i;
+	return -1;
+}
+
+/* Does cp open a quote of speech (“ 「 『, not the inner ‘)? */
+static inline int jh_opens_speech(int32_t cp)
+{
+	return cp == 0x201C || cp == 0x300C || cp == 0x300E;
 }
 
 /* Class names as used in rule parameters ("han", "cjk-punct", ...).  Returns

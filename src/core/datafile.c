@@ -2,13 +2,17 @@
  * lists and tables) handed out line by line. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "buf.h"
 #include "datafile.h"
+#include "jinghua.h"
 
 /* A regular file is read into a buffer of its size with one read: reading
  * in chunks into a growing buffer copied the start-up's 900 KB of tables
@@ -102,4 +106,45 @@ void jh_tsv_close(jh_tsv *t)
 	free(t->data);
 	free(t->path);
 	memset(t, 0, sizeof *t);
+}
+
+int jh_fail(char *err, size_t err_len, int rc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (err && err_len)
+		vsnprintf(err, err_len, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int jh_map_file(const char *path, size_t min, const unsigned char **out, size_t *size,
+                char *err, size_t err_len)
+{
+	*out = NULL;
+	*size = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return jh_fail(err, err_len, JH_ERR_IO, "cannot read %s", path);
+	struct stat st;
+	void *p = MAP_FAILED;
+	int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	int short_file = regular && (unsigned long long)st.st_size < (min ? min : 1);
+	if (regular && !short_file)
+		p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (short_file)
+		return jh_fail(err, err_len, JH_ERR_RULES, "%s: too short (%lld bytes)", path,
+		               (long long)st.st_size);
+	if (p == MAP_FAILED)
+		return jh_fail(err, err_len, JH_ERR_IO, "cannot read %s", path);
+	*out = p;
+	*size = (size_t)st.st_size;
+	return JH_OK;
+}
+
+void jh_unmap_file(const unsigned char *map, size_t size)
+{
+	if (map)
+		munmap((void *)map, size);
 }

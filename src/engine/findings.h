@@ -64,9 +64,10 @@ typedef int (*jh_round_check)(void *ctx, const unsigned char *sel, const char *t
 
 /* Fix text to a fixed point with check (the one loop of jh_fix and
  * jh_document_fix): *out is the fixed text (malloc'd), or NULL when no round
- * changed it.  Rules still changing the text after JH_FIX_MAX_ROUNDS are
- * deselected in sel (n_sel entries) and the fix is redone without them:
- * rep->unstable_rules names them, and converged is 1 if the rest settled. */
+ * changed it or on an error (nothing is left to free then).  Rules still
+ * changing the text after JH_FIX_MAX_ROUNDS are deselected in sel (n_sel
+ * entries) and the fix is redone without them: rep->unstable_rules names
+ * them, and converged is 1 if the rest settled. */
 int jh_fix_rounds(jh_round_check check, void *ctx, unsigned char *sel, size_t n_sel, int unsafe,
                   const char *text, size_t len, char **out, size_t *out_len, jh_fix_report *rep);
 

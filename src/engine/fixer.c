@@ -149,7 +149,8 @@ static int check_with(void *ctx, const unsigned char *sel, const char *text, siz
 /* Check and apply from text until nothing changes, at most
  * JH_FIX_MAX_ROUNDS applied rounds.  Returns 1 when it settled, 0 when the
  * last check still had edits (noted in rep), or an error (< 0).  *cur is
- * the last text, malloc'd, or NULL when no round changed text. */
+ * the last text, malloc'd, or NULL when no round changed text or on an
+ * error. */
 static int run_rounds(jh_round_check check, void *ctx, const unsigned char *sel, int unsafe,
                       const char *text, size_t len, char **cur, size_t *cur_len,
                       jh_fix_report *rep, jh_findings *last)
@@ -166,8 +167,11 @@ static int run_rounds(jh_round_check check, void *ctx, const unsigned char *sel,
 		int rc = check(ctx, sel, t, *cur_len, &fs);
 		if (rc == JH_OK)
 			rc = jh_apply_fixes(t, *cur_len, &fs, unsafe, &next, &next_len, &applied);
-		if (rc) {
+		if (rc) { /* the text of the round before goes too: the caller gets none */
 			jh_findings_clear(&fs);
+			free(*cur);
+			*cur = NULL;
+			*cur_len = len;
 			return rc;
 		}
 		int changed = applied && (next_len != *cur_len || memcmp(next, t, *cur_len) != 0);

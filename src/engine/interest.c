@@ -11,6 +11,7 @@ void jh_interest_free(jh_interest *it)
 {
 	free(it->bits);
 	free(it->all_slots);
+	free(it->repeat_slots);
 	memset(it, 0, sizeof *it);
 }
 
@@ -36,19 +37,29 @@ static void mark_matchers(uint16_t *bits, const jh_regexes *rx, const jh_lexicon
 }
 
 /* JH_I_NOT_HAN on every three-byte code point outside charclass.h's BMP
- * Han ranges (its test compares the two). */
+ * Han ranges (what jh_class_of calls Han: the test compares the two). */
 static void mark_not_han(uint16_t *bits)
 {
-	static const uint32_t han[][2] = {{0x3007, 0x3007}, {0x3400, 0x4DBF}, {0x4E00, 0x9FFF},
-	                                  {0xF900, 0xFAFF}};
+	static const uint32_t han[JH_HAN_BMP_N][2] = JH_HAN_BMP_RANGES;
 	uint32_t cp = 0x800;
-	for (size_t r = 0; r <= sizeof han / sizeof *han; r++) {
-		uint32_t end = r < sizeof han / sizeof *han ? han[r][0] : 0x10000;
+	for (size_t r = 0; r <= JH_HAN_BMP_N; r++) {
+		uint32_t end = r < JH_HAN_BMP_N ? han[r][0] : 0x10000;
 		for (; cp < end; cp++)
 			bits[cp] |= JH_I_NOT_HAN;
-		if (r < sizeof han / sizeof *han)
+		if (r < JH_HAN_BMP_N)
 			cp = han[r][1] + 1;
 	}
+}
+
+/* Slot k appended to the list *v of *n. */
+static int push_slot(size_t **v, size_t *n, size_t k)
+{
+	size_t *nv = realloc(*v, (*n + 1) * sizeof *nv);
+	if (!nv)
+		return JH_ERR_NOMEM;
+	*v = nv;
+	(*v)[(*n)++] = k;
+	return JH_OK;
 }
 
 int jh_interest_build(jh_interest *it, const jh_regexes *rx, const jh_lexicon *lx,
@@ -63,28 +74,23 @@ int jh_interest_build(jh_interest *it, const jh_regexes *rx, const jh_lexicon *l
 		const jh_builtin_def *d = bi->v[k].def;
 		if (!(d->wake & JH_C_HAN) || d->han == JH_HAN_COUNT)
 			continue;
-		int lane = d->han == JH_HAN_ALL || (d->han == JH_HAN_WANTS && !d->han_mark) ||
-		                   it->n_lanes == JH_I_LANES
+		int lane = d->han == JH_HAN_ALL || d->han == JH_HAN_REPEAT ||
+		                   (d->han == JH_HAN_WANTS && !d->han_mark) || it->n_lanes == JH_I_LANES
 		               ? -1
 		               : it->n_lanes++;
 		if (lane < 0) {
-			size_t *v = realloc(it->all_slots, (it->n_all + 1) * sizeof *v);
-			if (!v) {
+			int rc = d->han == JH_HAN_REPEAT ? push_slot(&it->repeat_slots, &it->n_repeat, k)
+			                                 : push_slot(&it->all_slots, &it->n_all, k);
+			if (rc) {
 				jh_interest_free(it);
-				return JH_ERR_NOMEM;
+				return rc;
 			}
-			it->all_slots = v;
-			it->all_slots[it->n_all++] = k;
 			continue;
 		}
 		uint16_t bit = (uint16_t)(1u << (JH_I_LANE0 + lane));
 		it->lane_slot[lane] = k;
-		if (d->han == JH_HAN_REPEAT) {
-			it->repeat_lanes |= bit;
-		} else {
-			d->han_mark(bi->v[k].cfg, it->bits, bit);
-			it->astral_lanes |= bit;
-		}
+		d->han_mark(bi->v[k].cfg, it->bits, bit);
+		it->astral_lanes |= bit;
 	}
 	return JH_OK;
 }

@@ -30,14 +30,21 @@ typedef struct jh_interest {
 	uint16_t *bits;                 /* 65,536 entries */
 	int n_lanes;
 	size_t lane_slot[JH_I_LANES];   /* builtin slot of each lane */
-	uint16_t repeat_lanes;          /* lanes woken by a repeated Han character */
 	uint16_t astral_lanes;          /* lanes woken by every astral Han character */
 	size_t *all_slots;              /* checks woken by every Han character */
 	size_t n_all;
+	/* checks woken by a Han character right after the same one: they need
+	 * no lane (the scan visits every such character), so they never run
+	 * out of lanes and are never woken by every Han character */
+	size_t *repeat_slots;
+	size_t n_repeat;
 } jh_interest;
 
 /* Build it after the lexicon's automaton; every builtin slot with JH_C_HAN
- * in its wake mask gets a lane, or a place in all_slots. */
+ * in its wake mask gets a lane, or a place in all_slots (every Han check
+ * past the JH_I_LANES lanes, which is right for a check woken by the
+ * characters it marks: its step is a no-op on the others) or in
+ * repeat_slots. */
 int jh_interest_build(jh_interest *it, const struct jh_regexes *rx, const struct jh_lexicon *lx,
                       const struct jh_builtins *bi);
 void jh_interest_free(jh_interest *it);

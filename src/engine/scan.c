@@ -137,9 +137,9 @@ typedef struct {
 	int lex_on;
 	int32_t state;            /* the lexicon automaton's */
 	uint32_t want, wake;
-	uint16_t repeat_lanes;
-	size_t n_all, n_class;
+	size_t n_all, n_repeat, n_class;
 	const waker *wakers, *all; /* per class, n_class apart; every Han character's */
+	const waker *repeat;      /* a Han character's right after the same one */
 	const size_t *n_wakers;
 	const waker *ascii;       /* per ASCII byte, n_class apart */
 	const unsigned char *n_ascii;
@@ -152,12 +152,9 @@ static int visit(scan_ctx *s, size_t i, int32_t cp, size_t n, uint32_t in, uint3
                  int32_t prev_cp, size_t prev_pos, size_t han_before, int prev_han)
 {
 	jh_scan_result *res = s->res;
-	if (cls & JH_C_HAN) {
-		if (cp == prev_cp)
-			in |= s->repeat_lanes;
-	} else {
+	int han = (cls & JH_C_HAN) != 0, repeat = han && cp == prev_cp && s->n_repeat;
+	if (!han)
 		in &= JH_I_LEX | JH_I_TRIG; /* a Han check is never woken by another class */
-	}
 	in &= s->want;
 	if (in & JH_I_TRIG) {
 		uint64_t m = jh_trigger_mask(s->rx, cp) & s->trig_on;
@@ -185,7 +182,7 @@ static int visit(scan_ctx *s, size_t i, int32_t cp, size_t n, uint32_t in, uint3
 			return JH_ERR_NOMEM;
 	}
 	uint32_t lanes = in >> JH_I_LANE0;
-	if ((cls & s->wake) || lanes || ((cls & JH_C_HAN) && s->n_all)) {
+	if ((cls & s->wake) || lanes || (han && s->n_all) || repeat) {
 		jh_char c = {cp, cls, i, n, prev_cp, prev_pos, han_before};
 		if (cp >= 0 && cp < 0x80) {
 			const waker *w = s->ascii + (size_t)cp * s->n_class;
@@ -202,9 +199,12 @@ static int visit(scan_ctx *s, size_t i, int32_t cp, size_t n, uint32_t in, uint3
 			const waker *w = &s->lane[__builtin_ctz(lanes)];
 			w->step(w->run, &c);
 		}
-		if (cls & JH_C_HAN)
+		if (han)
 			for (size_t j = 0; j < s->n_all; j++)
 				s->all[j].step(s->all[j].run, &c);
+		if (repeat)
+			for (size_t j = 0; j < s->n_repeat; j++)
+				s->repeat[j].step(s->repeat[j].run, &c);
 	}
 	return JH_OK;
 }
@@ -232,14 +232,15 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 	 * lists: the interest table says which Han checks each one wakes. */
 	enum { N_CLASSES = 13 };
 	/* and per ASCII byte, those of its class that its ascii_mark() names */
-	waker *wakers = malloc((bi->n ? bi->n : 1) * (N_CLASSES + 1 + 128) * sizeof *wakers);
-	size_t n_wakers[N_CLASSES] = {0}, n_all = 0;
+	waker *wakers = malloc((bi->n ? bi->n : 1) * (N_CLASSES + 2 + 128) * sizeof *wakers);
+	size_t n_wakers[N_CLASSES] = {0}, n_all = 0, n_repeat = 0;
 	unsigned char n_ascii[128] = {0};
 	uint16_t ascii_cls[128];
 	if (!wakers)
 		return JH_ERR_NOMEM;
 	waker *all = wakers + (size_t)N_CLASSES * bi->n; /* woken by every Han character */
-	waker *ascii = all + bi->n;
+	waker *repeat = all + bi->n; /* woken by a Han character repeated */
+	waker *ascii = repeat + bi->n;
 	uint32_t wake = 0;
 	for (int b = 0; b < 128; b++)
 		ascii_cls[b] = (uint16_t)jh_class_of(b);
@@ -266,6 +267,10 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 	for (size_t j = 0; j < it->n_all; j++)
 		if (runs[it->all_slots[j]].rule)
 			all[n_all++] = (waker){bi->v[it->all_slots[j]].def->step, &runs[it->all_slots[j]], 0};
+	for (size_t j = 0; j < it->n_repeat; j++)
+		if (runs[it->repeat_slots[j]].rule)
+			repeat[n_repeat++] =
+				(waker){bi->v[it->repeat_slots[j]].def->step, &runs[it->repeat_slots[j]], 0};
 	uint32_t want = (s.lex_on ? JH_I_LEX : 0) | (s.trig_on ? JH_I_TRIG : 0);
 	for (int l = 0; l < it->n_lanes; l++) {
 		size_t k = it->lane_slot[l];
@@ -275,8 +280,9 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 	}
 	s.want = want;
 	s.wake = wake;
-	s.repeat_lanes = it->repeat_lanes;
 	s.n_all = n_all;
+	s.n_repeat = n_repeat;
+	s.repeat = repeat;
 	s.n_class = bi->n;
 	s.wakers = wakers;
 	s.all = all;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "buf.h"
+#include "charclass.h"
 #include "findings.h"
 #include "utf8.h"
 #include "util.h"
@@ -155,14 +156,14 @@ typedef struct {
 	size_t line_start, line_end; /* the line these spans are of */
 } spans;
 
+/* Is the character at p (before b) Han, as the class scan says? */
 static int han_at(const char *text, size_t p, size_t b)
 {
-	int32_t cp = 0;
+	int32_t cp = -1;
 	if (p >= b)
 		return 0;
 	jh_utf8_decode((const unsigned char *)text + p, b - p, &cp);
-	return (cp >= 0x3400 && cp <= 0x9FFF) || (cp >= 0xF900 && cp <= 0xFAFF) ||
-	       (cp >= 0x20000 && cp <= 0x3134F);
+	return cp >= 0 && (jh_class_of(cp) & JH_C_HAN);
 }
 
 /* Where a URL or path [s, e) really ends: Han is allowed in them

@@ -22,17 +22,18 @@ static json_t *workspace_edit(const lsp_doc *d, json_t *edits)
 	return json_pack("{s:{s:o}}", "changes", d->uri, edits);
 }
 
-/* Up to max bytes of s, cut at a character boundary, for a title. */
+/* s[0..n) for a title, in out (size bytes, at least 8): invalid UTF-8 as
+ * U+FFFD (jh_utf8_clean), and when that does not fit, cut at a character
+ * boundary with "…". */
 static void quote(char *out, size_t size, const char *s, size_t n)
 {
-	size_t max = size - 4;
-	if (n > max) {
-		n = max;
-		while (n && ((unsigned char)s[n] & 0xC0) == 0x80)
-			n--;
-	}
-	n = jh_utf8_valid_prefix(s, n);
-	snprintf(out, size, "%.*s%s", (int)n, s, n < strlen(s) ? "…" : "");
+	size_t room = size - 4; /* the text, then "…" (3 bytes) and the NUL */
+	if (jh_utf8_clean(s, n, out, size) <= room)
+		return;
+	size_t k = room;
+	while (k && ((unsigned char)out[k] & 0xC0) == 0x80)
+		k--;
+	memcpy(out + k, "…", sizeof "…");
 }
 
 /* "Replace “**” with “知识” (censor.mask.suggest, 62%)": the rule, and
@@ -53,10 +54,8 @@ static void alt_title(const lsp_doc *d, const adapter_finding *f, const adapter_
 	const adapter_edit *ed = &alt->edits[0];
 	char from[64], to[64];
 	size_t olen = ed->end - ed->start;
-	char *old = strndup(d->text + ed->start, olen);
-	quote(from, sizeof from, old ? old : "", olen);
+	quote(from, sizeof from, d->text + ed->start, olen);
 	quote(to, sizeof to, ed->text, strlen(ed->text));
-	free(old);
 	if (!olen)
 		snprintf(out, size, "Insert “%s” (%s)", to, who);
 	else if (!*ed->text)

@@ -157,10 +157,12 @@ void lsp_log(int type, const char *fmt, ...)
 	va_end(ap);
 	fprintf(log_out ? log_out : stderr, "%s\n", buf);
 	if (__atomic_load_n(&log_to_client, __ATOMIC_ACQUIRE)) {
-		/* a message cut inside a character is not valid UTF-8 */
-		size_t n = jh_utf8_valid_prefix(buf, strlen(buf));
-		buf[n] = '\0';
-		rpc_notify("window/logMessage", json_pack("{s:i,s:s}", "type", type, "message", buf));
+		/* a path in it may hold bytes that are not UTF-8, and vsnprintf
+		 * may cut it inside a character: both shown as U+FFFD, the rest
+		 * kept; without memory for it, no message */
+		json_t *p = json_pack("{s:i,s:o}", "type", type, "message", json_text(buf, strlen(buf)));
+		if (p)
+			rpc_notify("window/logMessage", p);
 	}
 }
 

@@ -229,9 +229,10 @@ static void fix_request(server *sv, json_t *id, const char *uri, json_t *params,
 		 * error: no edits, and the reason where the author sees it */
 		char msg[1024];
 		snprintf(msg, sizeof msg, "jinghua: cannot fix %s: %s", uri, why ? why : "error");
-		size_t ok = jh_utf8_valid_prefix(msg, strlen(msg));
-		msg[ok] = '\0';
-		rpc_notify("window/showMessage", json_pack("{s:i,s:s}", "type", 1, "message", msg));
+		/* invalid UTF-8 (of a path) shown as U+FFFD, as in lsp_log */
+		json_t *p = json_pack("{s:i,s:o}", "type", 1, "message", json_text(msg, strlen(msg)));
+		if (p)
+			rpc_notify("window/showMessage", p);
 		free(why);
 		rpc_respond(id, resolve ? json_deep_copy(params) : json_array());
 		return;
