@@ -197,11 +197,12 @@ static void variant_step(jh_brun *run, const jh_char *c)
 	run->run_end = c->pos + c->len;
 }
 
-/* The quotation marks variant_step follows: " of the ASCII bytes. */
+/* The ASCII bytes variant_step wants: the line ends, and " of the
+ * quotation marks. */
 static void variant_ascii(const void *cfg, unsigned char wants[128])
 {
 	(void)cfg;
-	wants['"'] = JH_ASCII_ALWAYS;
+	wants['\n'] = wants['\r'] = wants['"'] = JH_ASCII_ALWAYS;
 }
 
 /* The Han characters variant_step counts: those mode_flags() gives flags,
@@ -372,23 +373,27 @@ static int para_doubt(const jh_brun *run, const para *v, size_t n, size_t i, int
 	return own > block ? own : block;
 }
 
-/* Is the form list of a character (script-chars.tsv: "發|髮") or the
- * character itself outside the BMP?  Such characters (𫖯 for 頫, 𬱟 for 頠)
- * are names and rare words that the 2013 standard gave new simplified
- * forms most fonts and editions do not have. */
-static int astral(int32_t cp, const char *forms)
+/* Is a character, or the first of its forms (script-chars.tsv: "發|髮"),
+ * outside the BMP or in CJK Extension A?  Such characters (𫖯 for 頫, 𬱟
+ * for 頠, 䯄 for 騧) are names and rare words of classical text that the
+ * 2013 standard gave simplified forms most fonts and editions lack. */
+static int rare_han(int32_t cp)
 {
-	if (cp >= 0x10000)
+	return cp >= 0x10000 || (cp >= 0x3400 && cp <= 0x4DBF);
+}
+
+static int rare_form(int32_t cp, const char *forms)
+{
+	int32_t f;
+	size_t n = strcspn(forms, "|");
+	if (rare_han(cp))
 		return 1;
-	for (const unsigned char *q = (const unsigned char *)forms; *q && *q != '|'; q++)
-		if (*q >= 0xF0)
-			return 1;
-	return 0;
+	return n && jh_utf8_decode((const unsigned char *)forms, n, &f) && rare_han(f);
 }
 
 /* A run of minority characters [a, b): one finding, converted character by
  * character; safe only if each has a single form in the other variant,
- * and no doubt: DOUBT_QUOTE (and a character or form outside the BMP)
+ * and no doubt: DOUBT_QUOTE (and a rare character or form: rare_form)
  * gives a hint with an unsafe fix, DOUBT_MIXED a warning with one. */
 static void emit_chars(jh_brun *run, size_t a, size_t b, int v, int doubt)
 {
@@ -402,7 +407,7 @@ static void emit_chars(jh_brun *run, size_t a, size_t b, int v, int doubt)
 		const char_ent *e = find_ent(cfg, cp);
 		const char *forms = e ? e->forms : "";
 		size_t first = strcspn(forms, "|");
-		if (astral(cp, forms))
+		if (rare_form(cp, forms))
 			doubt = DOUBT_QUOTE;
 		if (first)
 			rc |= jh_buf_append(&fix, forms, first);
