@@ -140,6 +140,78 @@ START_TEST(variant_per_paragraph)
 }
 END_TEST
 
+/* The classes of issue 19: what a sure conversion is.  Each text, the run
+ * reported, its severity and the safety of its fix (sentences written for
+ * this test). */
+START_TEST(variant_doubt_classes)
+{
+	jh_ruleset *rs = script_rules(NULL, NULL, NULL);
+	static const struct {
+		const char *text, *span;
+		int severity, safety;
+	} cases[] = {
+		/* a quotation in the other variant, a short term, a title */
+		{"村口的石牌坊上刻着“忠孝傳家”，来往的人都要抬头看一眼。", "傳", JH_INFO, JH_UNSAFE},
+		{"他把那张写着『龍門客棧』的旧海报贴在了墙上，说是留个纪念。", "龍門", JH_INFO, JH_UNSAFE},
+		{"我们读完了《紅樓夢》的前八十回，后面的续书还没有开始读。", "紅樓夢", JH_INFO, JH_UNSAFE},
+		{"我们读完了《红樓梦》的前八十回，后面的续书还没有开始读。", "樓", JH_INFO, JH_UNSAFE},
+		/* a stray character in speech of the text's own variant */
+		{"她回头对我们说：“你们快点過来，这里的风景真好看，别再磨蹭了。”", "過", JH_WARNING,
+		 JH_SAFE},
+		/* two to one: a weak majority */
+		{"这些东西我們還没准备好。", "們還", JH_WARNING, JH_UNSAFE},
+		/* a character spoken of, and the same character elsewhere */
+		{"那个年代的刻本里，凡是曆字都要缺一笔，所以曆书上的曆也没有写全。", "曆", JH_INFO,
+		 JH_UNSAFE},
+		/* a simplified form outside the BMP or in Extension A */
+		{"我们在展厅里看到了赵孟頫的几幅字，这些作品保存得都很完好。", "頫", JH_INFO, JH_UNSAFE},
+		{"这些马的名字很有意思，其中一匹叫作騧，是黑嘴的黄马，跑得很快。", "騧", JH_INFO,
+		 JH_UNSAFE},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		jh_findings fs = JH_FINDINGS_INIT;
+		check_with(rs, cases[i].text, NULL, &fs);
+		const jh_finding *f = first_of(&fs, "script.mixed-variant");
+		ck_assert_msg(f != NULL, "%s: nothing", cases[i].text);
+		ck_assert_msg(!strcmp(span(cases[i].text, f), cases[i].span), "%s: %s", cases[i].text,
+		              span(cases[i].text, f));
+		ck_assert_msg((int)f->severity == cases[i].severity && (int)f->safety == cases[i].safety,
+		              "%s: severity %d safety %d", cases[i].text, (int)f->severity,
+		              (int)f->safety);
+		jh_findings_clear(&fs);
+	}
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+/* A long quotation in the other variant takes no part in the vote: the
+ * narration around it is not "converted", in a one-line text or in a long
+ * file held paragraph by paragraph; asked for a variant, a quotation is
+ * still quoted. */
+START_TEST(variant_quotation_does_not_vote)
+{
+	jh_ruleset *rs = script_rules(NULL, NULL, NULL);
+	const char *t = "他在日记里抄了一段：“我們這些人從小在山裡長大，對外面的世界知道得太少，"
+	                "總覺得那裡的一切都離我們很遠。”抄完以后，他看了很久。";
+	jh_findings fs = JH_FINDINGS_INIT;
+	check_with(rs, t, NULL, &fs);
+	ck_assert_uint_ge(test_count_rule(&fs, "script.mixed-variant"), 1);
+	for (size_t i = 0; i < fs.count; i++) {
+		ck_assert_msg(fs.items[i].byte_start > strlen("他在日记里抄了一段：") &&
+		              fs.items[i].byte_end < strlen(t) - strlen("抄完以后，他看了很久。"),
+		              "outside the quotation: %s", span(t, &fs.items[i]));
+		ck_assert_int_eq(fs.items[i].severity, JH_INFO);
+		ck_assert_int_eq(fs.items[i].safety, JH_UNSAFE);
+	}
+	jh_findings_clear(&fs);
+	check_with(rs, t, "hans", &fs);
+	for (size_t i = 0; i < fs.count; i++)
+		ck_assert_int_eq(fs.items[i].safety, JH_UNSAFE);
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
 START_TEST(variant_parameter)
 {
 	/* set before compiling, as the CLI and the config do */
@@ -565,6 +637,8 @@ Suite *script_suite(void)
 	tcase_add_test(tc, variant_clean_text_is_quiet);
 	tcase_add_test(tc, variant_per_paragraph);
 	tcase_add_test(tc, variant_parameter);
+	tcase_add_test(tc, variant_doubt_classes);
+	tcase_add_test(tc, variant_quotation_does_not_vote);
 	tcase_add_test(tc, conversion_errors);
 	tcase_add_test(tc, conversion_table_read_when_needed);
 	tcase_add_test(tc, conversion_table_cache);

@@ -47,6 +47,13 @@ MIN_FREQ = 100        # jieba frequency of words taken into the phrase table
 GUARD_FREQ = 50       # a competing word must be at least this frequent to matter
 EXCLUDE = {"数里"}    # 数里 "a few li" is mostly 引數裡, 參數裡 (in the argument)
 CROSS_FREQ = 30       # the same for a word in which the character is right
+# Entries a reader must judge, and guards the word list cannot give.  皇後
+# is 皇后 (empress), but also 堂皇|後 and 倉皇|後 (冠冕堂皇後, 倉皇後撤), after
+# words too rare beside 皇后 to make guards: its fix is unsafe (the wrong
+# form is its second candidate).  鍾意 "to like" (Hong Kong) is a word
+# jieba lacks: 十分鍾意 is no 十分鐘.
+JUDGEMENT = {"皇後"}
+EXTRA_NEXT_NOT = {"十分鍾": "意"}
 NAME_TAGS = {"nr", "nrt", "nrfg", "ns", "nt", "nz"}  # jieba tags of names: 马里, 里德
 # Pairs (written, standard) that Taiwan's dictionaries accept both ways, so
 # neither is a conversion error: 發布/發佈, 了解/瞭解, 平台/平臺, 匯報/彙報.
@@ -254,6 +261,8 @@ def main():
         f.write("# wrong\tright (a|b = candidates)\tprev_not\tnext_not\n")
         for w in sorted(table):
             rights, prev, nxt, _ = table[w]
+            rights = rights + [w] if w in JUDGEMENT else rights
+            nxt = "".join(sorted(set(nxt) | set(EXTRA_NEXT_NOT.get(w, ""))))
             f.write(f"{w}\t{'|'.join(rights)}\t{prev}\t{nxt}\n")
     print(f"{len(rows)} characters, {len(table)} phrases", file=sys.stderr)
 

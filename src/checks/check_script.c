@@ -32,6 +32,7 @@ static const char *const regional_params[] = {"variant", "chars", "regional", "s
 typedef struct {
 	size_t start, end;
 	uint32_t hans, hant, suspects;
+	uint32_t qhans, qhant; /* those of hans, hant inside quotation marks */
 	int v;               /* the variant it is held to, set in finish() */
 } para;
 
@@ -50,7 +51,7 @@ static void para_close(jh_brun *run, variant_state *s, size_t end)
 		else
 			s->v[s->n++] = s->cur;
 	}
-	s->cur = (para){end, end, 0, 0, 0, 0};
+	s->cur = (para){end, end, 0, 0, 0, 0, 0, 0};
 }
 
 /* What a Han character counts for in this check. */
@@ -99,15 +100,79 @@ static size_t next_suspect(const jh_brun *run, size_t p, size_t end, size_t *n)
 	return SIZE_MAX;
 }
 
+/* Quotation marks.  What a text quotes (an inscription, a title, a line
+ * of verse, speech) is written as its source was: it does not say which
+ * variant the text around it is in, so it takes no part in the vote.  The
+ * marks of a paragraph are followed as a stack packed in an int: its depth
+ * in the low bits, and for each level whether it was opened by an ASCII
+ * " (which closes only its own level; any other closing mark closes the
+ * innermost).  The scan and finish() follow it alike. */
+enum { Q_DEPTH_MAX = 16, Q_DEPTH_MASK = 31, Q_ASCII_SHIFT = 8 };
+
+static int quote_kind(int32_t cp)
+{
+	switch (cp) {
+	case 0x201C: case 0x300C: case 0x300E: case 0x300A: case 0x3008: case 0x2018: /* “「『《〈‘ */
+		return 1;
+	case 0x201D: case 0x300D: case 0x300F: case 0x300B: case 0x3009: case 0x2019: /* ”」』》〉’ */
+		return -1;
+	case '"':
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+static inline int quote_depth(int q) { return q & Q_DEPTH_MASK; }
+
+/* The stack q after the character cp. */
+static int quote_update(int q, int32_t cp)
+{
+	int k = quote_kind(cp), d = quote_depth(q);
+	if (k == 2) /* " closes a level it opened, else opens one */
+		k = d && (q >> (Q_ASCII_SHIFT + d - 1) & 1) ? -1 : 3;
+	if (k > 0 && d < Q_DEPTH_MAX)
+		return (q & ~Q_DEPTH_MASK & ~(1 << (Q_ASCII_SHIFT + d))) | (k == 3) << (Q_ASCII_SHIFT + d) |
+		       (d + 1);
+	if (k < 0 && d)
+		return (q & ~Q_DEPTH_MASK) | (d - 1);
+	return q;
+}
+
+/* Characters that make a word with a following 字 (寫字, 數字, 三萬字,
+ * 這字): before 字 they are no character spoken of. */
+static const char mention_not[] = "寫簽認識數題習錯練漢單雙鉛個號點萬億兩幾紅黃藍綠體國難隻這該"
+                                  "写签认识数题习错练汉单双铅个号点万亿两几红黄蓝绿体国难这该";
+enum { MENTION_MAX = 16 };
+
 static void variant_step(jh_brun *run, const jh_char *c)
 {
 	const variant_cfg *cfg = run->cfg;
 	variant_state *s = run->state;
 	if (c->cls & JH_C_NEWLINE) {
+		if (c->cp != '\r')
+			run->open = 0; /* a quotation ends with its paragraph */
 		if (s && c->cp != '\r')
 			para_close(run, s, c->pos + c->len);
 		else if (!s)
 			run->run_start = c->pos + c->len; /* start of the paragraph, until state exists */
+		return;
+	}
+	if (!(c->cls & JH_C_HAN)) {
+		run->open = quote_update(run->open, c->cp);
+		return;
+	}
+	if (c->cp == 0x5B57) { /* 字 */
+		/* A character alone before 字 is spoken of as a character
+		 * (驚字還敬缺末筆): it is quoted.  run_cp, run_end: the last
+		 * character counted and its end; run_len: the flags of the one
+		 * counted right before it. */
+		uint8_t pf = char_flags(cfg, run->run_cp) & (F_HANS | F_HANT);
+		if (s && c->pos == run->run_end && pf && !(run->run_len & pf) &&
+		    !quote_depth(run->open) && !cp_in(run->run_cp, mention_not)) {
+			s->cur.qhans += !!(pf & F_HANS);
+			s->cur.qhant += !!(pf & F_HANT);
+		}
 		return;
 	}
 	uint8_t f = mode_flags(cfg, c->cp);
@@ -123,6 +188,21 @@ static void variant_step(jh_brun *run, const jh_char *c)
 	s->cur.hans += !!(f & F_HANS);
 	s->cur.hant += !!(f & F_HANT);
 	s->cur.suspects += !!(f & F_SUSPECT);
+	if (quote_depth(run->open)) {
+		s->cur.qhans += !!(f & F_HANS);
+		s->cur.qhant += !!(f & F_HANT);
+	}
+	run->run_len = c->pos == run->run_end ? char_flags(cfg, run->run_cp) & (F_HANS | F_HANT) : 0;
+	run->run_cp = c->cp;
+	run->run_end = c->pos + c->len;
+}
+
+/* The ASCII bytes variant_step wants: the line ends, and " of the
+ * quotation marks. */
+static void variant_ascii(const void *cfg, unsigned char wants[128])
+{
+	(void)cfg;
+	wants['\n'] = wants['\r'] = wants['"'] = JH_ASCII_ALWAYS;
 }
 
 /* The Han characters variant_step counts: those mode_flags() gives flags,
@@ -159,112 +239,161 @@ static void variant_mark(const void *cfg, uint16_t *table, uint16_t bit)
 			if ((f[cp] & keep) || (group && group[cp]))
 				table[cp] |= bit;
 	}
+	table[0x5B57] |= bit; /* 字, after a character spoken of */
+}
+/* The counts of paragraph p that vote: those outside quotation marks, or
+ * all of them when nothing in the document is outside (`all`). */
+static inline void para_vote(const para *p, int all, uint32_t *hans, uint32_t *hant)
+{
+	*hans = all ? p->hans : p->hans - p->qhans;
+	*hant = all ? p->hant : p->hant - p->qhant;
 }
 
 /* A paragraph's own variant, when it has enough evidence of it. */
-static int para_own(const variant_cfg *cfg, const para *p)
+static int para_own(const variant_cfg *cfg, const para *p, int all)
 {
-	if (p->hans + p->hant >= cfg->para_min) {
-		if (p->hans >= 4 * p->hant)
+	uint32_t hans, hant;
+	para_vote(p, all, &hans, &hant);
+	if (hans + hant >= cfg->para_min) {
+		if (hans >= 4 * hant)
 			return V_HANS;
-		if (p->hant >= 4 * p->hans)
+		if (hant >= 4 * hans)
 			return V_HANT;
 	}
 	return V_NONE;
+}
+
+/* How sure a conversion is.  DOUBT_MIXED: the variant it converts to won
+ * by two to one or less (a warning with an unsafe fix); DOUBT_QUOTE: the
+ * characters are the other variant on purpose, quoted, a title, a name, a
+ * character spoken of (a hint with an unsafe fix). */
+enum { DOUBT_NONE, DOUBT_MIXED, DOUBT_QUOTE };
+
+/* A majority of held to against that is two to one or less: the
+ * characters it would convert may be the text's own. */
+static inline int weak_majority(uint32_t held, uint32_t against)
+{
+	return against && 2 * (unsigned long)against >= held;
 }
 
 /* The variant each paragraph is held to (in p->v): the one asked for; else,
  * when the minority variant makes up less than a fifth of the document,
  * the document's; else (a long file with chapters in both) its own when it
  * has enough evidence, or that of the nearest paragraph before it (after
- * it, at the start) that has. */
-static void para_variants(const variant_cfg *cfg, int forced, para *v, size_t n)
+ * it, at the start) that has.  Returns DOUBT_MIXED when the document's
+ * variant is a guess from a weak majority. */
+static int para_variants(const variant_cfg *cfg, int forced, para *v, size_t n, int all)
 {
 	unsigned long hans = 0, hant = 0;
 	for (size_t i = 0; i < n; i++) {
-		hans += v[i].hans;
-		hant += v[i].hant;
+		uint32_t a, b;
+		para_vote(&v[i], all, &a, &b);
+		hans += a;
+		hant += b;
 	}
-	unsigned long minor = hans < hant ? hans : hant;
-	if (!hans && !hant)
-		return;
+	unsigned long minor = hans < hant ? hans : hant, major = hans < hant ? hant : hans;
+	if (!hans && !hant && !forced)
+		return DOUBT_NONE;
 	int mixed = hans + hant >= 4 * cfg->para_min && minor * 5 >= hans + hant;
 	int doc = forced ? forced : !mixed ? (hant > hans ? V_HANT : V_HANS) : V_NONE;
 	if (doc) {
 		for (size_t i = 0; i < n; i++)
 			v[i].v = doc;
-		return;
+		return !forced && minor && 2 * minor >= major ? DOUBT_MIXED : DOUBT_NONE;
 	}
 	int last = V_NONE;
 	for (size_t i = 0; i < n; i++) {
-		int own = para_own(cfg, &v[i]);
+		int own = para_own(cfg, &v[i], all);
 		last = own ? own : last;
 		v[i].v = last;
 	}
 	for (size_t i = n; i-- > 0;) {
-		int own = para_own(cfg, &v[i]);
+		int own = para_own(cfg, &v[i], all);
 		last = own ? own : i + 1 < n ? v[i + 1].v : V_NONE;
 		if (!v[i].v)
 			v[i].v = last;
 	}
+	return DOUBT_NONE;
 }
 
-/* Is [a, b) inside a short quotation on its line: an inscription, a sign,
- * a title (门匾上写着“天下第一樓”, 《紅樓夢》) of at most QUOTE_MAX
- * characters between its marks, with no sentence punctuation in it?  A
- * writer quotes such a text in its own script on purpose; dialogue (a
- * quotation with a clause mark in it, or a long one) is not this. */
-#define QUOTE_MAX 12
-static int cp_in_set(int32_t cp, const char *set);
-static int quoted_inscription(const char *text, size_t len, size_t a, size_t b)
+/* Counts of a paragraph (or block) held to v that say otherwise: written
+ * in the other variant (a quoted verse, 關關雎鳩 in a simplified anthology:
+ * four to one the other way, at least two characters), or a weak majority
+ * (two to one or less, at least four characters), where no conversion is
+ * sure. */
+static int counts_doubt(uint32_t hans, uint32_t hant, int v)
 {
-	static const char open_marks[] = "“「『《〈‘\"";
-	static const char close_marks[] = "”」』》〉’\"";
-	static const char stops[] = "，。！？；：、,.!?;:\n";
-	int32_t opened = 0, cp;
-	size_t n, chars = 0, p = a;
-	while (p > 0 && chars <= QUOTE_MAX) {
-		p = jh_utf8_prev(text, p);
-		jh_utf8_decode((const unsigned char *)text + p, len - p, &cp);
-		if (cp_in_set(cp, open_marks)) {
-			opened = cp;
-			break;
-		}
-		if (cp_in_set(cp, stops) || cp_in_set(cp, close_marks))
-			return 0;
-		chars++;
-	}
-	if (!opened)
-		return 0;
-	for (p = b; p < len && chars <= QUOTE_MAX; p += n, chars++) {
-		n = jh_utf8_decode((const unsigned char *)text + p, len - p, &cp);
-		if (cp_in_set(cp, close_marks))
-			return 1;
-		if (cp_in_set(cp, stops) || cp_in_set(cp, open_marks))
-			return 0;
+	uint32_t against = v == V_HANT ? hans : hant, held = v == V_HANT ? hant : hans;
+	if (against >= 2 && against >= 4 * held)
+		return DOUBT_QUOTE;
+	if (against + held >= 4 && weak_majority(held, against))
+		return DOUBT_MIXED;
+	return DOUBT_NONE;
+}
+
+/* Does the text between two paragraphs hold a line without CJK (a blank
+ * line, fortune's %, a scene break of ***)?  Then they are two blocks. */
+static int block_break(const char *text, size_t a, size_t b)
+{
+	int cjk = 1;
+	for (size_t i = a; i < b; i++) {
+		unsigned char c = (unsigned char)text[i];
+		if (c == '\n') {
+			if (!cjk)
+				return 1;
+			cjk = 0;
+		} else if (c >= 0xE3)
+			cjk = 1;
 	}
 	return 0;
 }
 
-static int cp_in_set(int32_t cp, const char *set)
+/* The doubt of paragraph i from its votes: its own counts, or those of
+ * its block (the paragraphs around it up to a line without CJK),
+ * whichever is greater: a line of a quoted verse may hold one traditional
+ * character and nothing of its own variant (于嗟闊兮), its stanza says
+ * what it is. */
+static int para_doubt(const jh_brun *run, const para *v, size_t n, size_t i, int all)
 {
-	for (const char *q = set; *q;) {
-		int32_t c;
-		q += jh_utf8_decode((const unsigned char *)q, strlen(q), &c);
-		if (c == cp)
-			return 1;
+	uint32_t hans, hant, a, b;
+	para_vote(&v[i], all, &hans, &hant);
+	int own = counts_doubt(hans, hant, v[i].v);
+	for (size_t k = i; k > 0 && !block_break(run->text, v[k - 1].end, v[k].start); k--) {
+		para_vote(&v[k - 1], all, &a, &b);
+		hans += a;
+		hant += b;
 	}
-	return 0;
+	for (size_t k = i; k + 1 < n && !block_break(run->text, v[k].end, v[k + 1].start); k++) {
+		para_vote(&v[k + 1], all, &a, &b);
+		hans += a;
+		hant += b;
+	}
+	int block = counts_doubt(hans, hant, v[i].v);
+	return own > block ? own : block;
 }
 
-/* How sure a conversion in a paragraph is (para_doubt). */
-enum { DOUBT_NONE, DOUBT_MIXED, DOUBT_QUOTE };
+/* Is a character, or the first of its forms (script-chars.tsv: "發|髮"),
+ * outside the BMP or in CJK Extension A?  Such characters (𫖯 for 頫, 𬱟
+ * for 頠, 䯄 for 騧) are names and rare words of classical text that the
+ * 2013 standard gave simplified forms most fonts and editions lack. */
+static int rare_han(int32_t cp)
+{
+	return cp >= 0x10000 || (cp >= 0x3400 && cp <= 0x4DBF);
+}
+
+static int rare_form(int32_t cp, const char *forms)
+{
+	int32_t f;
+	size_t n = strcspn(forms, "|");
+	if (rare_han(cp))
+		return 1;
+	return n && jh_utf8_decode((const unsigned char *)forms, n, &f) && rare_han(f);
+}
 
 /* A run of minority characters [a, b): one finding, converted character by
- * character; safe only if each has a single form in the other variant.  In
- * a short quotation (an inscription) or a paragraph written in the other
- * variant (a quoted verse) it is a hint with an unsafe fix; in a paragraph
- * mixed near half and half, a warning with an unsafe fix. */
+ * character; safe only if each has a single form in the other variant,
+ * and no doubt: DOUBT_QUOTE (and a rare character or form: rare_form)
+ * gives a hint with an unsafe fix, DOUBT_MIXED a warning with one. */
 static void emit_chars(jh_brun *run, size_t a, size_t b, int v, int doubt)
 {
 	const variant_cfg *cfg = run->cfg;
@@ -277,6 +406,8 @@ static void emit_chars(jh_brun *run, size_t a, size_t b, int v, int doubt)
 		const char_ent *e = find_ent(cfg, cp);
 		const char *forms = e ? e->forms : "";
 		size_t first = strcspn(forms, "|");
+		if (rare_form(cp, forms))
+			doubt = DOUBT_QUOTE;
 		if (first)
 			rc |= jh_buf_append(&fix, forms, first);
 		else
@@ -299,12 +430,11 @@ static void emit_chars(jh_brun *run, size_t a, size_t b, int v, int doubt)
 		run->err = JH_ERR_NOMEM;
 	} else {
 		const jh_rule *r = run->rule;
-		int quoted = doubt == DOUBT_QUOTE || quoted_inscription(run->text, run->len, a, b);
 		jh_hit h = {r, run->rule_index, a, b, r->has_fix ? fix.data : NULL, fix.len,
-		            single && !quoted && !doubt ? r->safety : JH_UNSAFE, note.data};
+		            single && !doubt ? r->safety : JH_UNSAFE, note.data};
 		if ((rc = jh_findings_add_hit(run->out, run->text, &h)))
 			run->err = rc;
-		else if (quoted)
+		else if (doubt == DOUBT_QUOTE)
 			run->out->items[run->out->count - 1].severity = JH_INFO;
 	}
 	jh_buf_free(&fix);
@@ -312,80 +442,130 @@ static void emit_chars(jh_brun *run, size_t a, size_t b, int v, int doubt)
 	jh_buf_free(&alts);
 }
 
-/* Counts of a paragraph (or block) held to v that say otherwise: written
- * in the other variant (a quoted verse, 關關雎鳩 in a simplified anthology:
- * four to one the other way, at least two characters), or mixed near half
- * and half (four to five or more the other way, at least four characters),
- * where no conversion is sure. */
-static int counts_doubt(uint32_t hans, uint32_t hant, int v)
+/* A quotation of a paragraph that finish() looks at, with its own counts
+ * (of the quotations inside it too). */
+typedef struct {
+	uint32_t hans, hant;
+	uint32_t chars;  /* its characters, up to QUOTE_SHORT + 1 */
+	uint8_t title;   /* 《》 〈〉: a title or a name */
+	uint8_t clause;  /* a clause or sentence mark inside: speech */
+} quote_span;
+
+/* A quotation of at most this many characters and no clause mark is a
+ * term, a sign, an inscription (“达旨”, “天下第一樓”), quoted as written. */
+#define QUOTE_SHORT 12
+
+/* The doubt of a run inside quotation q: a title, or a quotation written
+ * in the other variant (none of its characters of v, or two to one the
+ * other way), is quoted on purpose: 门匾上写着“天下第一樓”, 《紅樓夢》.  A
+ * stray character in a quotation of v's (“今天的會议”) is judged with the
+ * paragraph. */
+static int quote_doubt(const quote_span *q, int v)
 {
-	uint32_t against = v == V_HANT ? hans : hant, held = v == V_HANT ? hant : hans;
-	if (against >= 2 && against >= 4 * held)
+	uint32_t against = v == V_HANT ? q->hans : q->hant, held = v == V_HANT ? q->hant : q->hans;
+	if (q->title || (against && (!held || against >= 2 * held)) ||
+	    (against && !q->clause && q->chars <= QUOTE_SHORT))
 		return DOUBT_QUOTE;
-	if (against + held >= 4 && 5 * against >= 4 * held)
-		return DOUBT_MIXED;
 	return DOUBT_NONE;
 }
 
-/* Does the text between two paragraphs hold a line without CJK (a blank
- * line, fortune's %, a scene break of ***)?  Then they are two blocks. */
-static int block_break(const char *text, size_t a, size_t b)
+
+/* The quotations of paragraph p, in the order they open (*spans, *n), and
+ * the minority characters it speaks of as characters (驚字還敬缺末筆, 以甯代
+ * 儀: one alone before 字; each of its uses in the paragraph is then the
+ * character itself, kept as written). */
+static int para_quotes(jh_brun *run, const para *p, uint8_t want, quote_span **spans, size_t *n,
+                       int32_t *mention, int *n_mention)
 {
-	int cjk = 1;
-	for (size_t i = a; i < b; i++) {
-		unsigned char c = (unsigned char)text[i];
-		if (c == '\n') {
-			if (!cjk)
-				return 1;
-			cjk = 0;
-		} else if (c >= 0xE3)
-			cjk = 1;
+	const variant_cfg *cfg = run->cfg;
+	size_t cap = 0, idx[Q_DEPTH_MAX];
+	int q = 0;
+	int32_t prev = -1, prev2 = -1;
+	*n = 0;
+	*n_mention = 0;
+	for (size_t i = p->start, len; i < p->end; i += len) {
+		int32_t cp = decode_at(run->text, p->end, i, &len);
+		uint8_t f = cp >= 0 ? char_flags(cfg, cp) & (F_HANS | F_HANT) : 0;
+		if (cp < 0 || !len) {
+			len = len ? len : 1;
+		} else if (f && (jh_class_of(cp) & JH_C_HAN)) {
+			for (int d = 0; d < quote_depth(q); d++) {
+				(*spans)[idx[d]].hans += !!(f & F_HANS);
+				(*spans)[idx[d]].hant += !!(f & F_HANT);
+			}
+		} else if (!(jh_class_of(cp) & JH_C_HAN)) {
+			int d = quote_depth(q);
+			q = quote_update(q, cp);
+			if (quote_depth(q) > d) {
+				if (jh_grow((void **)spans, &cap, *n + 1, sizeof **spans))
+					return JH_ERR_NOMEM;
+				(*spans)[*n] = (quote_span){0, 0, 0, cp == 0x300A || cp == 0x3008, 0};
+				idx[d] = (*n)++;
+			} else if (quote_depth(q) == d && cp_in(cp, "，。！？；：、,.!?;:")) {
+				for (int k = 0; k < d; k++)
+					(*spans)[idx[k]].clause = 1;
+			}
+		} else if (cp == 0x5B57 && prev >= 0 && (char_flags(cfg, prev) & want) && /* 字 */
+		           !(prev2 >= 0 && (char_flags(cfg, prev2) & want)) && !cp_in(prev, mention_not) &&
+		           *n_mention < MENTION_MAX) {
+			mention[(*n_mention)++] = prev; /* one minority character alone before 字 */
+		}
+		for (int k = 0; k < quote_depth(q) && quote_kind(cp) == 0; k++)
+			(*spans)[idx[k]].chars += (*spans)[idx[k]].chars <= QUOTE_SHORT;
+		prev2 = prev;
+		prev = cp;
 	}
 	return 0;
-}
-
-/* The doubt of paragraph i: its own counts, or those of its block (the
- * paragraphs around it up to a line without CJK), whichever is greater: a
- * line of a quoted verse may hold one traditional character and nothing
- * of its own variant (于嗟闊兮), its stanza says what it is. */
-static int para_doubt(const jh_brun *run, const para *v, size_t n, size_t i)
-{
-	int own = counts_doubt(v[i].hans, v[i].hant, v[i].v);
-	uint32_t hans = v[i].hans, hant = v[i].hant;
-	for (size_t k = i; k > 0 && !block_break(run->text, v[k - 1].end, v[k].start); k--) {
-		hans += v[k - 1].hans;
-		hant += v[k - 1].hant;
-	}
-	for (size_t k = i; k + 1 < n && !block_break(run->text, v[k].end, v[k + 1].start); k++) {
-		hans += v[k + 1].hans;
-		hant += v[k + 1].hant;
-	}
-	int block = counts_doubt(hans, hant, v[i].v);
-	return own > block ? own : block;
 }
 
 static void chars_in_para(jh_brun *run, const para *p, int v, int doubt)
 {
 	const variant_cfg *cfg = run->cfg;
 	uint8_t want = v == V_HANT ? F_HANS : F_HANT;
-	size_t a = 0, b = 0;
-	int open = 0;
+	quote_span *spans = NULL;
+	size_t n_spans, idx[Q_DEPTH_MAX], a = 0, b = 0, in = SIZE_MAX;
+	int32_t mention[MENTION_MAX];
+	int n_mention, q = 0, open = 0, spoken = 0;
+	if ((run->err = para_quotes(run, p, want, &spans, &n_spans, mention, &n_mention))) {
+		free(spans);
+		return;
+	}
+	size_t next_span = 0;
 	for (size_t i = p->start; i < p->end && !run->err;) {
 		size_t n;
 		int32_t cp = decode_at(run->text, p->end, i, &n);
-		if (cp >= 0 && (char_flags(cfg, cp) & want)) {
-			if (!open)
+		n = n ? n : 1;
+		if (cp >= 0 && (char_flags(cfg, cp) & want) && (jh_class_of(cp) & JH_C_HAN)) {
+			if (!open) {
 				a = i;
+				in = quote_depth(q) && idx[quote_depth(q) - 1] < n_spans ? idx[quote_depth(q) - 1]
+				                                                          : SIZE_MAX;
+				spoken = 0;
+			}
+			for (int k = 0; k < n_mention; k++)
+				spoken |= mention[k] == cp;
 			open = 1;
 			b = i + n;
-		} else if (open) {
-			emit_chars(run, a, b, v, doubt);
-			open = 0;
+		} else {
+			if (open) {
+				int d = in != SIZE_MAX ? quote_doubt(&spans[in], v) : DOUBT_NONE;
+				emit_chars(run, a, b, v, spoken ? DOUBT_QUOTE : d > doubt ? d : doubt);
+				open = 0;
+			}
+			if (cp >= 0 && !(jh_class_of(cp) & JH_C_HAN)) {
+				int d = quote_depth(q);
+				q = quote_update(q, cp);
+				if (quote_depth(q) > d)
+					idx[d] = next_span++;
+			}
 		}
 		i += n;
 	}
-	if (open)
-		emit_chars(run, a, b, v, doubt);
+	if (open) {
+		int d = in != SIZE_MAX ? quote_doubt(&spans[in], v) : DOUBT_NONE;
+		emit_chars(run, a, b, v, spoken ? DOUBT_QUOTE : d > doubt ? d : doubt);
+	}
+	free(spans);
 }
 
 static int is_numeral(int32_t cp)
@@ -574,12 +754,20 @@ static void variant_finish(jh_brun *run)
 	int forced = parse_variant(run->variant);
 	if (forced <= 0)
 		forced = cfg->variant;
-	para_variants(cfg, forced, s->v, s->n);
+	/* a document that quotes all it holds (a line of verse in quotation
+	 * marks) votes with its quotations */
+	int all = 1;
+	for (size_t i = 0; i < s->n && all; i++)
+		all = s->v[i].hans == s->v[i].qhans && s->v[i].hant == s->v[i].qhant;
+	int doc_doubt = para_variants(cfg, forced, s->v, s->n, all);
 	for (size_t i = 0; i < s->n && !run->err; i++) {
 		const para *p = &s->v[i];
-		if (cfg->mode == MODE_CHARS && ((p->v == V_HANT && p->hans) || (p->v == V_HANS && p->hant)))
-			/* the variant asked for is no guess: no doubt */
-			chars_in_para(run, p, p->v, forced > 0 ? DOUBT_NONE : para_doubt(run, s->v, s->n, i));
+		if (cfg->mode == MODE_CHARS && ((p->v == V_HANT && p->hans) || (p->v == V_HANS && p->hant))) {
+			/* the variant asked for is no guess: no doubt of the votes
+			 * (quotations are still quoted) */
+			int d = forced > 0 ? DOUBT_NONE : para_doubt(run, s->v, s->n, i, all);
+			chars_in_para(run, p, p->v, d > doc_doubt ? d : doc_doubt);
+		}
 		if (cfg->mode == MODE_PHRASES && p->v == V_HANT && p->suspects) {
 			phrases_arg a = {(variant_cfg *)cfg, run->diag_fn, run->payload};
 			int rc = jh_lazy_get(&((variant_cfg *)cfg)->phrases_once, load_phrases, &a);
@@ -597,12 +785,15 @@ static void variant_finish(jh_brun *run)
 	run->state = NULL;
 }
 
+/* Han characters, line ends and the quotation marks (variant_step) */
+#define VARIANT_WAKE (JH_C_HAN | JH_C_NEWLINE | JH_C_CJK_PUNCT | JH_C_ASCII_PUNCT)
+
 const jh_builtin_def jh_checks_script[] = {
-	{"variant", JH_C_HAN | JH_C_NEWLINE, variant_params, chars_compile, variant_free, variant_step,
-	 variant_finish, 0, JH_HAN_WANTS, variant_mark},
-	{"conversion", JH_C_HAN | JH_C_NEWLINE, variant_params, phrases_compile, variant_free,
-	 variant_step, variant_finish, 0, JH_HAN_WANTS, variant_mark},
-	{"regional", JH_C_HAN | JH_C_NEWLINE, regional_params, regional_compile, variant_free,
-	 variant_step, variant_finish, 0, JH_HAN_WANTS, variant_mark},
+	{"variant", VARIANT_WAKE, variant_params, chars_compile, variant_free, variant_step,
+	 variant_finish, 0, JH_HAN_WANTS, variant_mark, variant_ascii},
+	{"conversion", VARIANT_WAKE, variant_params, phrases_compile, variant_free, variant_step,
+	 variant_finish, 0, JH_HAN_WANTS, variant_mark, variant_ascii},
+	{"regional", VARIANT_WAKE, regional_params, regional_compile, variant_free, variant_step,
+	 variant_finish, 0, JH_HAN_WANTS, variant_mark, variant_ascii},
 	{NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };
