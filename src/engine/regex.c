@@ -22,6 +22,7 @@ void jh_regexes_free(jh_regexes *rx)
 	for (size_t i = 0; i < rx->n; i++) {
 		pcre2_code_free(rx->v[i].code);
 		pcre2_code_free(rx->v[i].jit);
+		pcre2_code_free(rx->v[i].unfixed_doc);
 		jh_pre_free(&rx->v[i].pre);
 	}
 	free(rx->v);
@@ -147,13 +148,34 @@ int jh_regexes_add(jh_regexes *rx, jh_rule *r, long rule_index, jh_diag_fn diag_
 	}
 	if (captures + 1 > rx->max_ovector)
 		rx->max_ovector = captures + 1;
+	unsigned uline = r->line;
+	const char *upat = jh_rule_param(r, "unfixed-document", &uline);
+	pcre2_code *udoc = NULL;
+	if (upat) {
+		/* run once a text from its start, without trigger or offset limit */
+		udoc = pcre2_compile((PCRE2_SPTR)upat, PCRE2_ZERO_TERMINATED, opts & ~PCRE2_USE_OFFSET_LIMIT,
+		                     &errcode, &erroff, NULL);
+		if (!udoc) {
+			pcre2_code_free(code);
+			if (errcode == PCRE2_ERROR_HEAP_FAILED)
+				return JH_ERR_NOMEM;
+			PCRE2_UCHAR msg[256];
+			pcre2_get_error_message(errcode, msg, sizeof msg);
+			jh_report(diag_fn, payload, JH_ERROR, r->file, uline, 0, r->id,
+			          "bad unfixed-document pattern at offset %zu: %s", (size_t)erroff,
+			          (const char *)msg);
+			return JH_ERR_RULES;
+		}
+	}
 	if (jh_grow((void **)&rx->v, &rx->cap, rx->n + 1, sizeof *rx->v)) {
 		pcre2_code_free(code);
+		pcre2_code_free(udoc);
 		return JH_ERR_NOMEM;
 	}
 	jh_rx *x = &rx->v[rx->n];
 	x->rule_index = rule_index;
 	x->code = code;
+	x->unfixed_doc = udoc;
 	x->seen = 0;
 	x->pre_seen = 0;
 	x->jit_state = 0;
@@ -223,11 +245,11 @@ void jh_rx_scratch_free(jh_rx_scratch *s)
 }
 
 static int add_match(const jh_rx *x, const jh_rule *rule, const char *text, const PCRE2_SIZE *ov,
-                     uint32_t pairs, jh_findings *out)
+                     uint32_t pairs, int unfixed, jh_findings *out)
 {
 	jh_hit h = {rule, x->rule_index, ov[0], ov[1], NULL, 0, rule->safety, NULL};
 	jh_buf fix = {0};
-	if (rule->has_fix) {
+	if (rule->has_fix && !unfixed) {
 		int rc = jh_expand_template(rule->fix, text, ov, pairs, x->code, &fix);
 		if (rc == JH_OK)
 			rc = jh_map_fix(rule, &fix);
@@ -334,6 +356,31 @@ static pcre2_code *jit_now(jh_rx *x, const jh_rule *rule, jh_diag_fn diag_fn, vo
 	return j;
 }
 
+/* Does x's unfixed-document pattern match text (asked once a text)?  With
+ * match data and limits of its own: the scratch holds the match at hand
+ * and a trigger's offset limit. */
+static int doc_unfixed(const jh_rx *x, const char *text, size_t len, jh_rx_progress *pr)
+{
+	if (!x->unfixed_doc)
+		return 0;
+	if (!pr->doc_unfixed) {
+		pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+		pcre2_match_context *mc = pcre2_match_context_create(NULL);
+		int rc = PCRE2_ERROR_NOMEMORY;
+		if (md && mc) {
+			pcre2_set_match_limit(mc, JH_MATCH_LIMIT);
+			pcre2_set_depth_limit(mc, JH_DEPTH_LIMIT);
+			rc = pcre2_match(x->unfixed_doc, (PCRE2_SPTR)text, len, 0, 0, md, mc);
+		}
+		pcre2_match_data_free(md);
+		pcre2_match_context_free(mc);
+		/* an error (memory, a limit) takes the fixes away: never a fix
+		 * the rule could not vouch for */
+		pr->doc_unfixed = rc == PCRE2_ERROR_NOMATCH ? 1 : 2;
+	}
+	return pr->doc_unfixed == 2;
+}
+
 /* Does an invalid UTF-8 sequence start at pos? */
 static int invalid_at(const char *text, size_t len, size_t pos)
 {
@@ -430,7 +477,8 @@ int jh_regex_run(const jh_regexes *rx, size_t slot, const jh_rule *rule, const c
 		 * depend on where the next trigger happens to be. */
 		if (x->triggered && ov[1] <= t && !(ov[0] == t && ov[1] == t))
 			continue;
-		int arc = add_match(x, rule, text, ov, pairs, out);
+		/* doc_unfixed matches with data of its own: ov stays this match's */
+		int arc = add_match(x, rule, text, ov, pairs, doc_unfixed(x, text, len, pr), out);
 		if (arc == JH_ERR_NOMEM)
 			return arc;
 		if (arc)

@@ -33,6 +33,11 @@ typedef struct {
 	size_t seen;        /* calls (KB of text), atomic */
 	int jit_state;      /* 0 not tried, 1 compiling, 2 done; atomic */
 	pcre2_code *jit;    /* the JIT-compiled copy, or NULL; atomic */
+	/* The rule's `unfixed-document` pattern, or NULL: where it matches
+	 * anywhere in a text, the rule's findings in that text carry no fix
+	 * (a writer's habit seen once, 。·这·是 for emphasis marks, tells what
+	 * the same marks mean elsewhere in the text, and a person decides). */
+	pcre2_code *unfixed_doc;
 } jh_rx;
 
 #define JH_JIT_AFTER 8
@@ -133,6 +138,7 @@ typedef struct {
 	size_t resume;
 	int limit_errors;
 	int given_up;        /* too many limit errors: no more matching in this text */
+	int doc_unfixed;     /* unfixed_doc: 0 not asked yet, 1 no match, 2 matched */
 } jh_rx_progress;
 
 /* Run regex slot over text, adding findings to out.  positions: the rule's

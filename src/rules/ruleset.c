@@ -185,11 +185,14 @@ static int compile_rule(jh_ruleset *rs, jh_rule *r, long idx, int lx_cached, int
 	int rc = JH_OK;
 	switch (r->kind) {
 	case JH_KIND_REGEX:
-		if (r->n_params) {
-			jh_report(fn, pl, JH_ERROR, r->file, r->params[0].line, 0, r->id,
-			          "unknown key '%s' in a regex rule", r->params[0].key);
-			rc = JH_ERR_RULES;
-		} else {
+		/* one parameter of their own: unfixed-document (regex.c) */
+		for (size_t i = 0; i < r->n_params && rc == JH_OK; i++)
+			if (strcmp(r->params[i].key, "unfixed-document")) {
+				jh_report(fn, pl, JH_ERROR, r->file, r->params[i].line, 0, r->id,
+				          "unknown key '%s' in a regex rule", r->params[i].key);
+				rc = JH_ERR_RULES;
+			}
+		if (rc == JH_OK) {
 			rc = jh_regexes_add(rs->regexes, r, idx, fn, pl);
 		}
 		break;
