@@ -247,6 +247,22 @@ int jh_ruleset_compile(jh_ruleset *rs, jh_diag_fn fn, void *pl)
 			result = JH_ERR_RULES;
 		}
 	}
+	for (size_t k = 0; k < rs->builtins->n; k++) {
+		const jh_builtin_slot *s = &rs->builtins->v[k];
+		jh_rule *r = rs->rules[s->rule_index];
+		if (!s->def->link || r->broken)
+			continue;
+		int rc = s->def->link(s->cfg, r, rs, fn, pl);
+		if (rc == JH_ERR_NOMEM) {
+			free(lx_name);
+			jh_regexes_preload_free(rs->regexes);
+			return rc;
+		}
+		if (rc) {
+			r->broken = 1;
+			result = JH_ERR_RULES;
+		}
+	}
 	jh_regexes_preload_done(rs->regexes, rs->cache_dir);
 	if (lx_name && !lx_cached && lx_read_ok) {
 		/* stored only when the files did not change while they were read */
