@@ -76,6 +76,23 @@ START_TEST(unfixed_document)
 }
 END_TEST
 
+/* skip-lines: a match is dropped where the pattern matches on its line or
+ * the line before or after; two lines away it stands. */
+START_TEST(skip_lines)
+{
+	jh_ruleset *rs = test_ruleset(SEPARATOR_RULE("censor.sep-trig", "trigger = 丨｜\nskip-lines = │\n"));
+	/* the first line is next to │, the third holds one, the last is two
+	 * lines from it: 子 at 35, 丨 at 38 */
+	const char *text = "子丨弹\n│\n子丨弹│\n好\n好\n子丨弹\n";
+	jh_findings fs = JH_FINDINGS_INIT;
+	test_check(rs, text, strlen(text), &fs);
+	ck_assert_uint_eq(fs.count, 1);
+	test_assert_finding(&fs, 0, "censor.sep-trig", 38, 41, "");
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
 /* A pattern runs in PCRE2's interpreter for its first calls and is
  * JIT-compiled after JH_JIT_AFTER of them (or as many KB of text, for a
  * rule without a trigger): forty checks of the same text, on both sides
@@ -766,6 +783,7 @@ Suite *regex_suite(void)
 	TCase *tc = test_tcase("match", 4);
 	tcase_add_test(tc, trigger_and_scan_agree);
 	tcase_add_test(tc, unfixed_document);
+	tcase_add_test(tc, skip_lines);
 	tcase_add_test(tc, matches_do_not_overlap);
 	tcase_add_test(tc, interpreter_and_jit_agree);
 	tcase_add_test(tc, match_across_trigger_chunks);

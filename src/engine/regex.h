@@ -38,6 +38,10 @@ typedef struct {
 	 * (a writer's habit seen once, 。·这·是 for emphasis marks, tells what
 	 * the same marks mean elsewhere in the text, and a person decides). */
 	pcre2_code *unfixed_doc;
+	/* `skip-lines`, or NULL: a match is dropped where this pattern matches
+	 * on the match's line or the line before or after it (a drawing of
+	 * box lines spans lines: 总经理──财务部 over a │). */
+	pcre2_code *skip_lines;
 } jh_rx;
 
 #define JH_JIT_AFTER 8
@@ -139,6 +143,9 @@ typedef struct {
 	int limit_errors;
 	int given_up;        /* too many limit errors: no more matching in this text */
 	int doc_unfixed;     /* unfixed_doc: 0 not asked yet, 1 no match, 2 matched */
+	/* skip_lines' last answer, for the lines [skip_from, skip_to) */
+	size_t skip_from, skip_to;
+	int skip_hit;
 } jh_rx_progress;
 
 /* Run regex slot over text, adding findings to out.  positions: the rule's

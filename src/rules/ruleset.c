@@ -185,9 +185,10 @@ static int compile_rule(jh_ruleset *rs, jh_rule *r, long idx, int lx_cached, int
 	int rc = JH_OK;
 	switch (r->kind) {
 	case JH_KIND_REGEX:
-		/* one parameter of their own: unfixed-document (regex.c) */
+		/* parameters of their own: unfixed-document, skip-lines (regex.c) */
 		for (size_t i = 0; i < r->n_params && rc == JH_OK; i++)
-			if (strcmp(r->params[i].key, "unfixed-document")) {
+			if (strcmp(r->params[i].key, "unfixed-document") &&
+			    strcmp(r->params[i].key, "skip-lines")) {
 				jh_report(fn, pl, JH_ERROR, r->file, r->params[i].line, 0, r->id,
 				          "unknown key '%s' in a regex rule", r->params[i].key);
 				rc = JH_ERR_RULES;
