@@ -121,6 +121,14 @@ static int template_ok(const pcre2_code *code, const char *tpl, uint32_t capture
 	return 1;
 }
 
+const jh_param *jh_regex_bad_param(const jh_rule *r)
+{
+	for (size_t i = 0; i < r->n_params; i++)
+		if (strcmp(r->params[i].key, "unfixed-document") && strcmp(r->params[i].key, "skip-lines"))
+			return &r->params[i];
+	return NULL;
+}
+
 /* A pattern-valued parameter of a regex rule (unfixed-document,
  * skip-lines), compiled into *out (NULL when the rule has none).  It runs
  * from a start of its own, without the trigger's offset limit. */

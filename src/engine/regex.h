@@ -90,6 +90,10 @@ static inline uint64_t jh_trigger_mask(const jh_regexes *rx, int32_t cp)
 	return 0;
 }
 
+/* The first parameter of r a regex rule does not take (its own are
+ * unfixed-document and skip-lines), or NULL. */
+const jh_param *jh_regex_bad_param(const jh_rule *r);
+
 void jh_regexes_init(jh_regexes *rx);
 void jh_regexes_free(jh_regexes *rx);
 /* Compile r's pattern and trigger; errors name the rule file and line. */

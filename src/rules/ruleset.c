@@ -185,15 +185,12 @@ static int compile_rule(jh_ruleset *rs, jh_rule *r, long idx, int lx_cached, int
 	int rc = JH_OK;
 	switch (r->kind) {
 	case JH_KIND_REGEX:
-		/* parameters of their own: unfixed-document, skip-lines (regex.c) */
-		for (size_t i = 0; i < r->n_params && rc == JH_OK; i++)
-			if (strcmp(r->params[i].key, "unfixed-document") &&
-			    strcmp(r->params[i].key, "skip-lines")) {
-				jh_report(fn, pl, JH_ERROR, r->file, r->params[i].line, 0, r->id,
-				          "unknown key '%s' in a regex rule", r->params[i].key);
-				rc = JH_ERR_RULES;
-			}
-		if (rc == JH_OK) {
+		if (jh_regex_bad_param(r)) {
+			const jh_param *bp = jh_regex_bad_param(r);
+			jh_report(fn, pl, JH_ERROR, r->file, bp->line, 0, r->id,
+			          "unknown key '%s' in a regex rule", bp->key);
+			rc = JH_ERR_RULES;
+		} else {
 			rc = jh_regexes_add(rs->regexes, r, idx, fn, pl);
 		}
 		break;
