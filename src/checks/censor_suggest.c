@@ -125,10 +125,19 @@ static int ms_symbol_found(const ms_cfg *c, int32_t mark, const char *t, size_t 
 {
 	if (mark == '*' || mark == 0xFF0A || !c->symbol)
 		return 1;
+	/* The subject ends with the run's line, and 4 KB after the run at
+	 * most (the pattern looks 500 characters ahead on the line): the
+	 * interpreter checks the UTF-8 of all the subject after the start,
+	 * which for each mark of a long text cost ten times the check. */
+	size_t end = e;
+	while (end < len && end - e < 4096 && t[end] != '\n')
+		end++;
+	while (end < len && end > e && ((unsigned char)t[end] & 0xC0) == 0x80)
+		end--; /* not inside a character */
 	pcre2_match_data *md = pcre2_match_data_create_from_pattern(c->symbol, NULL);
 	if (!md)
 		return -1;
-	int rc = pcre2_match(c->symbol, (PCRE2_SPTR)t, len, s, PCRE2_ANCHORED, md, NULL);
+	int rc = pcre2_match(c->symbol, (PCRE2_SPTR)t, end, s, PCRE2_ANCHORED, md, NULL);
 	const PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
 	int found = rc > 0 && ov[0] == s && ov[1] == e;
 	pcre2_match_data_free(md);
