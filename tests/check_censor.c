@@ -570,6 +570,44 @@ START_TEST(safe_fixes_restore_exactly)
 }
 END_TEST
 
+/* symbol-rule: a □ ○ × run gets suggestions exactly where the named
+ * regex rule finds it (here: only before 来); a name that is no regex
+ * rule of the set breaks the rule. */
+START_TEST(mask_suggest_asks_symbol_rule)
+{
+	jh_ruleset *rs = test_ruleset(
+	    "[censor.sym]\nkind = regex\nmessage = m\ntrigger = ×\n"
+	    "pattern = (?<=\\p{Han})×(?=来)\nbad = 手×来\ngood = 手×去\n"
+	    "[censor.m]\nkind = builtin\ncheck = mask-suggest\nwords = ms-words.tsv\n"
+	    "symbol-rule = censor.sym\nmessage = m\nbad = 他拔出手×来\ngood = 他拔出手×去\n");
+	/* 手×去 would be a mask for the check alone (手枪) */
+	const char *text = "他拔出手×去，他拔出手×来。";
+	jh_findings fs = JH_FINDINGS_INIT;
+	test_check(rs, text, strlen(text), &fs);
+	size_t sym = 0, sug = 0;
+	for (size_t i = 0; i < fs.count; i++) {
+		ck_assert_uint_eq(fs.items[i].byte_start, strlen("他拔出手×去，他拔出手"));
+		sym += !strcmp(fs.items[i].rule_id, "censor.sym");
+		sug += !strcmp(fs.items[i].rule_id, "censor.m");
+	}
+	ck_assert_uint_eq(sym, 1);
+	ck_assert_uint_eq(sug, 1);
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+
+	test_diags ds = TEST_DIAGS_INIT;
+	ck_assert_int_eq(test_ruleset_try("[censor.m]\nkind = builtin\ncheck = mask-suggest\n"
+	                                  "words = ms-words.tsv\nsymbol-rule = censor.none\n"
+	                                  "message = m\nbad = x\ngood = y\n",
+	                                  &rs, &ds),
+	                 JH_ERR_RULES);
+	ck_assert_msg(test_diags_find(&ds, "symbol-rule 'censor.none'") != NULL, "%s",
+	              test_diags_text(&ds));
+	jh_ruleset_free(rs);
+	test_diags_free(&ds);
+}
+END_TEST
+
 START_TEST(lazy_table_error_reported_at_first_use)
 {
 	/* mask-suggest reads its word list at the first mask, not at compile
@@ -732,6 +770,7 @@ Suite *censor_suite(void)
 	tcase_add_test(tc, mask_suggest_quiet_where_no_mask);
 	tcase_add_test(tc, safe_fixes_restore_exactly);
 	tcase_add_test(tc, lazy_table_error_reported_at_first_use);
+	tcase_add_test(tc, mask_suggest_asks_symbol_rule);
 	tcase_add_test(tc, mask_suggest_long_masked_word);
 	tcase_add_test(tc, char_model_reads_what_the_generator_writes);
 	suite_add_tcase(s, tc);

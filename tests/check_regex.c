@@ -40,6 +40,59 @@ START_TEST(trigger_and_scan_agree)
 }
 END_TEST
 
+/* unfixed-document: one match of it anywhere in a text takes the fixes
+ * of all the rule's findings in that text away, those before it too, with
+ * and without a trigger; a text without it keeps them. */
+START_TEST(unfixed_document)
+{
+	jh_ruleset *rs = test_ruleset(
+	    SEPARATOR_RULE("censor.sep-scan", "unfixed-document = [。，][丨｜]\\p{Han}\n")
+	        SEPARATOR_RULE("censor.sep-trig", "trigger = 丨｜\nunfixed-document = [。，][丨｜]\\p{Han}\n"));
+	/* 子(0) 丨(3) 弹(6) ，(9) 丨(12) 这(15) 丨(18) 是(21) */
+	const char *text = "子丨弹，丨这丨是";
+	jh_findings fs = JH_FINDINGS_INIT;
+	test_check(rs, text, strlen(text), &fs);
+	ck_assert_uint_eq(fs.count, 4);
+	test_assert_finding(&fs, 0, "censor.sep-scan", 3, 6, NULL);
+	test_assert_finding(&fs, 1, "censor.sep-trig", 3, 6, NULL);
+	test_assert_finding(&fs, 2, "censor.sep-scan", 18, 21, NULL);
+	test_assert_finding(&fs, 3, "censor.sep-trig", 18, 21, NULL);
+	jh_findings_clear(&fs);
+	const char *plain = "子丨弹，这丨是";
+	test_check(rs, plain, strlen(plain), &fs);
+	ck_assert_uint_eq(fs.count, 4);
+	test_assert_finding(&fs, 0, "censor.sep-scan", 3, 6, "");
+	test_assert_finding(&fs, 3, "censor.sep-trig", 15, 18, "");
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+
+	/* a bad pattern is the rule's error, on its line */
+	test_diags ds = TEST_DIAGS_INIT;
+	ck_assert_int_ne(test_ruleset_try(SEPARATOR_RULE("censor.sep-bad", "unfixed-document = (\n"),
+	                                  &rs, &ds), JH_OK);
+	ck_assert_ptr_nonnull(test_diags_find(&ds, "bad unfixed-document pattern"));
+	jh_ruleset_free(rs);
+	test_diags_free(&ds);
+}
+END_TEST
+
+/* skip-lines: a match is dropped where the pattern matches on its line or
+ * the line before or after; two lines away it stands. */
+START_TEST(skip_lines)
+{
+	jh_ruleset *rs = test_ruleset(SEPARATOR_RULE("censor.sep-trig", "trigger = 丨｜\nskip-lines = │\n"));
+	/* the first line is next to │, the third holds one, the last is two
+	 * lines from it: 子 at 35, 丨 at 38 */
+	const char *text = "子丨弹\n│\n子丨弹│\n好\n好\n子丨弹\n";
+	jh_findings fs = JH_FINDINGS_INIT;
+	test_check(rs, text, strlen(text), &fs);
+	ck_assert_uint_eq(fs.count, 1);
+	test_assert_finding(&fs, 0, "censor.sep-trig", 38, 41, "");
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
 /* A pattern runs in PCRE2's interpreter for its first calls and is
  * JIT-compiled after JH_JIT_AFTER of them (or as many KB of text, for a
  * rule without a trigger): forty checks of the same text, on both sides
@@ -729,6 +782,8 @@ Suite *regex_suite(void)
 	Suite *s = suite_create("regex");
 	TCase *tc = test_tcase("match", 4);
 	tcase_add_test(tc, trigger_and_scan_agree);
+	tcase_add_test(tc, unfixed_document);
+	tcase_add_test(tc, skip_lines);
 	tcase_add_test(tc, matches_do_not_overlap);
 	tcase_add_test(tc, interpreter_and_jit_agree);
 	tcase_add_test(tc, match_across_trigger_chunks);

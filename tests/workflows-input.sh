@@ -144,6 +144,38 @@ cat >sw.md <<'MD'
 MD
 $J check --format json sw.md >"$TMP/swmd.json"
 if [ "$(spans "$TMP/swmd.json")" = "mask:8:5:105-106" ]; then pass; else fail "switches in Markdown: $(spans "$TMP/swmd.json")"; fi
+# Short one-line files (issue 19): GB18030 and Big5 text of a few common
+# characters is read as such, also where its bytes are valid UTF-8 by
+# chance (什么 is ʲô, 谢谢 is лл) or hold more chance UTF-8 pairs than stray
+# bytes (谢谢,好。), and where Big5 bytes decode under GBK too (謝謝 is 谅谅);
+# short UTF-8 text of other scripts stays UTF-8.
+for t in 什么 谢谢 明天见。 天黑了。 为什么 没有; do
+	printf '%s\n' "$t" | iconv -t GB18030 >short1.txt
+	got=$($J fix --to-utf8 --stdout short1.txt 2>/dev/null)
+	if [ "$got" = "$t" ]; then pass; else fail "short GB18030 '$t' read as '$got'"; fi
+done
+for t in 什麼 謝謝 明天見。 天黑了。; do
+	printf '%s\n' "$t" | iconv -t BIG5 >short1.txt
+	got=$($J fix --to-utf8 --stdout short1.txt 2>/dev/null)
+	if [ "$got" = "$t" ]; then pass; else fail "short Big5 '$t' read as '$got'"; fi
+done
+for t in да Ελλάδα éé ô привет «да»; do
+	printf '%s\n' "$t" >short1.txt
+	got=$($J fix --to-utf8 --stdout short1.txt 2>/dev/null)
+	if [ "$got" = "$t" ]; then pass; else fail "short UTF-8 '$t' read as '$got'"; fi
+done
+# fix --diff of a short GBK file shows the text decoded, changes nothing;
+# fix writes GBK back, --to-utf8 UTF-8
+printf '什么,好。\n' | iconv -t GB18030 >shortdiff.txt
+cp shortdiff.txt shortdiff.orig
+$J fix --diff shortdiff.txt >"$TMP/short.diff" 2>/dev/null
+if grep -qx -- '-什么,好。' "$TMP/short.diff" && grep -qx -- '+什么，好。' "$TMP/short.diff" &&
+	cmp -s shortdiff.txt shortdiff.orig; then pass; else fail "fix --diff of short GBK"; cat "$TMP/short.diff" >&2; fi
+$J fix -q shortdiff.txt 2>/dev/null
+if [ "$(iconv -f GB18030 shortdiff.txt)" = '什么，好。' ] && [ "$(printf '什么，好。\n' | iconv -t GB18030 | od -An -tx1)" = "$(od -An -tx1 shortdiff.txt)" ]; then pass; else fail "fix of short GBK not in GBK"; od -c shortdiff.txt >&2; fi
+cp shortdiff.orig shortdiff.txt
+$J fix -q --to-utf8 shortdiff.txt 2>/dev/null
+if [ "$(cat shortdiff.txt)" = '什么，好。' ]; then pass; else fail "fix --to-utf8 of short GBK"; od -c shortdiff.txt >&2; fi
 # CRLF Markdown keeps its line ends when fixed
 printf '他说,好。\r\n\r\n`a,b`好,的。\r\n' >crlf.md
 $J fix -q crlf.md

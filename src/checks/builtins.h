@@ -85,6 +85,12 @@ typedef struct {
 	 * others; its step must be a no-op on them.  NULL: every ASCII byte
 	 * of its classes wakes it. */
 	void (*ascii_mark)(const void *cfg, unsigned char wants[128]);
+	/* After every rule of the set has compiled, for a check that asks
+	 * another rule's compiled pattern instead of keeping a copy of its
+	 * conditions (mask-suggest asks censor.mask.symbol's): NULL for most.
+	 * An error breaks the rule, as a compile error does. */
+	int (*link)(void *cfg, const jh_rule *r, const jh_ruleset *rs, jh_diag_fn diag_fn,
+	            void *payload);
 } jh_builtin_def;
 
 enum { JH_ASCII_NONE = 0, JH_ASCII_ALWAYS = 1, JH_ASCII_AFTER_HAN = 2 };

@@ -16,6 +16,7 @@
 #include "charclass.h"
 #include "censor_suggest.h"
 #include "mask_restore.h"
+#include "regex.h"
 #include "utf8.h"
 #include "wordmap.h"
 #include "censor.h"
@@ -24,7 +25,7 @@
 
 static const char *const ms_params[] = {"words", "masked", "t2s", "suggestions", "min-joins",
                                         "lm", "lm-words", "s2t", "fill-threshold", "char-lm",
-                                        NULL};
+                                        "symbol-rule", NULL};
 
 static void ms_free(void *p)
 {
@@ -92,46 +93,33 @@ static int is_mask_cp(int32_t cp)
 	       cp == 0x25CB || cp == 0x25CF || cp == 0x2573;
 }
 
-/* What censor.mask.symbol leaves alone is no mask here either (its
- * description lists them): a ○ or × that is a digit or an operator, a
- * Chinese numeral before it and a numeral, 年/月/日/号…, or no Han character
- * after it (一九○二年, 一九三○年, 二○○五, 三×四); 第○章; 打了个×。; and a □
- * standing for a glyph the font lacked, described right after it
- * (黑□□【音“…”】, □［虫营］).  Lu Xun's essays write their years with ○:
- * each was "restored" as 四 or 七 with a probability of 0.7-0.97.  A mark
- * with a numeral on one side only is still a mask (损失×五门火炮, 一□□分子):
- * bench/restore lost masks it had found when it was not. */
-static int ms_numeral(int32_t cp)
+/* Is the run [s, e) of mark one censor.mask.symbol finds?  Its pattern
+ * says what a □ ○ × is that is no mask (a zero, a times, a cross drawn, a
+ * glyph described after it); a copy of those conditions here drifted from
+ * it (一□□分子 and 损失×五门火炮 were masks here, not there).  Stars are
+ * censor.mask's, judged below.  1 yes, 0 no, -1 out of memory. */
+static int ms_symbol_found(const ms_cfg *c, int32_t mark, const char *t, size_t len, size_t s,
+                           size_t e)
 {
-	static const int32_t num[] = {0x4E00, 0x4E8C, 0x4E09, 0x56DB, 0x4E94, 0x516D, 0x4E03, 0x516B,
-	                              0x4E5D, 0x5341, 0x96F6, 0x3007, 0x4E24, 0x767E, 0x5343, 0x4E07};
-	for (size_t i = 0; i < sizeof num / sizeof *num; i++)
-		if (cp == num[i])
-			return 1;
-	return 0;
-}
-
-static int ms_in(int32_t cp, const char *set)
-{
-	for (size_t p = 0, n = strlen(set); p < n;) {
-		int32_t x;
-		p += jh_utf8_decode((const unsigned char *)set + p, n - p, &x);
-		if (x == cp)
-			return 1;
-	}
-	return 0;
-}
-
-static int ms_symbol_excluded(int32_t mark, int32_t before, int32_t after)
-{
-	if (mark == 0x25A1 || mark == 0x25A0) /* □ ■ */
-		return ms_in(after, "【［");
-	if (mark != 0x25CB && mark != 0x00D7 && mark != 0x2573) /* ○ × ╳: a zero, a times, a cross */
-		return 0;
-	const char *unit = "年月日号章节節回卷集部";
-	return (ms_numeral(before) && (ms_numeral(after) || ms_in(after, unit) || !is_han(after))) ||
-	       (before == 0x7B2C /* 第 */ && (ms_numeral(after) || ms_in(after, unit))) ||
-	       (ms_in(before, "个個打画畫划劃") && !is_han(after));
+	if (mark == '*' || mark == 0xFF0A || !c->symbol)
+		return 1;
+	/* The subject ends with the run's line, and 4 KB after the run at
+	 * most (the pattern looks 500 characters ahead on the line): the
+	 * interpreter checks the UTF-8 of all the subject after the start,
+	 * which for each mark of a long text cost ten times the check. */
+	size_t end = e;
+	while (end < len && end - e < 4096 && t[end] != '\n')
+		end++;
+	while (end < len && end > e && ((unsigned char)t[end] & 0xC0) == 0x80)
+		end--; /* not inside a character */
+	pcre2_match_data *md = pcre2_match_data_create_from_pattern(c->symbol, NULL);
+	if (!md)
+		return -1;
+	int rc = pcre2_match(c->symbol, (PCRE2_SPTR)t, end, s, PCRE2_ANCHORED, md, NULL);
+	const PCRE2_SIZE *ov = pcre2_get_ovector_pointer(md);
+	int found = rc > 0 && ov[0] == s && ov[1] == e;
+	pcre2_match_data_free(md);
+	return rc == PCRE2_ERROR_NOMEMORY ? -1 : found;
 }
 
 /* Is the star run [s, e) one side of Markdown emphasis (**粗体**): a run
@@ -388,8 +376,12 @@ static void ms_flush(jh_brun *run)
 	if (!(is_han(before) && (after < 0 || after >= 0x80 || after == '\n' || after == '\r')) &&
 	    !(is_han(after) && before >= 0x80 && !(jh_class_of(before) & JH_C_SPACE)))
 		return;
-	if (run->run_len > 6 || (t[s] == '*' && ms_emphasis(t, len, s, e)) ||
-	    ms_symbol_excluded(run->run_cp, before, after))
+	if (run->run_len > 6 || (t[s] == '*' && ms_emphasis(t, len, s, e)))
+		return;
+	int found = ms_symbol_found(c, run->run_cp, t, len, s, e);
+	if (found < 0)
+		run->err = JH_ERR_NOMEM;
+	if (found <= 0)
 		return;
 	lazy_arg a = {(ms_cfg *)c, run->diag_fn, run->payload}; /* see mc_finish */
 	if (jh_lazy_get(&((ms_cfg *)c)->once, ms_load, &a) != JH_OK)
@@ -486,8 +478,30 @@ static void ms_finish(jh_brun *run)
 	ms_state_free(run->state);
 	run->state = NULL;
 }
+/* symbol-rule: the id of the regex rule whose pattern tells a symbol
+ * mask (ms_symbol_found); the rule set holds its compiled code. */
+static int ms_link(void *cfg, const jh_rule *r, const jh_ruleset *rs, jh_diag_fn diag_fn,
+                   void *payload)
+{
+	ms_cfg *c = cfg;
+	unsigned line = r->line;
+	const char *id = jh_rule_param(r, "symbol-rule", &line);
+	if (!id)
+		return JH_OK;
+	long i = jh_ruleset_find(rs, id);
+	const jh_rule *sr = i >= 0 ? rs->rules[i] : NULL;
+	if (!sr || sr->kind != JH_KIND_REGEX || sr->broken || sr->regex_slot < 0 ||
+	    (size_t)sr->regex_slot >= rs->regexes->n) {
+		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id,
+		          "symbol-rule '%s' names no regex rule of the set that compiled", id);
+		return JH_ERR_RULES;
+	}
+	c->symbol = rs->regexes->v[sr->regex_slot].code;
+	return JH_OK;
+}
+
 const jh_builtin_def jh_checks_censor_suggest[] = {
 	{"mask-suggest", JH_C_ASCII_PUNCT | JH_C_CJK_PUNCT | JH_C_OTHER, ms_params, ms_compile, ms_free,
-	 ms_step, ms_finish},
+	 ms_step, ms_finish, 0, JH_HAN_ALL, NULL, NULL, ms_link},
 	{NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };

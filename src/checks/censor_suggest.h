@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include "builtins.h"
 #include "mask_restore.h"
+#include "regex.h" /* pcre2_code */
 #include "wordmap.h"
 
 #define T2S_LO 0x3400
@@ -35,6 +36,10 @@ typedef struct {
 	const jh_rule *rule;
 	const char *words_file, *masked_file, *t2s_file;
 	unsigned words_line, masked_line, t2s_line;
+	/* symbol-rule's compiled pattern (censor.mask.symbol): a □ ○ × … run
+	 * is a mask here exactly where that rule finds it; NULL: no such rule
+	 * named, every run the walk sees is one */
+	const pcre2_code *symbol;
 } ms_cfg;
 
 #define MS_CTX 4          /* Han characters of context on each side */

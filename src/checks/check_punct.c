@@ -788,6 +788,86 @@ static int inword_in_title(const char *text, size_t pos)
 	return 0;
 }
 
+static int inword_indent(const char *text, size_t p, size_t *start)
+{
+	if (p > 0 && (text[p - 1] == ' ' || text[p - 1] == '\t')) {
+		*start = p - 1;
+		return 1;
+	}
+	if (p >= 3 && !memcmp(text + p - 3, "\xE3\x80\x80", 3)) { /* U+3000 */
+		*start = p - 3;
+		return 1;
+	}
+	return 0;
+}
+
+/* Is the dot at pos on a line that is nothing but three or four
+ * one-character pieces and their dots, after indentation (the shape
+ * censor.separator.dot leaves alone as a heading, 狗·猫·鼠; its
+ * indentation reaches the line's start, or is 8 characters or more, a
+ * centred title)?  Then at and w get the pieces' offsets and lengths. */
+static int inword_heading(const char *text, size_t len, size_t pos, size_t at[4], size_t w[4],
+                          int *n)
+{
+	size_t first = char_start_before(text, pos), q, cl;
+	int32_t cp = -1;
+	/* back over earlier pieces: a dot, then one Han character */
+	for (int k = 0; k < 3 && first > 0; k++) {
+		q = char_start_before(text, first);
+		jh_utf8_decode((const unsigned char *)text + q, first - q, &cp);
+		if (!inword_mark(cp) || cp == ' ' || cp == 0xA0 || q == 0)
+			break;
+		size_t h = char_start_before(text, q);
+		if (!is_han_at(text, len, h, &cl) || h + cl != q)
+			return 0;
+		first = h;
+	}
+	unsigned ind = 0;
+	for (q = first; inword_indent(text, q, &q);)
+		ind++;
+	if (q > 0 && text[q - 1] != '\n' && ind < 8)
+		return 0;
+	size_t p = first;
+	for (*n = 0;;) {
+		if (*n == 4 || !is_han_at(text, len, p, &cl))
+			return 0;
+		at[*n] = p;
+		w[(*n)++] = cl;
+		p += cl;
+		if (p >= len)
+			break;
+		cl = jh_utf8_decode((const unsigned char *)text + p, len - p, &cp);
+		if (!inword_mark(cp) || cp == ' ' || cp == 0xA0)
+			break;
+		p += cl;
+	}
+	while (p < len && (text[p] == ' ' || text[p] == '\t' || !memcmp(text + p, "\xE3\x80\x80", 3)))
+		p += text[p] == ' ' || text[p] == '\t' ? 1 : 3;
+	if (p < len && text[p] == '\r')
+		p++;
+	return *n >= 3 && (p >= len || text[p] == '\n');
+}
+
+/* Do two or three neighbouring pieces of such a line make a masked word
+ * (子·弹·膛: 子弹)?  Then the line is a word pulled apart, not a heading
+ * of three words (狗·猫·鼠). */
+static int inword_heading_masked(const jh_strset *set, const char *text, const size_t at[4],
+                                 const size_t w[4], int n)
+{
+	for (int i = 0; i + 1 < n; i++)
+		for (int m = 2; m <= 3 && i + m <= n; m++) {
+			char buf[16];
+			size_t bl = 0;
+			for (int j = i; j < i + m; j++) {
+				memcpy(buf + bl, text + at[j], w[j]);
+				bl += w[j];
+			}
+			if (jh_strset_has(set, buf, bl))
+				return 1;
+		}
+	return 0;
+}
+
 static void inword_step(jh_brun *run, const jh_char *c)
 {
 	size_t n2, n;
@@ -796,6 +876,18 @@ static void inword_step(jh_brun *run, const jh_char *c)
 	size_t after = c->pos + c->len;
 	if (!is_han_at(run->text, run->len, after, &n2))
 		return;
+	period_cfg *cfg = (period_cfg *)run->cfg;
+	period_arg arg = {cfg, run->diag_fn, run->payload};
+	size_t at[4], w[4];
+	int pieces;
+	if (c->cp != ' ' && c->cp != 0xA0 &&
+	    inword_heading(run->text, run->len, c->pos, at, w, &pieces)) {
+		/* the dot rule's heading: what the pieces are decides */
+		if (jh_lazy_get(&cfg->once, period_load, &arg) == JH_OK &&
+		    inword_heading_masked(&cfg->masked, run->text, at, w, pieces))
+			jh_brun_emit_safety(run, c->pos, after, NULL, 0, NULL, run->rule->safety);
+		return;
+	}
 	/* a piece that goes on into a longer run of Han characters, and no
 	 * chain: one-character segments on both sides (子·弹) and chains
 	 * (子·弹·上) are the regex rules' */
@@ -819,8 +911,6 @@ static void inword_step(jh_brun *run, const jh_char *c)
 		return;
 	if (c->cp != ' ' && c->cp != 0xA0 && inword_in_title(run->text, c->pos))
 		return;
-	period_cfg *cfg = (period_cfg *)run->cfg;
-	period_arg arg = {cfg, run->diag_fn, run->payload};
 	if (jh_lazy_get(&cfg->once, period_load, &arg) != JH_OK)
 		return;
 	word_list masked_list = {&cfg->masked, NULL};

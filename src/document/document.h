@@ -68,6 +68,9 @@ void decoded_free(decoded *d);
 int decoded_lossless(decoded *d);
 /* "UTF-16LE" or "UTF-16BE" if data reads as UTF-16 text without a BOM. */
 const char *utf16_guess(const char *data, size_t len);
+/* common_han.c (generated): the most common Han characters, most common
+ * first, and traditional forms of them, each before its simplified one. */
+extern const char jh_common_han[], jh_common_han_trad[];
 /* Offset in the file of UTF-8 offset pos. */
 size_t decoded_orig_offset(const decoded *d, size_t pos);
 /* Encode UTF-8 text back into the file's encoding (markers become the

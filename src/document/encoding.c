@@ -310,6 +310,181 @@ static const char *cjk_double_byte(const char *data, size_t len)
 	return NULL;
 }
 
+/* ---- short inputs: which decoding gives common Chinese text ---- */
+
+/* A short input (a title, one line, 什么 or 明天见。) gives uchardet too
+ * little to go on, and its bytes may even be valid UTF-8 by chance (什么
+ * in GBK is ʲô, 谢谢 is лл).  What tells is the text each decoding gives:
+ * Chinese is mostly its most common characters, a decoding in the wrong
+ * encoding mostly rare ones. */
+#define SHORT_INPUT 256 /* bytes: the decision below is for a line or so */
+/* The characters that count as common: of a text whose bytes are not
+ * UTF-8, and of one that is valid UTF-8 only by chance, which must clear
+ * a higher bar (its UTF-8 reading is text too, if an odd one). */
+#define SHORT_COMMON 3000
+#define SHORT_STRICT 1500
+
+typedef struct {
+	int32_t cp;
+	uint16_t rank;
+	uint16_t trad; /* a traditional form, ranked as its simplified one */
+} han_rank;
+
+static han_rank *ranks;
+static size_t n_ranks;
+static pthread_once_t ranks_once = PTHREAD_ONCE_INIT;
+
+static int cmp_rank(const void *a, const void *b)
+{
+	int32_t x = ((const han_rank *)a)->cp, y = ((const han_rank *)b)->cp;
+	return (x > y) - (x < y);
+}
+
+static void ranks_load(void)
+{
+	size_t n1 = strlen(jh_common_han), n2 = strlen(jh_common_han_trad);
+	/* three bytes a character at least: no more entries than that */
+	if (!(ranks = malloc((n1 + n2) / 3 * sizeof *ranks + sizeof *ranks)))
+		return; /* no table: no short input is taken for Chinese */
+	size_t n = 0;
+	for (size_t i = 0; i < n1;) {
+		int32_t cp;
+		i += jh_utf8_decode((const unsigned char *)jh_common_han + i, n1 - i, &cp);
+		ranks[n] = (han_rank){cp, (uint16_t)n, 0};
+		n++;
+	}
+	size_t simp = n;
+	qsort(ranks, simp, sizeof *ranks, cmp_rank);
+	for (size_t i = 0; i < n2;) {
+		int32_t t, s;
+		i += jh_utf8_decode((const unsigned char *)jh_common_han_trad + i, n2 - i, &t);
+		if (i >= n2)
+			break;
+		i += jh_utf8_decode((const unsigned char *)jh_common_han_trad + i, n2 - i, &s);
+		han_rank key = {s, 0, 0}, *hit = bsearch(&key, ranks, simp, sizeof *ranks, cmp_rank);
+		if (hit)
+			ranks[n++] = (han_rank){t, hit->rank, 1};
+	}
+	qsort(ranks, n, sizeof *ranks, cmp_rank);
+	n_ranks = n;
+}
+
+/* The rank of cp among the common characters, or -1; *trad: whether it
+ * is a traditional form. */
+static long han_rank_of(int32_t cp, int *trad)
+{
+	han_rank key = {cp, 0, 0};
+	han_rank *hit = n_ranks ? bsearch(&key, ranks, n_ranks, sizeof *ranks, cmp_rank) : NULL;
+	*trad = hit && hit->trad;
+	return hit ? hit->rank : -1;
+}
+
+static int cjk_punct(int32_t cp)
+{
+	return (cp >= 0x3000 && cp <= 0x303F) || (cp >= 0xFF01 && cp <= 0xFF5E) || cp == 0x2014 ||
+	       cp == 0x2026 || (cp >= 0x2018 && cp <= 0x201D) || cp == 0xB7;
+}
+
+typedef struct {
+	size_t chars, han, common; /* non-ASCII characters, Han ones, common or punctuation */
+	double rank_sum;           /* of the common Han characters */
+} short_score;
+
+/* Decode data as enc (every byte, or it is no candidate) and count what
+ * it gives; max_rank: the characters that count as common; simp_only:
+ * their traditional forms do not.  0 when it does not decode. */
+static int score_as(const char *data, size_t len, const char *enc, long max_rank, int simp_only,
+                    short_score *sc)
+{
+	char out[SHORT_INPUT * 4];
+	iconv_t cd = iconv_open("UTF-8", enc);
+	if (cd == (iconv_t)-1)
+		return 0;
+	char *ip = (char *)data, *op = out;
+	size_t il = len, ol = sizeof out;
+	size_t r = iconv(cd, &ip, &il, &op, &ol);
+	int ok = r != (size_t)-1 && iconv(cd, NULL, NULL, &op, &ol) != (size_t)-1 && il == 0;
+	iconv_close(cd);
+	if (!ok)
+		return 0;
+	memset(sc, 0, sizeof *sc);
+	for (size_t i = 0, n = (size_t)(op - out); i < n;) {
+		int32_t cp;
+		i += jh_utf8_decode((const unsigned char *)out + i, n - i, &cp);
+		if (cp < 0x80)
+			continue;
+		sc->chars++;
+		int trad;
+		long rk = han_rank_of(cp, &trad);
+		if (rk >= 0 && trad && simp_only)
+			rk = -1;
+		if (rk >= 0)
+			sc->han++;
+		if ((rk >= 0 && rk < max_rank) || cjk_punct(cp)) {
+			sc->common++;
+			sc->rank_sum += rk >= 0 ? (double)rk : 0;
+		}
+	}
+	return 1;
+}
+
+/* GB18030 or Big5 when a short input decodes under it to Chinese text:
+ * min_han Han characters or more, and at least `percent` of its
+ * characters common ones (among the max_rank most common) or CJK
+ * punctuation.  When both do (謝謝 in Big5 is 谅谅 in GBK), the one with
+ * more common characters, then the more common ones.  strict, for bytes
+ * that are valid UTF-8: GB18030 only, of simplified characters (GBK text
+ * of traditional ones, or Big5 text, that is also valid UTF-8 is rarer
+ * than UTF-8 text such as éé, 矇矇 in either: Big5 would need every
+ * character from its rows 0xC2-0xDF, the rarer ones of many strokes).
+ * NULL otherwise, or for a longer input. */
+static const char *short_cjk(const char *data, size_t len, long max_rank, unsigned percent,
+                             size_t min_han, int strict)
+{
+	if (len > SHORT_INPUT)
+		return NULL;
+	pthread_once(&ranks_once, ranks_load);
+	static const char *const encs[] = {"GB18030", "BIG5"};
+	const char *best = NULL;
+	short_score bs = {0};
+	for (int k = 0; k < (strict ? 1 : 2); k++) {
+		short_score sc;
+		if (!score_as(data, len, encs[k], max_rank, strict && k == 0, &sc) || sc.han < min_han ||
+		    sc.common * 100 < sc.chars * percent)
+			continue;
+		if (!best || sc.common > bs.common ||
+		    (sc.common == bs.common && sc.rank_sum < bs.rank_sum)) {
+			best = encs[k];
+			bs = sc;
+		}
+	}
+	return best;
+}
+
+/* Is valid UTF-8 text one that could be a short GB18030 or Big5 input
+ * by chance: no ASCII letters, and its other characters all two-byte
+ * sequences (Latin accents, Greek, Cyrillic: ʲô), none a Han character? */
+static int utf8_maybe_legacy(const char *data, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)data;
+	int high = 0;
+	for (size_t i = 0; i < len;) {
+		if (s[i] < 0x80) {
+			if ((s[i] | 0x20) >= 'a' && (s[i] | 0x20) <= 'z')
+				return 0;
+			i++;
+			continue;
+		}
+		int32_t cp;
+		size_t n = jh_utf8_decode(s + i, len - i, &cp);
+		if (cp < 0 || n != 2)
+			return 0;
+		high = 1;
+		i += n;
+	}
+	return high;
+}
+
 /* Is a legacy decoding plausible text?  C1 controls are not text in any
  * single-byte code page (they are what UTF-8 continuation bytes become in
  * ISO-8859-x), and a decoding that leaves many bytes undecodable is the
@@ -474,7 +649,14 @@ int decode_text(const char *data, size_t len, const char *want, decoded *out, ch
 	} else if (jh_utf8_valid_prefix(data, len) != len) {
 		const char *g = memchr(data, 0, len) ? utf16_guess(data, len) : NULL;
 		guessed = g == NULL;
-		if (!g && !mostly_utf8(data, len)) {
+		/* a short input first: its few bytes can hold more chance UTF-8
+		 * pairs than stray bytes (谢谢,好。 in GBK: лл, á) and give
+		 * uchardet nothing to go on, while its legacy decoding is plain
+		 * Chinese */
+		const char *cjk = g ? NULL : short_cjk(data, len, SHORT_COMMON, 80, 1, 0);
+		if (cjk) {
+			g = cjk;
+		} else if (!g && !mostly_utf8(data, len)) {
 			g = detect(data, len, name, sizeof name, &out->detect_problem);
 			if ((!g || family_of(g) == FAM_SINGLE) && cjk_double_byte(data, len)) {
 				g = cjk_double_byte(data, len);
@@ -485,6 +667,14 @@ int decode_text(const char *data, size_t len, const char *want, decoded *out, ch
 			snprintf(name, sizeof name, "%s", g);
 		else if (!g)
 			name[0] = '\0';
+	} else if (utf8_maybe_legacy(data, len)) {
+		/* valid UTF-8 by chance: only when every character is among the
+		 * most common (a Russian да is 写邪 in GBK: 邪 is not) */
+		const char *g = short_cjk(data, len, SHORT_STRICT, 100, 2, 1);
+		if (g) {
+			snprintf(name, sizeof name, "%s", g);
+			guessed = 1;
+		}
 	}
 	if (name[0]) {
 		snprintf(out->name, sizeof out->name, "%s", name);

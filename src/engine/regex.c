@@ -22,6 +22,8 @@ void jh_regexes_free(jh_regexes *rx)
 	for (size_t i = 0; i < rx->n; i++) {
 		pcre2_code_free(rx->v[i].code);
 		pcre2_code_free(rx->v[i].jit);
+		pcre2_code_free(rx->v[i].unfixed_doc);
+		pcre2_code_free(rx->v[i].skip_lines);
 		jh_pre_free(&rx->v[i].pre);
 	}
 	free(rx->v);
@@ -119,6 +121,40 @@ static int template_ok(const pcre2_code *code, const char *tpl, uint32_t capture
 	return 1;
 }
 
+const jh_param *jh_regex_bad_param(const jh_rule *r)
+{
+	for (size_t i = 0; i < r->n_params; i++)
+		if (strcmp(r->params[i].key, "unfixed-document") && strcmp(r->params[i].key, "skip-lines"))
+			return &r->params[i];
+	return NULL;
+}
+
+/* A pattern-valued parameter of a regex rule (unfixed-document,
+ * skip-lines), compiled into *out (NULL when the rule has none).  It runs
+ * from a start of its own, without the trigger's offset limit. */
+static int param_pattern(const jh_rule *r, const char *key, uint32_t opts, pcre2_code **out,
+                         jh_diag_fn diag_fn, void *payload)
+{
+	unsigned line = r->line;
+	const char *pat = jh_rule_param(r, key, &line);
+	*out = NULL;
+	if (!pat)
+		return JH_OK;
+	int errcode;
+	PCRE2_SIZE erroff;
+	*out = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED, opts & ~PCRE2_USE_OFFSET_LIMIT,
+	                     &errcode, &erroff, NULL);
+	if (*out)
+		return JH_OK;
+	if (errcode == PCRE2_ERROR_HEAP_FAILED)
+		return JH_ERR_NOMEM;
+	PCRE2_UCHAR msg[256];
+	pcre2_get_error_message(errcode, msg, sizeof msg);
+	jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id,
+	          "bad %s pattern at offset %zu: %s", key, (size_t)erroff, (const char *)msg);
+	return JH_ERR_RULES;
+}
+
 int jh_regexes_add(jh_regexes *rx, jh_rule *r, long rule_index, jh_diag_fn diag_fn, void *payload)
 {
 	int errcode;
@@ -147,13 +183,26 @@ int jh_regexes_add(jh_regexes *rx, jh_rule *r, long rule_index, jh_diag_fn diag_
 	}
 	if (captures + 1 > rx->max_ovector)
 		rx->max_ovector = captures + 1;
+	pcre2_code *udoc = NULL, *skip = NULL;
+	int prc = param_pattern(r, "unfixed-document", opts, &udoc, diag_fn, payload);
+	if (prc == JH_OK)
+		prc = param_pattern(r, "skip-lines", opts, &skip, diag_fn, payload);
+	if (prc) {
+		pcre2_code_free(code);
+		pcre2_code_free(udoc);
+		return prc;
+	}
 	if (jh_grow((void **)&rx->v, &rx->cap, rx->n + 1, sizeof *rx->v)) {
 		pcre2_code_free(code);
+		pcre2_code_free(udoc);
+		pcre2_code_free(skip);
 		return JH_ERR_NOMEM;
 	}
 	jh_rx *x = &rx->v[rx->n];
 	x->rule_index = rule_index;
 	x->code = code;
+	x->unfixed_doc = udoc;
+	x->skip_lines = skip;
 	x->seen = 0;
 	x->pre_seen = 0;
 	x->jit_state = 0;
@@ -223,11 +272,11 @@ void jh_rx_scratch_free(jh_rx_scratch *s)
 }
 
 static int add_match(const jh_rx *x, const jh_rule *rule, const char *text, const PCRE2_SIZE *ov,
-                     uint32_t pairs, jh_findings *out)
+                     uint32_t pairs, int unfixed, jh_findings *out)
 {
 	jh_hit h = {rule, x->rule_index, ov[0], ov[1], NULL, 0, rule->safety, NULL};
 	jh_buf fix = {0};
-	if (rule->has_fix) {
+	if (rule->has_fix && !unfixed) {
 		int rc = jh_expand_template(rule->fix, text, ov, pairs, x->code, &fix);
 		if (rc == JH_OK)
 			rc = jh_map_fix(rule, &fix);
@@ -334,6 +383,62 @@ static pcre2_code *jit_now(jh_rx *x, const jh_rule *rule, jh_diag_fn diag_fn, vo
 	return j;
 }
 
+/* Does pattern match text[from, to) (lookbehinds may see before from)?
+ * With match data and limits of its own: the scratch holds the match at
+ * hand and a trigger's offset limit.  An error (memory, a limit) counts
+ * as a match: the caller then does the cautious thing. */
+static int match_in(const pcre2_code *code, const char *text, size_t from, size_t to)
+{
+	pcre2_match_data *md = pcre2_match_data_create(1, NULL);
+	pcre2_match_context *mc = pcre2_match_context_create(NULL);
+	int rc = PCRE2_ERROR_NOMEMORY;
+	if (md && mc) {
+		pcre2_set_match_limit(mc, JH_MATCH_LIMIT);
+		pcre2_set_depth_limit(mc, JH_DEPTH_LIMIT);
+		rc = pcre2_match(code, (PCRE2_SPTR)text, to, from, 0, md, mc);
+	}
+	pcre2_match_data_free(md);
+	pcre2_match_context_free(mc);
+	return rc != PCRE2_ERROR_NOMATCH;
+}
+
+/* Does x's unfixed-document pattern match text (asked once a text)?  An
+ * error takes the fixes away: never a fix the rule could not vouch for. */
+static int doc_unfixed(const jh_rx *x, const char *text, size_t len, jh_rx_progress *pr)
+{
+	if (!x->unfixed_doc)
+		return 0;
+	if (!pr->doc_unfixed)
+		pr->doc_unfixed = match_in(x->unfixed_doc, text, 0, len) ? 2 : 1;
+	return pr->doc_unfixed == 2;
+}
+
+/* Does x's skip-lines pattern match on the line of pos or the line before
+ * or after it?  Asked once for the same three lines. */
+static int near_lines_skip(const jh_rx *x, const char *text, size_t len, size_t pos,
+                           jh_rx_progress *pr)
+{
+	if (!x->skip_lines)
+		return 0;
+	size_t a = pos, b = pos;
+	while (a > 0 && text[a - 1] != '\n')
+		a--;
+	if (a > 0)
+		for (a--; a > 0 && text[a - 1] != '\n';)
+			a--;
+	while (b < len && text[b] != '\n')
+		b++;
+	if (b < len)
+		for (b++; b < len && text[b] != '\n';)
+			b++;
+	if (pr->skip_to && pr->skip_from == a && pr->skip_to == b + 1)
+		return pr->skip_hit;
+	pr->skip_from = a;
+	pr->skip_to = b + 1; /* + 1: never 0 once asked */
+	pr->skip_hit = match_in(x->skip_lines, text, a, b);
+	return pr->skip_hit;
+}
+
 /* Does an invalid UTF-8 sequence start at pos? */
 static int invalid_at(const char *text, size_t len, size_t pos)
 {
@@ -430,7 +535,13 @@ int jh_regex_run(const jh_regexes *rx, size_t slot, const jh_rule *rule, const c
 		 * depend on where the next trigger happens to be. */
 		if (x->triggered && ov[1] <= t && !(ov[0] == t && ov[1] == t))
 			continue;
-		int arc = add_match(x, rule, text, ov, pairs, out);
+		/* doc_unfixed and near_lines_skip match with data of their own:
+		 * ov stays this match's */
+		if (near_lines_skip(x, text, len, ov[0], pr)) {
+			pr->resume = ov[1] > ov[0] ? ov[1] : next_char(text, len, ov[0]);
+			continue;
+		}
+		int arc = add_match(x, rule, text, ov, pairs, doc_unfixed(x, text, len, pr), out);
 		if (arc == JH_ERR_NOMEM)
 			return arc;
 		if (arc)

@@ -33,6 +33,15 @@ typedef struct {
 	size_t seen;        /* calls (KB of text), atomic */
 	int jit_state;      /* 0 not tried, 1 compiling, 2 done; atomic */
 	pcre2_code *jit;    /* the JIT-compiled copy, or NULL; atomic */
+	/* The rule's `unfixed-document` pattern, or NULL: where it matches
+	 * anywhere in a text, the rule's findings in that text carry no fix
+	 * (a writer's habit seen once, 。·这·是 for emphasis marks, tells what
+	 * the same marks mean elsewhere in the text, and a person decides). */
+	pcre2_code *unfixed_doc;
+	/* `skip-lines`, or NULL: a match is dropped where this pattern matches
+	 * on the match's line or the line before or after it (a drawing of
+	 * box lines spans lines: 总经理──财务部 over a │). */
+	pcre2_code *skip_lines;
 } jh_rx;
 
 #define JH_JIT_AFTER 8
@@ -80,6 +89,10 @@ static inline uint64_t jh_trigger_mask(const jh_regexes *rx, int32_t cp)
 			return rx->astral[i].mask;
 	return 0;
 }
+
+/* The first parameter of r a regex rule does not take (its own are
+ * unfixed-document and skip-lines), or NULL. */
+const jh_param *jh_regex_bad_param(const jh_rule *r);
 
 void jh_regexes_init(jh_regexes *rx);
 void jh_regexes_free(jh_regexes *rx);
@@ -133,6 +146,10 @@ typedef struct {
 	size_t resume;
 	int limit_errors;
 	int given_up;        /* too many limit errors: no more matching in this text */
+	int doc_unfixed;     /* unfixed_doc: 0 not asked yet, 1 no match, 2 matched */
+	/* skip_lines' last answer, for the lines [skip_from, skip_to) */
+	size_t skip_from, skip_to;
+	int skip_hit;
 } jh_rx_progress;
 
 /* Run regex slot over text, adding findings to out.  positions: the rule's

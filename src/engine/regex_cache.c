@@ -58,7 +58,7 @@ uint32_t jh_regex_opts(const jh_regexes *rx, const jh_rule *r)
 /* Does the rule set compile r's pattern (jh_ruleset_compile)? */
 static int compiled_here(const jh_rule *r)
 {
-	return !r->broken && r->kind == JH_KIND_REGEX && !r->n_params && r->pattern;
+	return !r->broken && r->kind == JH_KIND_REGEX && !jh_regex_bad_param(r) && r->pattern;
 }
 
 static void unmap(struct jh_rx_preload *p)

@@ -185,9 +185,10 @@ static int compile_rule(jh_ruleset *rs, jh_rule *r, long idx, int lx_cached, int
 	int rc = JH_OK;
 	switch (r->kind) {
 	case JH_KIND_REGEX:
-		if (r->n_params) {
-			jh_report(fn, pl, JH_ERROR, r->file, r->params[0].line, 0, r->id,
-			          "unknown key '%s' in a regex rule", r->params[0].key);
+		if (jh_regex_bad_param(r)) {
+			const jh_param *bp = jh_regex_bad_param(r);
+			jh_report(fn, pl, JH_ERROR, r->file, bp->line, 0, r->id,
+			          "unknown key '%s' in a regex rule", bp->key);
 			rc = JH_ERR_RULES;
 		} else {
 			rc = jh_regexes_add(rs->regexes, r, idx, fn, pl);
@@ -234,6 +235,22 @@ int jh_ruleset_compile(jh_ruleset *rs, jh_diag_fn fn, void *pl)
 		int rc = bad_foreign(r, fn, pl);
 		if (rc == JH_OK)
 			rc = compile_rule(rs, r, (long)i, lx_cached, &lx_read_ok, fn, pl);
+		if (rc == JH_ERR_NOMEM) {
+			free(lx_name);
+			jh_regexes_preload_free(rs->regexes);
+			return rc;
+		}
+		if (rc) {
+			r->broken = 1;
+			result = JH_ERR_RULES;
+		}
+	}
+	for (size_t k = 0; k < rs->builtins->n; k++) {
+		const jh_builtin_slot *s = &rs->builtins->v[k];
+		jh_rule *r = rs->rules[s->rule_index];
+		if (!s->def->link || r->broken)
+			continue;
+		int rc = s->def->link(s->cfg, r, rs, fn, pl);
 		if (rc == JH_ERR_NOMEM) {
 			free(lx_name);
 			jh_regexes_preload_free(rs->regexes);
