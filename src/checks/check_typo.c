@@ -18,6 +18,7 @@ typedef struct {
 	jh_strset ends;    /* a lexicon: a first copy that ends one of them is a word's end */
 	jh_strset stutter; /* pronouns: their runs of three are speech (我我我) */
 	int stutter_set;   /* a pronouns parameter was given: triples are checked */
+	jh_strset replies; /* a run of them that is a clause of its own is an answer (是是是) */
 	int allow_aabb;    /* 高高兴兴, 实实在在 */
 	unsigned long min_clause; /* a pair in a shorter clause gets an unsafe fix */
 	/* The allow list is read at the first doubled pair, not when the rules
@@ -30,7 +31,8 @@ typedef struct {
 } doubled_cfg;
 
 static const char *const doubled_params[] = {"chars", "skip-chars", "allow",    "allow-aabb",
-                                             "words", "pronouns",   "min-clause", "ends", NULL};
+                                             "words", "pronouns",   "min-clause", "ends",
+                                             "replies", NULL};
 
 /* Add each character of a parameter value (spaces ignored) to a set. */
 static int add_chars(jh_strset *set, const char *v)
@@ -57,6 +59,7 @@ static void doubled_free(void *p)
 	jh_strset_free(&c->words);
 	jh_strset_free(&c->ends);
 	jh_strset_free(&c->stutter);
+	jh_strset_free(&c->replies);
 	jh_lazy_destroy(&c->allow_once);
 	free(c);
 }
@@ -72,6 +75,8 @@ static int doubled_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, voi
 	if (rc == JH_OK)
 		rc = add_chars(&c->stutter, jh_rule_param(r, "pronouns", NULL));
 	c->stutter_set = jh_rule_param(r, "pronouns", NULL) != NULL;
+	if (rc == JH_OK)
+		rc = add_chars(&c->replies, jh_rule_param(r, "replies", NULL));
 	jh_lazy_init(&c->allow_once);
 	c->rule = r;
 	c->allow_line = c->words_line = c->ends_line = r->line;
@@ -224,8 +229,9 @@ static int doubled_after_stammer(const char *text, size_t a)
 }
 
 /* Is the run at [a, c) a clause of its own (nothing but punctuation, a
- * space or a line break on either side)?  Then it is an answer or a sound
- * (“是是是，老爷说得对。”, 孔子答应着“是是”), not a slip inside a sentence. */
+ * space or a line break on either side)?  For the `replies` (是) it is
+ * then an answer (“是是是，老爷说得对。”, 孔子答应着“是是”), not a slip
+ * inside a sentence. */
 static int doubled_whole_clause(const char *text, size_t len, size_t a, size_t c)
 {
 	const uint32_t word = JH_C_HAN | JH_C_LATIN | JH_C_DIGIT | JH_C_FULLWIDTH_ALNUM;
@@ -317,7 +323,8 @@ static void doubled_flush(jh_brun *run)
 		return;
 	if (cfg->allow_aabb && doubled_aabb(run->text, run->len, a, c, clen))
 		return;
-	if (doubled_whole_clause(run->text, run->len, a, c))
+	if (cfg->replies.count && jh_strset_has(&cfg->replies, run->text + a, clen) &&
+	    doubled_whole_clause(run->text, run->len, a, c))
 		return;
 	/* Each copy that belongs to a word around the run (the last starts
 	 * 在逃 or 的确, the first ends 现在 or 受不了) is not a duplicate;
