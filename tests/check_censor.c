@@ -294,6 +294,56 @@ START_TEST(missing_chars_quiet_on_whole_chapters)
 }
 END_TEST
 
+/* The floor test: one character taken out of a chapter (every 的, every 了
+ * or every 不) is found by itself, and the length it needs follows from the
+ * character's rate: a short stretch without 不 is not judged. */
+START_TEST(missing_chars_one_character)
+{
+	static const char *const samples[] = {"000_a5949cc1b610da24.txt", "003_60affdcbf11d6482.txt",
+	                                      "004_dbde7f81f1fb45be.txt"};
+	static const char *const lost[] = {"的", "了", "不"};
+	jh_ruleset *rs = censor_rules();
+	for (size_t k = 0; k < sizeof samples / sizeof *samples; k++)
+		for (size_t c = 0; c < 3; c++) {
+			char *text = test_read_sample(samples[k]);
+			jh_findings fs = JH_FINDINGS_INIT;
+			drop_char(text, lost[c]);
+			test_check(rs, text, strlen(text), &fs);
+			const jh_finding *f = first_of(&fs, "censor.missing-chars");
+			char want[16];
+			snprintf(want, sizeof want, "“%s”", lost[c]);
+			ck_assert_msg(f && strstr(f->message, want), "%s without %s: %s", samples[k],
+			              lost[c], f ? f->message : "not flagged");
+			jh_findings_clear(&fs);
+			/* its first 300 characters (about 100 Han) are too short to tell */
+			size_t cut = 900;
+			while (cut < strlen(text) && ((unsigned char)text[cut] & 0xC0) == 0x80)
+				cut++;
+			text[cut < strlen(text) ? cut : strlen(text)] = '\0';
+			test_check(rs, text, strlen(text), &fs);
+			ck_assert_msg(!first_of(&fs, "censor.missing-chars"), "%s: 100 Han without %s flagged",
+			              samples[k], lost[c]);
+			jh_findings_clear(&fs);
+			free(text);
+		}
+	/* Text in the classical language (之, 其, 而, 乃, 矣, 焉 above
+	 * classical-max per 1,000) has no 了 of its own: the floor test
+	 * leaves it alone (the general test, on 的 and the others, judges it
+	 * as before). */
+	jh_buf b = {0};
+	for (int i = 0; i < 160; i++)
+		ck_assert_int_eq(jh_buf_puts(&b, "学而时习之，不亦说乎？其为人也孝弟，而好犯上者，鲜矣。"), 0);
+	ck_assert_int_eq(jh_buf_terminate(&b), 0);
+	jh_findings fs = JH_FINDINGS_INIT;
+	test_check(rs, b.data, b.len, &fs);
+	const jh_finding *cf = first_of(&fs, "censor.missing-chars");
+	ck_assert_msg(!cf || !strstr(cf->message, "“了”"), "classical text lacks 了: %s", cf->message);
+	jh_findings_clear(&fs);
+	jh_buf_free(&b);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
 START_TEST(missing_chars_short_text_not_judged)
 {
 	jh_ruleset *rs = censor_rules();
@@ -760,6 +810,7 @@ Suite *censor_suite(void)
 	TCase *tc = test_tcase("censor", 30);
 	tcase_add_test(tc, missing_chars_real_chapter);
 	tcase_add_test(tc, missing_chars_quiet_on_whole_chapters);
+	tcase_add_test(tc, missing_chars_one_character);
 	tcase_add_test(tc, word_model_shared_by_rule_sets);
 	tcase_add_test(tc, word_model_cache);
 	tcase_add_test(tc, missing_chars_short_text_not_judged);

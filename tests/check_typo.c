@@ -108,7 +108,12 @@ START_TEST(name_drift)
 	const char *text = "段興茂大喜。段興茂攻進。段興茂不准。段興茂冷靜。段興茂記著。段興買殿後。";
 	ck_assert_uint_eq(count(rs, text, &fs), 1);
 	size_t at = (size_t)(strstr(text, "段興買") - text);
-	test_assert_finding(&fs, 0, "typo.drift", at, at + 9, "段興茂");
+	/* The frequent form is an alternative, never a fix (not even unsafe). */
+	test_assert_finding(&fs, 0, "typo.drift", at, at + 9, NULL);
+	ck_assert_uint_eq(fs.items[0].n_alternatives, 1);
+	ck_assert_uint_eq(fs.items[0].alternatives[0].n_edits, 1);
+	ck_assert_str_eq(fs.items[0].alternatives[0].edits[0].replacement, "段興茂");
+	ck_assert_str_eq(fs.items[0].message, "“段興買”→“段興茂”");
 	/* Four times is not enough with min-count 5. */
 	ck_assert_uint_eq(count(rs, "段興茂大喜。段興茂攻進。段興茂不准。段興茂冷靜。段興買殿後。", &fs), 0);
 	/* Twice rare is not a slip with max-rare 1. */

@@ -4,7 +4,7 @@
 # hook that is not a shell script, a filter given a binary document, a
 # file with an ACL and extended attributes, staged names that git reads as
 # revisions, a space before an invalid byte, a signal or a file size limit
-# in the middle of a write.  Every case checks what must hold.
+# in the middle of a write, a file with several hard links.  Every case checks what must hold.
 . "$(dirname "$0")/lib.sh"
 J=$JINGHUA
 SPAN="/usr/bin/python3 $SRCDIR/tests/span-check.py"
@@ -151,6 +151,31 @@ if [ "$(cat "$TMP/xfsz.rc")" = 3 ]; then pass; else fail "write past ulimit -f: 
 expect_grep 'File too large' "$TMP/xfsz.err" "write past ulimit -f says why"
 if cmp -s "$TMP/sig/big.txt" "$TMP/sig/big.orig"; then pass; else fail "write past ulimit -f changed the file"; fi
 if ls -a "$TMP/sig" | grep -q jinghua-; then fail "write past ulimit -f left a temporary file"; else pass; fi
+
+# Hard links: the fix is written through the inode the names share, so every
+# name sees the fixed text and the link, mode and inode stay; a rewrite that
+# fails (a file size limit reached halfway) puts the old text back, and one
+# whose copy of the old text cannot be written is refused; neither leaves a
+# temporary file.
+mkdir -p "$TMP/hl/other"
+printf '刚刚在马背投弹的的几个骑兵。\n' >"$TMP/hl/a.txt"
+ln "$TMP/hl/a.txt" "$TMP/hl/other/b.txt" && chmod 640 "$TMP/hl/a.txt"
+ino=$(stat -c %i "$TMP/hl/a.txt")
+expect_exit 0 "fix of a hard-linked file" -- $J fix -q "$TMP/hl/a.txt"
+if [ "$(cat "$TMP/hl/other/b.txt")" = '刚刚在马背投弹的几个骑兵。' ]; then pass; else fail "the other hard link kept the old text"; fi
+if [ "$(stat -c %i:%h:%a "$TMP/hl/a.txt")" = "$ino:2:640" ]; then pass; else fail "hard link, inode or mode lost: $(stat -c %i:%h:%a "$TMP/hl/a.txt")"; fi
+for i in $(seq 40); do printf '他用Python写代码。\n'; done >"$TMP/hl/grow.txt"
+ln -f "$TMP/hl/grow.txt" "$TMP/hl/other/grow.txt" && cp "$TMP/hl/grow.txt" "$TMP/hl/grow.orig"
+(ulimit -f 1; $J fix --profile docs "$TMP/hl/grow.txt" >/dev/null 2>"$TMP/hl.err"; echo $? >"$TMP/hl.rc")
+if [ "$(cat "$TMP/hl.rc")" = 3 ]; then pass; else fail "hard-linked rewrite past ulimit -f: exit $(cat "$TMP/hl.rc"), expected 3"; fi
+expect_grep 'old text is back' "$TMP/hl.err" "a failed in-place rewrite says the old text is back"
+if cmp -s "$TMP/hl/other/grow.txt" "$TMP/hl/grow.orig"; then pass; else fail "a failed in-place rewrite changed the file"; fi
+cp "$TMP/sig/big.orig" "$TMP/hl/big.txt" && ln -f "$TMP/hl/big.txt" "$TMP/hl/other/big.txt"
+(ulimit -f 500; $J fix "$TMP/hl/big.txt" >/dev/null 2>"$TMP/hl.err"; echo $? >"$TMP/hl.rc")
+if [ "$(cat "$TMP/hl.rc")" = 3 ]; then pass; else fail "hard-linked file whose copy cannot be written: exit $(cat "$TMP/hl.rc"), expected 3"; fi
+expect_grep 'copy of its old text' "$TMP/hl.err" "the refusal says why"
+if cmp -s "$TMP/hl/other/big.txt" "$TMP/sig/big.orig"; then pass; else fail "a refused in-place rewrite changed the file"; fi
+if [ -n "$(find "$TMP/hl" -name "*.jinghua-*")" ]; then fail "an in-place rewrite left a temporary file"; else pass; fi
 
 # 2. Hooks: a binary or non-shell hook is chained whole, a symlink left alone.
 if command -v git >/dev/null; then

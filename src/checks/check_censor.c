@@ -25,6 +25,7 @@ typedef struct {
 	int32_t cps[4];        /* simplified and traditional forms */
 	int ncp;
 	double rate;           /* per 100,000 Han characters */
+	double floor;          /* per 100,000: the lowest rate of novel prose; 0 = none */
 	char text[16];         /* the first form, UTF-8 */
 } mc_group;
 
@@ -33,6 +34,7 @@ typedef struct {
 	int ng;
 	uint8_t *idx;          /* per code point 0x4E00..0x9FFF: group + 1, 0 = none */
 	unsigned long min_han, factor, certainty;
+	unsigned long classical_max; /* per 1,000: above it the floor test is off */
 	int insert;            /* 1: the insertion rule (suggestions), 0: the document rule */
 	const jh_wordmap *words;  /* shared; loaded on first use: only a document missing characters needs it */
 	jh_lazy words_once;
@@ -42,13 +44,17 @@ typedef struct {
 	unsigned long min_freq;
 } mc_cfg;
 
+#define MC_CLASSICAL 0xFF /* idx value of a `classical` character */
+
 typedef struct {
 	size_t han;
 	size_t count[MC_MAX_GROUPS];
+	size_t classical;      /* characters of `classical` */
 } mc_state;
 
-static const char *const mc_params[] = {"chars", "words", "min-han", "factor", "certainty",
-                                        "mode", "min-freq", NULL};
+static const char *const mc_params[] = {"chars",     "floor", "classical", "classical-max",
+                                        "words",     "min-han", "factor",  "certainty",
+                                        "mode",      "min-freq", NULL};
 
 static void mc_free(void *p)
 {
@@ -61,12 +67,23 @@ static void mc_free(void *p)
 	free(c);
 }
 
+/* floors = 0: the groups and their rates (`chars`); 1: the floors
+ * (`floor`), given to a group of `chars` that has the character, or to a
+ * new group that only the floor test judges. */
 static int mc_load_groups(mc_cfg *c, const jh_rule *r, const char *file, unsigned line,
-                          jh_diag_fn diag_fn, void *payload)
+                          int floors, jh_diag_fn diag_fn, void *payload)
 {
 	jh_wordmap m = {0};
 	int rc = jh_wm_load(&m, r, file, line, 0, diag_fn, payload);
 	for (size_t i = 0; rc == JH_OK && i < m.n; i++) {
+		if (floors) {
+			int32_t cp;
+			jh_utf8_decode((const unsigned char *)m.buf + m.off[i], m.len[i], &cp);
+			if (cp >= 0x4E00 && cp <= 0x9FFF && c->idx[cp - 0x4E00]) {
+				c->g[c->idx[cp - 0x4E00] - 1].floor = m.freq[i];
+				continue;
+			}
+		}
 		if (c->ng == MC_MAX_GROUPS) {
 			jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id,
 			          "%s: more than %d character groups", file, MC_MAX_GROUPS);
@@ -88,9 +105,14 @@ static int mc_load_groups(mc_cfg *c, const jh_rule *r, const char *file, unsigne
 			g->cps[g->ncp++] = cp;
 			c->idx[cp - 0x4E00] = (uint8_t)(c->ng + 1);
 		}
+		if (rc != JH_OK)
+			break;
 		size_t first = jh_utf8_encode(g->cps[0], g->text);
 		g->text[first] = '\0';
-		g->rate = m.freq[i];
+		if (floors)
+			g->floor = m.freq[i];
+		else
+			g->rate = m.freq[i];
 		c->ng++;
 	}
 	jh_wm_free(&m);
@@ -115,7 +137,28 @@ static int mc_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *pa
 		rc = JH_ERR_RULES;
 	}
 	if (rc == JH_OK)
-		rc = mc_load_groups(c, r, chars, line, diag_fn, payload);
+		rc = mc_load_groups(c, r, chars, line, 0, diag_fn, payload);
+	/* "none" switches the floor test off (the docs profile: manuals and
+	 * messages are not novel prose) */
+	const char *floor = jh_rule_param(r, "floor", &line);
+	if (rc == JH_OK && floor && strcmp(floor, "none"))
+		rc = mc_load_groups(c, r, floor, line, 1, diag_fn, payload);
+	/* The particles of the classical language: text that quotes or writes
+	 * it (an editor's notes on old books) has few 的 and 了 by nature. */
+	const char *cl = jh_rule_param(r, "classical", &line);
+	for (size_t p = 0, n = cl ? strlen(cl) : 0; rc == JH_OK && p < n;) {
+		int32_t cp;
+		p += jh_utf8_decode((const unsigned char *)cl + p, n - p, &cp);
+		if (cp < 0x4E00 || cp > 0x9FFF || c->idx[cp - 0x4E00]) {
+			jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id,
+			          "classical: only characters U+4E00-U+9FFF that no group has");
+			rc = JH_ERR_RULES;
+		} else {
+			c->idx[cp - 0x4E00] = MC_CLASSICAL;
+		}
+	}
+	if (rc == JH_OK)
+		rc = jh_param_uint(r, "classical-max", 1000, 1000, &c->classical_max, diag_fn, payload);
 	const char *mode = jh_rule_param(r, "mode", &line);
 	if (rc == JH_OK && mode) {
 		if (!strcmp(mode, "insert"))
@@ -165,7 +208,9 @@ static void mc_step(jh_brun *run, const jh_char *ch)
 	}
 	if (ch->cp >= 0x4E00 && ch->cp <= 0x9FFF) {
 		uint8_t g = c->idx[ch->cp - 0x4E00];
-		if (g)
+		if (g == MC_CLASSICAL)
+			st->classical++;
+		else if (g)
 			st->count[g - 1]++;
 	}
 }
@@ -176,6 +221,9 @@ static void mc_mark(const void *cfg, uint16_t *table, uint16_t bit)
 	for (int i = 0; i < c->ng; i++)
 		for (int j = 0; j < c->g[i].ncp; j++)
 			table[c->g[i].cps[j]] |= bit;
+	for (int32_t cp = 0x4E00; cp <= 0x9FFF; cp++)
+		if (c->idx[cp - 0x4E00] == MC_CLASSICAL)
+			table[cp] |= bit;
 }
 
 /* e^x for 0 <= x <= 700, without libm (the library links none, and this
@@ -206,29 +254,62 @@ static int poisson_unlikely(size_t k, double mean, unsigned long certainty)
 	return sum < bound;
 }
 
-/* Which groups are missing: far below their expected count, and together
- * so far below that chance does not explain it.  Fills miss[] and returns
- * how many; *expected and *seen get the totals over them. */
+/* Which groups are missing.  Two tests, and a group either finds is:
+ *  - the floor test, for one character on its own (every 的, every 了 or
+ *    every 不 taken out): the text has at most a tenth of what the lowest
+ *    rate of novel prose (`floor`) gives for its length, and a Poisson
+ *    count at that rate is that low with probability below
+ *    10^-certainty, so the length the test needs follows from the rate
+ *    (of 的 fewer characters than of 不);
+ *  - the general test (`chars`, `factor`, min-han): groups far below
+ *    factor percent of their rate, and together so far below that chance
+ *    does not explain it (中 and 上 lost together).
+ * Fills miss[] and returns how many; *expected and *seen get the totals
+ * over them. */
 static int mc_missing(const mc_cfg *c, const mc_state *st, int *miss, double *expected,
                       size_t *seen)
 {
-	int n = 0;
-	double e_sum = 0;
-	size_t o_sum = 0;
-	if (st->han < c->min_han)
-		return 0;
+	int n = 0, floor_hit[MC_MAX_GROUPS] = {0};
+	double e_sum = 0, f_sum = 0;
+	size_t o_sum = 0, fo_sum = 0;
+	int classical = (double)st->classical * 1000.0 > (double)c->classical_max * (double)st->han;
+	for (int i = 0; i < c->ng && !classical; i++) {
+		double f = (double)st->han * c->g[i].floor / 100000.0;
+		if (f > 0 && (double)st->count[i] <= f / 25 &&
+		    poisson_unlikely(st->count[i], f, c->certainty))
+			floor_hit[i] = 1;
+	}
+	int general = 0;
+	if (st->han >= c->min_han) {
+		for (int i = 0; i < c->ng; i++) {
+			double e = (double)st->han * c->g[i].rate / 100000.0 * (double)c->factor / 100.0;
+			if (e >= 3 && (double)st->count[i] <= e / 10) {
+				miss[n++] = i;
+				e_sum += e;
+				o_sum += st->count[i];
+			}
+		}
+		general = n && poisson_unlikely(o_sum, e_sum, c->certainty);
+	}
+	if (!general)
+		n = 0;
+	/* the floor test's groups, after the general test's, each once */
 	for (int i = 0; i < c->ng; i++) {
-		double e = (double)st->han * c->g[i].rate / 100000.0 * (double)c->factor / 100.0;
-		if (e >= 3 && (double)st->count[i] <= e / 10) {
+		if (!floor_hit[i])
+			continue;
+		int dup = 0;
+		for (int j = 0; j < n && !dup; j++)
+			dup = miss[j] == i;
+		if (!dup) {
 			miss[n++] = i;
-			e_sum += e;
-			o_sum += st->count[i];
+			f_sum += (double)st->han * c->g[i].floor / 100000.0;
+			fo_sum += st->count[i];
 		}
 	}
-	if (!n || !poisson_unlikely(o_sum, e_sum, c->certainty))
+	if (!n)
 		return 0;
-	*expected = e_sum;
-	*seen = o_sum;
+	*expected = (general ? e_sum : 0) + f_sum;
+	*seen = (general ? o_sum : 0) + fo_sum;
 	return n;
 }
 

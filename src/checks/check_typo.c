@@ -18,6 +18,7 @@ typedef struct {
 	jh_strset ends;    /* a lexicon: a first copy that ends one of them is a word's end */
 	jh_strset stutter; /* pronouns: their runs of three are speech (我我我) */
 	int stutter_set;   /* a pronouns parameter was given: triples are checked */
+	jh_strset replies; /* a run of them that is a clause of its own is an answer (是是是) */
 	int allow_aabb;    /* 高高兴兴, 实实在在 */
 	unsigned long min_clause; /* a pair in a shorter clause gets an unsafe fix */
 	/* The allow list is read at the first doubled pair, not when the rules
@@ -30,7 +31,8 @@ typedef struct {
 } doubled_cfg;
 
 static const char *const doubled_params[] = {"chars", "skip-chars", "allow",    "allow-aabb",
-                                             "words", "pronouns",   "min-clause", "ends", NULL};
+                                             "words", "pronouns",   "min-clause", "ends",
+                                             "replies", NULL};
 
 /* Add each character of a parameter value (spaces ignored) to a set. */
 static int add_chars(jh_strset *set, const char *v)
@@ -57,6 +59,7 @@ static void doubled_free(void *p)
 	jh_strset_free(&c->words);
 	jh_strset_free(&c->ends);
 	jh_strset_free(&c->stutter);
+	jh_strset_free(&c->replies);
 	jh_lazy_destroy(&c->allow_once);
 	free(c);
 }
@@ -72,6 +75,8 @@ static int doubled_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, voi
 	if (rc == JH_OK)
 		rc = add_chars(&c->stutter, jh_rule_param(r, "pronouns", NULL));
 	c->stutter_set = jh_rule_param(r, "pronouns", NULL) != NULL;
+	if (rc == JH_OK)
+		rc = add_chars(&c->replies, jh_rule_param(r, "replies", NULL));
 	jh_lazy_init(&c->allow_once);
 	c->rule = r;
 	c->allow_line = c->words_line = c->ends_line = r->line;
@@ -223,6 +228,28 @@ static int doubled_after_stammer(const char *text, size_t a)
 	return 0;
 }
 
+/* Is the run at [a, c) a clause of its own (nothing but punctuation, a
+ * space or a line break on either side)?  For the `replies` (是) it is
+ * then an answer (“是是是，老爷说得对。”, 孔子答应着“是是”), not a slip
+ * inside a sentence. */
+static int doubled_whole_clause(const char *text, size_t len, size_t a, size_t c)
+{
+	const uint32_t word = JH_C_HAN | JH_C_LATIN | JH_C_DIGIT | JH_C_FULLWIDTH_ALNUM;
+	int32_t cp;
+	if (c < len) {
+		jh_utf8_decode((const unsigned char *)text + c, len - c, &cp);
+		if (jh_class_of(cp) & word)
+			return 0;
+	}
+	if (a > 0) {
+		size_t q = jh_utf8_prev(text, a);
+		jh_utf8_decode((const unsigned char *)text + q, a - q, &cp);
+		if (jh_class_of(cp) & word)
+			return 0;
+	}
+	return 1;
+}
+
 /* The doubled pair at [a, c): is it part of XXYY or YYXX with X != Y?  The
  * neighbouring pair may have another byte length (高高𠮷𠮷). */
 static int doubled_aabb(const char *text, size_t len, size_t a, size_t c, size_t clen)
@@ -296,16 +323,42 @@ static void doubled_flush(jh_brun *run)
 		return;
 	if (cfg->allow_aabb && doubled_aabb(run->text, run->len, a, c, clen))
 		return;
-	if (cfg->words.count && doubled_word_start(cfg, run->text, run->len, b))
+	if (cfg->replies.count && jh_strset_has(&cfg->replies, run->text + a, clen) &&
+	    doubled_whole_clause(run->text, run->len, a, c))
 		return;
-	if (cfg->ends.count && doubled_word_end(cfg, run->text, b))
+	/* Each copy that belongs to a word around the run (the last starts
+	 * 在逃 or 的确, the first ends 现在 or 受不了) is not a duplicate;
+	 * of the others one is the function word itself.  A pair with either
+	 * is right; a triple with one (说的的的确, 受不了了了) has one copy too
+	 * many, and only that one goes; a triple with both is right
+	 * (现在在在座: 现在 + 在 + 在座). */
+	int starts = cfg->words.count && doubled_word_start(cfg, run->text, run->len, b);
+	int ends = cfg->ends.count && doubled_word_end(cfg, run->text, a + clen);
+	int spare = (int)run->run_len - starts - ends - 1;
+	if (spare < 1)
 		return;
-	size_t g[2] = {b, c};
+	/* what stays: one copy, or two when a word holds one of them */
+	size_t g[2] = {a, c - (size_t)spare * clen};
 	/* a triple is rarer than a slip of one key, and verse doubles on
 	 * purpose: a person decides */
 	int unsure = triple || doubled_after_stammer(run->text, a) ||
 	             (cfg->min_clause && doubled_short_clause(run->text, run->len, a, cfg->min_clause));
+	size_t at = run->out->count;
 	jh_brun_emit_safety(run, a, c, g, 1, NULL, unsure ? JH_UNSAFE : run->rule->safety);
+	/* Keeping two trusts the word (说的 + 的确); one 的确 typed with its
+	 * 的 three times reads the same, so keeping one is offered too. */
+	if (triple && spare == 1 && !run->err && run->out->count == at + 1 &&
+	    run->out->items[at].has_fix && run->out->items[at].n_edits == 1) {
+		char one[8];
+		memcpy(one, run->text + a, clen);
+		one[clen] = '\0';
+		jh_edit keep_one = {a, c, one};
+		int rc = jh_findings_add_alternative(run->out, at, run->out->items[at].edits, 1);
+		if (!rc)
+			rc = jh_findings_add_alternative(run->out, at, &keep_one, 1);
+		if (rc)
+			run->err = rc;
+	}
 }
 
 /* Woken only by a Han character right after the same one (JH_HAN_REPEAT):

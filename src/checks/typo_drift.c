@@ -764,7 +764,24 @@ static int drift_block(jh_brun *run, ng_table *t, size_t start, size_t end)
 			tri_offsets(text, len, hits[k].rpos, ro);
 			tri_offsets(text, len, hits[k].fpos, fo);
 			size_t g[2] = {fo[0], fo[3]};
+			size_t at = run->out->count;
 			jh_brun_emit(run, ro[0], ro[3], g, 1, NULL);
+			/* The frequent form is an answer to check, not a fix: where
+			 * a text spells a name two ways both are often right
+			 * (transliterations, a quoted misprint, an idiom that shares
+			 * two characters), and the document cannot tell which
+			 * (README, "How often an unsafe fix is right").  So not even
+			 * `fix --unsafe` applies it; the message still names it. */
+			if (!run->err && run->out->count == at + 1) {
+				jh_finding *f = &run->out->items[at];
+				if (f->has_fix && f->n_edits == 1) {
+					int e = jh_findings_add_alternative(run->out, at, f->edits, 1);
+					if (e)
+						run->err = e;
+					else
+						jh_finding_drop_fix(&run->out->items[at]);
+				}
+			}
 		}
 	}
 	free(hits);

@@ -3,8 +3,11 @@
  * old file's mode, owner, extended attributes and ACLs, flushed, renamed
  * over it; through a symlink to its target; never over a read-only file
  * or one that changed since it was read.  A fatal signal during the write
- * removes the temporary file (jh_file_guard_signals). */
+ * removes the temporary file (jh_file_guard_signals).  A file with more
+ * than one hard link is rewritten in place instead (rewrite_in_place), so
+ * that every name keeps seeing the same, fixed, text. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
@@ -238,6 +241,142 @@ static int atomic_write(const char *path, const char *data, size_t len, mode_t m
 	return ok ? 0 : -1;
 }
 
+/* pwrite all of p at offset 0 and cut the file to len, then flush. */
+static int put_all(int fd, const char *p, size_t len)
+{
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = pwrite(fd, p + done, len - done, (off_t)done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			return -1;
+		}
+		done += (size_t)n;
+	}
+	if (ftruncate(fd, (off_t)len) != 0)
+		return -1;
+	return fsync(fd);
+}
+
+/* A file with several hard links: a rename would give this name a new
+ * inode and leave the other names on the old text, so the new text is
+ * written through the inode the names share (its mode, owner, ACL and
+ * attributes stay as they are).  That write is not atomic, so the old
+ * bytes go first to a flushed copy beside the file (the same temporary
+ * name as atomic_write's); a failed write puts them back, and the copy is
+ * removed only once the file holds either the new text or the old one
+ * again.  The fatal signals are held off while the file is being
+ * rewritten, because their handler would remove the copy; a crash (or
+ * SIGKILL) in that window leaves the copy, with the original bytes, for
+ * the user. */
+static int rewrite_in_place(const char *path, const char *data, size_t len,
+                            const jh_file *orig, const char **why)
+{
+	/* the reason, with the error, for the caller to print */
+	static __thread char msg[PATH_MAX + 200];
+	int fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -1;
+	struct stat now;
+	if (fstat(fd, &now) != 0 || !jh_file_same_version(&orig->st, &now)) {
+		int same = file_holds(path, data, len);
+		close(fd);
+		if (same)
+			return 0;
+		*why = "changed while being fixed; not written";
+		errno = EAGAIN;
+		return -1;
+	}
+	size_t olen = (size_t)now.st_size, got = 0;
+	char *old = malloc(olen ? olen : 1);
+	while (old && got < olen) {
+		ssize_t n = pread(fd, old + got, olen - got, (off_t)got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	if (!old || got != olen) {
+		int e = old ? EIO : ENOMEM;
+		free(old);
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	/* the copy of the old bytes */
+	size_t pl = strlen(path);
+	char *tmp = malloc(pl + 32);
+	int bfd = -1, slot = -1;
+	if (tmp) {
+		const char *slash = strrchr(path, '/');
+		size_t dirlen = slash ? (size_t)(slash - path + 1) : 0;
+		const char *base = slash ? slash + 1 : path;
+		size_t bl = strlen(base);
+		if (bl > 200) {
+			bl = 200;
+			while (bl > 0 && ((unsigned char)base[bl] & 0xC0) == 0x80)
+				bl--;
+		}
+		snprintf(tmp, pl + 32, "%.*s.%.*s.jinghua-XXXXXX", (int)dirlen, path, (int)bl, base);
+		slot = temp_create(tmp, &bfd);
+		free(tmp);
+	}
+	int ok = slot >= 0 && write_fd(bfd, old, olen) == 0 && fsync(bfd) == 0;
+	int e = ok ? 0 : errno;
+	if (bfd >= 0 && close(bfd) != 0 && ok)
+		ok = 0, e = errno;
+	if (!ok) {
+		snprintf(msg, sizeof msg, "has several hard links, and the copy of its old text "
+		         "(kept while it is rewritten in place) cannot be written (%s); not fixed",
+		         strerror(e));
+		*why = msg;
+		if (slot >= 0)
+			temp_release(slot, 1);
+		free(old);
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	sigset_t held, prev;
+	sigemptyset(&held);
+	for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++)
+		sigaddset(&held, sigs[i]);
+	pthread_sigmask(SIG_BLOCK, &held, &prev);
+	int remove = 1;
+	if (put_all(fd, data, len) != 0) {
+		e = errno;
+		ok = 0;
+		if (put_all(fd, old, olen) != 0) {
+			/* neither text is whole in the file: the copy is the user's */
+			remove = 0;
+			snprintf(msg, sizeof msg, "has several hard links; rewriting it in place failed (%s) "
+			         "and so did putting the old text back: the old text is in %s",
+			         strerror(e), temps[slot].path);
+		} else {
+			snprintf(msg, sizeof msg, "has several hard links; rewriting it in place failed "
+			         "(%s), the old text is back; not fixed", strerror(e));
+		}
+		*why = msg;
+	}
+	if (remove) {
+		temp_release(slot, 1);
+	} else {
+		/* leave the copy on disk, but free the slot */
+		__atomic_store_n(&temps[slot].used, 0, __ATOMIC_RELEASE);
+	}
+	pthread_sigmask(SIG_SETMASK, &prev, NULL);
+	free(old);
+	if (close(fd) != 0 && ok)
+		ok = 0, e = errno;
+	errno = e;
+	return ok ? 0 : -1;
+}
+
 int jh_file_write_new(const char *path, const char *data, size_t len, mode_t mode)
 {
 	return atomic_write(path, data, len, mode, NULL, NULL);
@@ -276,7 +415,10 @@ int jh_file_replace(const jh_file *f, const char *data, size_t len, const char *
 		msg = "read-only file; not fixed";
 		goto done;
 	}
-	rc = atomic_write(target, data ? data : "", len, f->mode, f, &msg);
+	if (st.st_nlink > 1 && f->st.st_ino)
+		rc = rewrite_in_place(target, data ? data : "", len, f, &msg);
+	else
+		rc = atomic_write(target, data ? data : "", len, f->mode, f, &msg);
 done:;
 	int e = errno;
 	free(target);
