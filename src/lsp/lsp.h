@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "adapter.h"
+#include "uri.h"
 
 /* JSON-RPC and LSP error codes */
 enum {
@@ -119,6 +120,7 @@ void docs_init(doc_store *s);
 void docs_free(doc_store *s);
 /* With s->lock held: */
 lsp_doc *docs_find(doc_store *s, const char *uri);
+/* NULL when memory ran out (the document is then not open). */
 lsp_doc *docs_open(doc_store *s, const char *uri, const char *language, long version,
                    const char *text, size_t len);
 void docs_close(doc_store *s, const char *uri);
@@ -136,10 +138,6 @@ lsp_doc *docs_unchanged(doc_store *s, const char *uri, const doc_copy *c);
 void doc_copy_free(doc_copy *c);
 /* Apply one TextDocumentContentChangeEvent; -1 if malformed. */
 int docs_change(lsp_doc *d, json_t *change, pos_encoding e);
-/* Path of a file: URI (percent-decoded), malloc'd; NULL for other schemes. */
-char *uri_to_path(const char *uri);
-/* The file: URI of a path (percent-encoded), malloc'd. */
-char *path_to_uri(const char *path);
 
 /* ---- worker.c: checking off the message loop ---- */
 typedef struct server server;

@@ -147,10 +147,14 @@ static void did_open(server *sv, json_t *params)
 		return;
 	}
 	pthread_mutex_lock(&sv->docs.lock);
-	docs_open(&sv->docs, uri, lang ? lang : "plaintext",
-	          json_is_integer(ver) ? (long)json_integer_value(ver) : 0, json_string_value(text),
-	          json_string_length(text));
+	lsp_doc *d = docs_open(&sv->docs, uri, lang ? lang : "plaintext",
+	                       json_is_integer(ver) ? (long)json_integer_value(ver) : 0,
+	                       json_string_value(text), json_string_length(text));
 	pthread_mutex_unlock(&sv->docs.lock);
+	if (!d) { /* a notification has no answer: the document stays unopened */
+		lsp_log(1, "jinghua lsp: %s: out of memory; not opened", uri);
+		return;
+	}
 	worker_schedule(sv, uri, 0);
 }
 
