@@ -20,6 +20,11 @@
 /* ---- missing-chars: very common characters absent from a document ---- */
 
 #define MC_MAX_GROUPS 64
+/* The counted characters are those the scan wakes the rule on: Han
+ * (jh_class_of) in the BMP, whose interest table han_mark fills; idx spans
+ * them, from 〇 to the compatibility ideographs. */
+#define MC_LO 0x3007
+#define MC_HI 0xFAFF
 
 typedef struct {
 	int32_t cps[4];        /* simplified and traditional forms */
@@ -31,7 +36,7 @@ typedef struct {
 typedef struct {
 	mc_group g[MC_MAX_GROUPS];
 	int ng;
-	uint8_t *idx;          /* per code point 0x4E00..0x9FFF: group + 1, 0 = none */
+	uint8_t *idx;          /* per code point MC_LO..MC_HI: group + 1, 0 = none */
 	unsigned long min_han, factor, certainty;
 	int insert;            /* 1: the insertion rule (suggestions), 0: the document rule */
 	const jh_wordmap *words;  /* shared; loaded on first use: only a document missing characters needs it */
@@ -79,14 +84,14 @@ static int mc_load_groups(mc_cfg *c, const jh_rule *r, const char *file, unsigne
 		while (p < n && g->ncp < 4) {
 			int32_t cp;
 			p += jh_utf8_decode((const unsigned char *)s + p, n - p, &cp);
-			if (cp < 0x4E00 || cp > 0x9FFF) {
+			if (jh_class_of(cp) != JH_C_HAN || cp > 0xFFFF) {
 				jh_report(diag_fn, payload, JH_ERROR, file, 0, 0, r->id,
-				          "'%s': only characters U+4E00-U+9FFF can be counted", s);
+				          "'%s': only Han characters of the BMP can be counted", s);
 				rc = JH_ERR_RULES;
 				break;
 			}
 			g->cps[g->ncp++] = cp;
-			c->idx[cp - 0x4E00] = (uint8_t)(c->ng + 1);
+			c->idx[cp - MC_LO] = (uint8_t)(c->ng + 1);
 		}
 		size_t first = jh_utf8_encode(g->cps[0], g->text);
 		g->text[first] = '\0';
@@ -100,7 +105,7 @@ static int mc_load_groups(mc_cfg *c, const jh_rule *r, const char *file, unsigne
 static int mc_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *payload)
 {
 	mc_cfg *c = calloc(1, sizeof *c);
-	if (!c || !(c->idx = calloc(0x9FFF - 0x4E00 + 1, 1))) {
+	if (!c || !(c->idx = calloc(MC_HI - MC_LO + 1, 1))) {
 		free(c);
 		return JH_ERR_NOMEM;
 	}
@@ -163,8 +168,8 @@ static void mc_step(jh_brun *run, const jh_char *ch)
 		run->err = JH_ERR_NOMEM;
 		return;
 	}
-	if (ch->cp >= 0x4E00 && ch->cp <= 0x9FFF) {
-		uint8_t g = c->idx[ch->cp - 0x4E00];
+	if (ch->cp >= MC_LO && ch->cp <= MC_HI) {
+		uint8_t g = c->idx[ch->cp - MC_LO];
 		if (g)
 			st->count[g - 1]++;
 	}
