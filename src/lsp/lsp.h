@@ -166,15 +166,6 @@ void worker_cancel_request(server *sv, json_t *id);
  * are not yet due are waited for too).  For the fuzzer, between inputs. */
 void worker_wait_idle(server *sv);
 
-/* ---- config_watch.c (worker thread) ---- */
-typedef struct {
-	struct cw_entry *head;
-} config_watch;
-/* 1 when the .jinghua.ini that path's folder finds has changed since the
- * last call for that folder (the first call for a folder: 0). */
-int config_watch_changed(config_watch *cw, const char *path);
-void config_watch_forget_all(config_watch *cw);
-
 /* ---- the server state (server.c) ---- */
 struct server {
 	pos_encoding enc;
@@ -185,8 +176,8 @@ struct server {
 	char *root;              /* workspace folder path, or NULL */
 	unsigned debounce_ms;
 	int resolve_edit;        /* the client resolves a code action's edit later */
-	int watch_config;        /* the client watches .jinghua.ini files for us */
-	config_watch cfg_stamps; /* else the worker looks at them itself */
+	int watch_config;        /* the client watches .jinghua.ini files for us, else
+	                          * each check asks jh_config_stale (adapter_refresh) */
 	struct worker *w;
 };
 
