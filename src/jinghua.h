@@ -486,6 +486,17 @@ int jh_config_settings(jh_config *cfg, const char *path, const jh_settings **out
 int jh_config_excluded(jh_config *cfg, const char *path);
 /* The rule set of the options alone (no configuration file). */
 int jh_config_ruleset(jh_config *cfg, const jh_ruleset **out);
+/* Has a file the configuration has read so far changed since (1), or not
+ * (0)?  The files are those read or looked for: each .jinghua.ini found
+ * and each one looked for in vain on the way up (one created nearer
+ * counts), their extend = files, profiles, word files, the rules folders
+ * and their .rules files; a file counts as changed when its inode, size or
+ * modification time is not what it was, or it appeared or went.  A stat
+ * per file; the settings handed out stay valid.  A stale configuration is
+ * not read again: open a new one (and free this one when its settings are
+ * no longer used).  A server with several workspace folders keeps one per
+ * folder and replaces only the stale one. */
+int jh_config_stale(jh_config *cfg);
 
 /* Is name an encoding documents can be read in (as `encoding =` or
  * jh_document_options.encoding)?  0, or JH_ERR_ENCODING; canonical (may be

@@ -221,6 +221,47 @@ static void restore_counts_checked(const char *dir, const char *text, const jh_f
 	}
 }
 
+/* missing-chars counts the characters the scan wakes it on: every BMP Han
+ * character of jh_class_of, 〇 and Extension A (㐅) and the compatibility
+ * ideographs (﨑) too, not only U+4E00-U+9FFF; Latin is still refused. */
+START_TEST(missing_chars_counts_any_bmp_han)
+{
+	char dir[] = "/tmp/jh-mc-test.XXXXXX", path[200];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/data", dir);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	for (int bad = 0; bad < 2; bad++) {
+		snprintf(path, sizeof path, "%s/data/chars.tsv", dir);
+		FILE *f = fopen(path, "w");
+		ck_assert_ptr_nonnull(f);
+		fputs(bad ? "x\t100\n" : "的\t370\n〇\t20\n㐅\t10\n﨑\t10\n", f);
+		fclose(f);
+		snprintf(path, sizeof path, "%s/t.rules", dir);
+		f = fopen(path, "w");
+		ck_assert_ptr_nonnull(f);
+		fputs("[censor.mc-test]\nkind = builtin\ncheck = missing-chars\nchars = chars.tsv\n"
+		      "mode = document\nmin-han = 10\nseverity = warning\nmessage = m\n"
+		      "bad = 一二三四五六七八九十一二三四五六七八九十\ngood = 的的的的的的的的的的\n", f);
+		fclose(f);
+		jh_ruleset *rs = NULL;
+		test_diags ds = TEST_DIAGS_INIT;
+		ck_assert_int_eq(jh_ruleset_new(&rs), JH_OK);
+		int rc = jh_ruleset_load_file(rs, path, test_diag_collect, &ds);
+		if (rc == JH_OK)
+			rc = jh_ruleset_compile(rs, test_diag_collect, &ds);
+		if (bad)
+			ck_assert_int_ne(rc, JH_OK);
+		else
+			ck_assert_msg(rc == JH_OK, "%s", test_diags_text(&ds));
+		test_diags_free(&ds);
+		jh_ruleset_free(rs);
+	}
+	char cmd[300];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 START_TEST(word_model_cache)
 {
 	char dir[] = "/tmp/jh-cache-test.XXXXXX";
@@ -824,6 +865,7 @@ Suite *censor_suite(void)
 	tcase_add_test(tc, mask_suggest_asks_symbol_rule);
 	tcase_add_test(tc, mask_suggest_long_masked_word);
 	tcase_add_test(tc, char_model_reads_what_the_generator_writes);
+	tcase_add_test(tc, missing_chars_counts_any_bmp_han);
 	suite_add_tcase(s, tc);
 	return s;
 }

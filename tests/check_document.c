@@ -307,6 +307,31 @@ START_TEST(config_discovery_and_merging)
 	ck_assert_ptr_nonnull(e);
 	ck_assert_uint_eq(e->line, 3);
 	jh_config_free(cfg);
+	/* jh_config_stale: the files read, and those looked for in vain */
+	snprintf(p, sizeof p, "%s/book/.jinghua.ini", dir);
+	write_file(p, "[jinghua]\nextend = ../.jinghua.ini\n");
+	ck_assert_int_eq(jh_config_open(&co, &cfg), JH_OK);
+	ck_assert_int_eq(jh_config_stale(cfg), 0);
+	snprintf(p, sizeof p, "%s/book/notes/n.txt", dir);
+	ck_assert_int_eq(jh_config_settings(cfg, p, &note), JH_OK);
+	ck_assert_int_eq(jh_config_stale(cfg), 0);
+	snprintf(p, sizeof p, "%s/book/notes/.jinghua.ini", dir); /* nearer: a change */
+	write_file(p, "[jinghua]\n");
+	ck_assert_int_eq(jh_config_stale(cfg), 1);
+	ck_assert_int_eq(unlink(p), 0);
+	ck_assert_int_eq(jh_config_stale(cfg), 0); /* as it was read */
+	snprintf(p, sizeof p, "%s/.jinghua.ini", dir); /* the extended one, longer */
+	write_file(p, "[jinghua]\nwords = 张三, 王五\nfail-on = error\n");
+	ck_assert_int_eq(jh_config_stale(cfg), 1);
+	jh_config_free(cfg);
+	ck_assert_int_eq(jh_config_open(&co, &cfg), JH_OK);
+	snprintf(p, sizeof p, "%s/book/notes/n.txt", dir);
+	ck_assert_int_eq(jh_config_settings(cfg, p, &note), JH_OK);
+	snprintf(p, sizeof p, "%s/rules/u.rules", dir); /* a rule file added */
+	write_file(p, "");
+	ck_assert_int_eq(jh_config_stale(cfg), 1);
+	jh_config_free(cfg);
+	ck_assert_int_eq(jh_config_stale(NULL), 0);
 	test_diags_free(&ds);
 	char cmd[700];
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);

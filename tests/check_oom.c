@@ -30,6 +30,7 @@
 #include "jinghua.h"
 #include "regex.h"
 #include "verbatim.h"
+#include "uri.h" /* the language server's, linked alone */
 
 /* ---- the failing allocator ---- */
 
@@ -414,6 +415,44 @@ static void same_or_error(const char *what, long n, int rc, const char *got, con
 		              what, n);
 }
 
+/* The language server's URI conversions: memory that runs out is an
+ * answer the caller gives (an LSP error, or a document without a path),
+ * never an abort that takes the editor's open documents with it. */
+START_TEST(uri_out_of_memory)
+{
+	const char *uri = "file:///tmp/%E6%96%87%20a.md";
+	char *want = NULL;
+	ck_assert_int_eq(uri_to_path(uri, &want), 0);
+	ck_assert_str_eq(want, "/tmp/\xe6\x96\x87 a.md");
+	char *want_uri = path_to_uri(want);
+	ck_assert_str_eq(want_uri, "file:///tmp/%E6%96%87%20a.md");
+	char *got = (char *)1;
+	ck_assert_int_eq(uri_to_path("untitled:Untitled-1", &got), 0);
+	ck_assert_ptr_null(got);
+	for (long n = 1; n <= 2; n++) {
+		arm(n);
+		int rc = uri_to_path(uri, &got);
+		char *u = path_to_uri(want);
+		armed = 0;
+		if (n == 1) {
+			ck_assert_int_eq(rc, -1);
+			ck_assert_ptr_null(got);
+		} else {
+			ck_assert_int_eq(rc, 0);
+			ck_assert_str_eq(got, want);
+		}
+		if (n == 2)
+			ck_assert_ptr_null(u);
+		else
+			ck_assert_str_eq(u, want_uri);
+		free(got);
+		free(u);
+	}
+	free(want);
+	free(want_uri);
+}
+END_TEST
+
 START_TEST(document_out_of_memory)
 {
 	jh_config *cfg;
@@ -765,6 +804,7 @@ int main(void)
 	tcase_add_test(tc, files_out_of_memory);
 	tcase_add_test(tc, cache_out_of_memory);
 	tcase_add_test(tc, fix_out_of_memory);
+	tcase_add_test(tc, uri_out_of_memory);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -132,11 +132,13 @@ class Server:
         m = self.wait_for(pred, "diagnostics of %s version %s" % (uri, version))
         return m["params"] if m else {"diagnostics": [], "version": None}
 
-    def initialize(self, encodings=None, options=None, caps=None):
+    def initialize(self, encodings=None, options=None, caps=None, folders=None):
         c = caps or {}
         if encodings is not None:
             c.setdefault("general", {})["positionEncodings"] = encodings
         params = {"processId": os.getpid(), "rootUri": None, "capabilities": c}
+        if folders is not None:
+            params["workspaceFolders"] = folders
         if options is not None:
             params["initializationOptions"] = options
         r = self.request("initialize", params)
@@ -537,6 +539,54 @@ check([x for x in d["diagnostics"] if x["code"] == "punct.repeated"] and
       "no file watching: a changed .jinghua.ini is read again at the next check: %s"
       % [x["code"] for x in d["diagnostics"]])
 check(s.close() == 0, "clean exit")
+
+# several workspace folders: a change in one folder's .jinghua.ini reads
+# that folder's configuration again and checks its documents, not the
+# other folder's (jh_config_stale decides, per folder)
+folders, fdocs = [], []
+for name in ("wa", "wb"):
+    fdir = os.path.join(tmp, name)
+    os.makedirs(fdir)
+    with open(os.path.join(fdir, ".jinghua.ini"), "w") as f:
+        f.write("ignore = punct.repeated\n")
+    fdocs.append(file_uri(os.path.join(fdir, "notes.md")))
+    folders.append({"uri": file_uri(fdir), "name": name})
+for watching in (True, False):
+    for fdir in (os.path.join(tmp, "wa"), os.path.join(tmp, "wb")):
+        with open(os.path.join(fdir, ".jinghua.ini"), "w") as f:
+            f.write("ignore = punct.repeated\n")
+    s = Server(cwd=tmp)
+    caps = {"workspace": {"didChangeWatchedFiles": {"dynamicRegistration": True}}} if watching else {}
+    s.initialize(caps=caps, folders=folders)
+    if watching:
+        reg = s.wait_for(lambda m: m.get("method") == "client/registerCapability", "registerCapability")
+        if reg:
+            s.send({"id": reg["id"], "result": None})
+    for u in fdocs:
+        s.notify("textDocument/didOpen", {"textDocument": {"uri": u, "languageId": "markdown",
+                                                           "version": 1, "text": MD}})
+        d = s.diagnostics(u, 1)
+        check(not [x for x in d["diagnostics"] if x["code"] == "punct.repeated"],
+              "folder %s: its config applies" % u)
+    wa_ini = os.path.join(tmp, "wa", ".jinghua.ini")
+    with open(wa_ini, "w") as f:
+        f.write("# changed\nignore = punct.halfwidth\n")
+    if watching:
+        s.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": file_uri(wa_ini), "type": 2}]})
+        d = s.diagnostics(fdocs[0], 1)
+    else:
+        s.notify("textDocument/didChange", {"textDocument": {"uri": fdocs[0], "version": 2},
+                                            "contentChanges": [{"text": MD}]})
+        d = s.diagnostics(fdocs[0], 2)
+    check([x for x in d["diagnostics"] if x["code"] == "punct.repeated"],
+          "folder wa (watching %s): its changed config is read again" % watching)
+    time.sleep(1.5)
+    s.request("textDocument/formatting", {"textDocument": {"uri": fdocs[0]}, "options": {}})
+    again = [m for m in s.inbox if m.get("method") == "textDocument/publishDiagnostics" and
+             m["params"]["uri"] == fdocs[1]]
+    check(not again, "folder wb (watching %s): not read nor checked again: %d publications"
+          % (watching, len(again)))
+    check(s.close() == 0, "clean exit")
 
 s = Server(cwd=tmp)
 s.initialize(options={"select": "punct.halfwidth"})

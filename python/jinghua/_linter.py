@@ -223,6 +223,12 @@ class Linter:
         """Is path excluded by its configuration (`exclude =`)?"""
         return lib.jh_config_excluded(self._cfg, os.fsencode(path)) == 1
 
+    def stale(self) -> bool:
+        """Has a file this linter's configuration read (or looked for: a
+        .jinghua.ini created nearer counts) changed since?  Then make a
+        new Linter to see the change (jh_config_stale)."""
+        return lib.jh_config_stale(self._cfg) == 1
+
     # ---- documents ----
 
     def _document(self, text: Text, path: Optional[PathLike], fix: bool, unsafe: bool,

@@ -20,6 +20,11 @@
 /* ---- missing-chars: very common characters absent from a document ---- */
 
 #define MC_MAX_GROUPS 64
+/* The counted characters are those the scan wakes the rule on: Han
+ * (jh_class_of) in the BMP, whose interest table han_mark fills; idx spans
+ * them, from 〇 to the compatibility ideographs. */
+#define MC_LO 0x3007
+#define MC_HI 0xFAFF
 
 typedef struct {
 	int32_t cps[4];        /* simplified and traditional forms */
@@ -32,7 +37,7 @@ typedef struct {
 typedef struct {
 	mc_group g[MC_MAX_GROUPS];
 	int ng;
-	uint8_t *idx;          /* per code point 0x4E00..0x9FFF: group + 1, 0 = none */
+	uint8_t *idx;          /* per code point MC_LO..MC_HI: group + 1, 0 = none */
 	unsigned long min_han, factor, certainty;
 	unsigned long classical_max; /* per 1,000: above it the floor test is off */
 	int insert;            /* 1: the insertion rule (suggestions), 0: the document rule */
@@ -79,8 +84,8 @@ static int mc_load_groups(mc_cfg *c, const jh_rule *r, const char *file, unsigne
 		if (floors) {
 			int32_t cp;
 			jh_utf8_decode((const unsigned char *)m.buf + m.off[i], m.len[i], &cp);
-			if (cp >= 0x4E00 && cp <= 0x9FFF && c->idx[cp - 0x4E00]) {
-				c->g[c->idx[cp - 0x4E00] - 1].floor = m.freq[i];
+			if (cp >= MC_LO && cp <= MC_HI && c->idx[cp - MC_LO]) {
+				c->g[c->idx[cp - MC_LO] - 1].floor = m.freq[i];
 				continue;
 			}
 		}
@@ -96,14 +101,14 @@ static int mc_load_groups(mc_cfg *c, const jh_rule *r, const char *file, unsigne
 		while (p < n && g->ncp < 4) {
 			int32_t cp;
 			p += jh_utf8_decode((const unsigned char *)s + p, n - p, &cp);
-			if (cp < 0x4E00 || cp > 0x9FFF) {
+			if (jh_class_of(cp) != JH_C_HAN || cp > 0xFFFF) {
 				jh_report(diag_fn, payload, JH_ERROR, file, 0, 0, r->id,
-				          "'%s': only characters U+4E00-U+9FFF can be counted", s);
+				          "'%s': only Han characters of the BMP can be counted", s);
 				rc = JH_ERR_RULES;
 				break;
 			}
 			g->cps[g->ncp++] = cp;
-			c->idx[cp - 0x4E00] = (uint8_t)(c->ng + 1);
+			c->idx[cp - MC_LO] = (uint8_t)(c->ng + 1);
 		}
 		if (rc != JH_OK)
 			break;
@@ -122,7 +127,7 @@ static int mc_load_groups(mc_cfg *c, const jh_rule *r, const char *file, unsigne
 static int mc_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *payload)
 {
 	mc_cfg *c = calloc(1, sizeof *c);
-	if (!c || !(c->idx = calloc(0x9FFF - 0x4E00 + 1, 1))) {
+	if (!c || !(c->idx = calloc(MC_HI - MC_LO + 1, 1))) {
 		free(c);
 		return JH_ERR_NOMEM;
 	}
@@ -149,12 +154,12 @@ static int mc_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *pa
 	for (size_t p = 0, n = cl ? strlen(cl) : 0; rc == JH_OK && p < n;) {
 		int32_t cp;
 		p += jh_utf8_decode((const unsigned char *)cl + p, n - p, &cp);
-		if (cp < 0x4E00 || cp > 0x9FFF || c->idx[cp - 0x4E00]) {
+		if (cp < MC_LO || cp > MC_HI || jh_class_of(cp) != JH_C_HAN || c->idx[cp - MC_LO]) {
 			jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id,
-			          "classical: only characters U+4E00-U+9FFF that no group has");
+			          "classical: only Han characters of the BMP that no group has");
 			rc = JH_ERR_RULES;
 		} else {
-			c->idx[cp - 0x4E00] = MC_CLASSICAL;
+			c->idx[cp - MC_LO] = MC_CLASSICAL;
 		}
 	}
 	if (rc == JH_OK)
@@ -206,8 +211,8 @@ static void mc_step(jh_brun *run, const jh_char *ch)
 		run->err = JH_ERR_NOMEM;
 		return;
 	}
-	if (ch->cp >= 0x4E00 && ch->cp <= 0x9FFF) {
-		uint8_t g = c->idx[ch->cp - 0x4E00];
+	if (ch->cp >= MC_LO && ch->cp <= MC_HI) {
+		uint8_t g = c->idx[ch->cp - MC_LO];
 		if (g == MC_CLASSICAL)
 			st->classical++;
 		else if (g)
@@ -221,8 +226,8 @@ static void mc_mark(const void *cfg, uint16_t *table, uint16_t bit)
 	for (int i = 0; i < c->ng; i++)
 		for (int j = 0; j < c->g[i].ncp; j++)
 			table[c->g[i].cps[j]] |= bit;
-	for (int32_t cp = 0x4E00; cp <= 0x9FFF; cp++)
-		if (c->idx[cp - 0x4E00] == MC_CLASSICAL)
+	for (int32_t cp = MC_LO; cp <= MC_HI; cp++)
+		if (c->idx[cp - MC_LO] == MC_CLASSICAL)
 			table[cp] |= bit;
 }
 

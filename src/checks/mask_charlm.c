@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "charclass.h"
 #include "datafile.h"
 #include "jinghua.h"
 #include "mask_charlm.h"
@@ -141,8 +142,7 @@ static long find(const uint32_t *fps, uint32_t slots, uint64_t h)
  * for a character that ends a stretch.  Han characters are themselves. */
 static int32_t fold(int32_t cp)
 {
-	if ((cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) ||
-	    (cp >= 0xF900 && cp <= 0xFAFF) || (cp >= 0x20000 && cp <= 0x3134F) || cp == 0x3007)
+	if (jh_class_of(cp) == JH_C_HAN)
 		return cp;
 	switch (cp) {
 	case 0xFF0C: case 0x3001: case 0xFF1B: case 0xFF1A: case ',': case ';': case ':':

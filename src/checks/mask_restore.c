@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "builtins.h"
+#include "charclass.h"
 #include "mask_restore_int.h"
 #include "seg_step.h"
 #include "utf8.h"
@@ -315,7 +316,7 @@ static jh_mr_alt *pool_add(pool *p, const int32_t *cp, int n, unsigned src, cons
 	if (n < 1 || n > JH_MR_MAX_FILL)
 		return NULL;
 	for (int k = 0; k < n; k++)
-		if (!(cp[k] >= 0x3400 && cp[k] <= 0x9FFF) && !(cp[k] >= 0x20000 && cp[k] <= 0x3FFFF))
+		if (jh_class_of(cp[k]) != JH_C_HAN)
 			return NULL; /* the model's punctuation and Latin words fill no mask */
 	/* a candidate comes from several sources: found by hash, not by a
 	 * walk over the pool (that walk was a tenth of a mask's cost) */

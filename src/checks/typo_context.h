@@ -16,6 +16,8 @@
 #define MAX_WORD 4   /* characters in a dictionary word we use */
 #define WINDOW 4     /* characters rescored on each side of a candidate */
 #define LM_SEG 4     /* longest word of the model's lexicon a window is cut into */
+/* The span of the per-character tables (readings, unigram scores), not
+ * "a Han character" (jh_class_of): the typo data covers the URO alone. */
 #define CJK_LO 0x4E00
 #define CJK_HI 0x9FFF
 #define MAX_READ 3   /* readings of a character we index */

@@ -175,7 +175,9 @@ static config *find_config(cfg_ctx *x, const char *dir)
 		return NULL;
 	}
 	struct stat st;
-	if (stat(probe, &st) == 0 && S_ISREG(st.st_mode)) {
+	int there = stat(probe, &st) == 0;
+	cfg_note_stat(probe, there ? &st : NULL); /* one created here later is nearer */
+	if (there && S_ISREG(st.st_mode)) {
 		found = load_config(x, probe);
 	} else if (strcmp(dir, "/") != 0) {
 		char *parent = cfg_strdup(dir);
@@ -291,12 +293,14 @@ static int load_profile(cfg_ctx *x, config *c, char **dirs, size_t n_dirs, profi
 			if (!p)
 				return 1;
 			sprintf(p, "%s/profiles/%s.profile", dirs[i], name);
+			cfg_note(p); /* one put in a later folder wins */
 			if (access(p, F_OK) == 0)
 				path = p;
 			else
 				free(p);
 		}
 	}
+	cfg_note(path);
 	if (!path || access(path, F_OK) != 0) {
 		free(path);
 		if (implicit)
@@ -432,6 +436,8 @@ static int build_ruleset(cfg_ctx *x, config *c, const jh_ruleset **out)
 		return EXIT_IO;
 	}
 	int errors = 0, nomem_rc = 0;
+	for (size_t i = 0; i < n_dirs; i++)
+		cfg_note_rules_dir(dirs[i]);
 	for (size_t i = 0; i < n_dirs; i++)
 		if (jh_ruleset_load_dir(rs, dirs[i], count_diag, &errors) == JH_ERR_NOMEM)
 			nomem_rc = 1;

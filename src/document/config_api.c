@@ -21,6 +21,7 @@ struct jh_config {
 	size_t n_strings;
 	const char **rule_dirs;
 	int nomem;             /* memory ran out in a call: the configuration is spent */
+	cfg_stamps stamps;     /* the files read, as they were (jh_config_stale) */
 };
 
 /* A copy of s owned by c (NULL for NULL; out of memory is noted). */
@@ -77,7 +78,9 @@ int jh_config_open(const jh_config_options *o, jh_config **out)
 		return JH_ERR_NOMEM;
 	}
 	cfg_set_diag(c->diag_fn, c->payload);
+	cfg_set_watch(&c->stamps);
 	c->ctx = cfg_new(&cli);
+	cfg_set_watch(NULL);
 	cfg_set_diag(NULL, NULL);
 	int st = public_status(c, c->ctx ? 0 : EXIT_IO);
 	if (st == JH_OK && cfg_failed(c->ctx))
@@ -99,6 +102,7 @@ void jh_config_free(jh_config *c)
 		free(c->strings[i]);
 	free(c->strings);
 	free(c->rule_dirs);
+	cfg_stamps_free(&c->stamps);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
@@ -111,7 +115,9 @@ int jh_config_settings(jh_config *c, const char *path, const jh_settings **out)
 	int st = JH_ERR_NOMEM;
 	if (!c->nomem) {
 		cfg_set_diag(c->diag_fn, c->payload);
+		cfg_set_watch(&c->stamps);
 		st = public_status(c, cfg_settings(c->ctx, path, out));
+		cfg_set_watch(NULL);
 		cfg_set_diag(NULL, NULL);
 	}
 	pthread_mutex_unlock(&c->lock);
@@ -126,7 +132,9 @@ int jh_config_excluded(jh_config *c, const char *path)
 	int hit = 0;
 	if (!c->nomem) {
 		cfg_set_diag(c->diag_fn, c->payload);
+		cfg_set_watch(&c->stamps);
 		hit = cfg_excluded(c->ctx, path);
+		cfg_set_watch(NULL);
 		cfg_set_diag(NULL, NULL);
 		if (public_status(c, 0)) /* out of memory: not known, so not excluded */
 			hit = 0;
@@ -143,9 +151,21 @@ int jh_config_ruleset(jh_config *c, const jh_ruleset **out)
 	int st = JH_ERR_NOMEM;
 	if (!c->nomem) {
 		cfg_set_diag(c->diag_fn, c->payload);
+		cfg_set_watch(&c->stamps);
 		st = public_status(c, cfg_base_ruleset(c->ctx, out));
+		cfg_set_watch(NULL);
 		cfg_set_diag(NULL, NULL);
 	}
 	pthread_mutex_unlock(&c->lock);
 	return st;
+}
+
+int jh_config_stale(jh_config *c)
+{
+	if (!c)
+		return 0;
+	pthread_mutex_lock(&c->lock);
+	int stale = cfg_stamps_changed(&c->stamps);
+	pthread_mutex_unlock(&c->lock);
+	return stale;
 }

@@ -118,6 +118,30 @@ char *cfg_strndup(const char *s, size_t n);
  * here are tiny).  0, or -1 with *v as it was. */
 int cfg_push(void *v, size_t n, size_t elem);
 
+/* ---- config_stamp.c: the files a configuration was read from ---- */
+typedef struct {
+	char *path;
+	int present;
+	unsigned long long dev, ino;
+	long long size, sec;
+	long nsec;
+} cfg_stamp;
+typedef struct {
+	cfg_stamp *v;
+	size_t n;
+} cfg_stamps;
+struct stat;
+/* Where this thread's reading notes its files (NULL: nowhere). */
+void cfg_set_watch(cfg_stamps *s);
+/* Note path as st shows it (NULL: absent), or as stat shows it now; a
+ * rules folder with its .rules files. */
+void cfg_note_stat(const char *path, const struct stat *st);
+void cfg_note(const char *path);
+void cfg_note_rules_dir(const char *dir);
+/* 1 when a noted file is not as it was noted. */
+int cfg_stamps_changed(const cfg_stamps *s);
+void cfg_stamps_free(cfg_stamps *s);
+
 /* ---- config_read.c ---- */
 /* s without leading and trailing blanks (in place). */
 char *trim(char *s);

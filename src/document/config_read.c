@@ -447,10 +447,12 @@ char *cfg_slurp(const char *path, char *why, size_t why_size)
 	struct stat sb;
 	if (fd < 0 || fstat(fd, &sb) != 0) {
 		snprintf(why, why_size, "%s", strerror(errno));
+		cfg_note_stat(path, NULL);
 		if (fd >= 0)
 			close(fd);
 		return NULL;
 	}
+	cfg_note_stat(path, &sb); /* as read: a change while reading counts */
 	if (!S_ISREG(sb.st_mode)) {
 		snprintf(why, why_size, "not a regular file (%s)",
 		         S_ISDIR(sb.st_mode) ? "a folder" : S_ISFIFO(sb.st_mode) ? "a FIFO" : "a device");

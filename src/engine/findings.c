@@ -299,7 +299,8 @@ static void advance(cursor *c, const unsigned char *t, size_t len, size_t to)
 		size_t n = jh_utf8_decode(t + c->pos, len - c->pos, &cp);
 		c->pos += n;
 		c->col++;
-		if (cp >= 0x4E00 && cp <= 0x9FEF) {
+		if (cp >= 0x4E00 && cp <= 0x9FEF) { /* width 2 without asking utf8proc: a fast
+		                                     * path for display columns, not "Han" */
 			c->dcol += 2;
 		} else if (cp >= 0x20 && cp < 0x7F) {
 			c->dcol++;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "buf.h"
+#include "charclass.h"
 #include "findings.h"
 #include "foreign.h"
 #include "foreign_forms.h"
@@ -66,8 +67,7 @@ static int ends_sentence(int32_t cp)
 
 static int is_han(int32_t cp)
 {
-	return (cp >= 0x4E00 && cp <= 0x9FFF) || (cp >= 0x3400 && cp <= 0x4DBF) ||
-	       (cp >= 0x20000 && cp <= 0x3134F) || (cp >= 0xF900 && cp <= 0xFAFF);
+	return jh_class_of(cp) == JH_C_HAN;
 }
 
 typedef struct {

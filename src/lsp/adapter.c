@@ -9,8 +9,18 @@
 
 #include "lsp.h"
 
-struct adapter {
+/* A workspace folder's configuration; the last one (root NULL) is for
+ * documents outside every folder. */
+struct folder {
+	char *root;
 	jh_config *cfg;
+	int refreshed; /* replaced by the last adapter_refresh */
+};
+
+struct adapter {
+	adapter_options o; /* a copy, to open a folder's configuration again */
+	struct folder *f;
+	size_t n;
 	char first_error[512]; /* the first configuration error of a call, for its message */
 	/* the first of the last call that had one: a configuration that failed
 	 * once fails again without repeating its diagnostics */
@@ -42,11 +52,8 @@ static char *dup(const char *s)
 	return p;
 }
 
-int adapter_new(const adapter_options *o, adapter **out, char **err)
+static int open_config(adapter *a, const adapter_options *o, jh_config **cfg)
 {
-	adapter *a = calloc(1, sizeof *a);
-	if (!a)
-		return -1;
 	jh_config_options co = JH_CONFIG_OPTIONS_INIT;
 	co.select = o->select;
 	co.ignore = o->ignore;
@@ -56,11 +63,42 @@ int adapter_new(const adapter_options *o, adapter **out, char **err)
 	co.cache_dir = o->cache_dir;
 	co.diag_fn = log_diag;
 	co.payload = a;
-	int rc = jh_config_open(&co, &a->cfg);
-	if (rc) {
-		*err = dup(jh_strerror(rc));
+	return jh_config_open(&co, cfg);
+}
+
+static void folders_free(adapter *a)
+{
+	for (size_t i = 0; i < a->n; i++) {
+		free(a->f[i].root);
+		jh_config_free(a->f[i].cfg);
+	}
+	free(a->f);
+}
+
+int adapter_new(const adapter_options *o, adapter **out, char **err)
+{
+	adapter *a = calloc(1, sizeof *a);
+	if (!a || !(a->f = calloc(o->n_folders + 1, sizeof *a->f))) {
 		free(a);
+		*err = dup(jh_strerror(JH_ERR_NOMEM));
 		return -1;
+	}
+	a->o = *o;
+	a->o.folders = NULL; /* the server's, and may change: not kept */
+	a->o.n_folders = 0;
+	a->o.profile = o->profile ? dup(o->profile) : NULL;
+	a->o.variant = o->variant ? dup(o->variant) : NULL;
+	a->o.select = o->select ? dup(o->select) : NULL;
+	a->o.ignore = o->ignore ? dup(o->ignore) : NULL;
+	for (size_t i = 0; i <= o->n_folders; i++, a->n++) {
+		int rc = i < o->n_folders && !(a->f[i].root = strdup(o->folders[i])) ? JH_ERR_NOMEM
+		                                                                    : open_config(a, o, &a->f[i].cfg);
+		if (rc) {
+			*err = dup(jh_strerror(rc));
+			a->n++;
+			adapter_free(a);
+			return -1;
+		}
 	}
 	*out = a;
 	return 0;
@@ -70,8 +108,57 @@ void adapter_free(adapter *a)
 {
 	if (!a)
 		return;
-	jh_config_free(a->cfg);
+	folders_free(a);
+	free(a->o.profile);
+	free(a->o.variant);
+	free(a->o.select);
+	free(a->o.ignore);
 	free(a);
+}
+
+/* The folder of path: the innermost workspace folder holding it. */
+static struct folder *folder_of(const adapter *a, const char *path)
+{
+	struct folder *best = &a->f[a->n - 1];
+	size_t best_len = 0;
+	for (size_t i = 0; path && i + 1 < a->n; i++) {
+		size_t n = strlen(a->f[i].root);
+		while (n > 1 && a->f[i].root[n - 1] == '/')
+			n--;
+		if (n > best_len && !strncmp(path, a->f[i].root, n) && (path[n] == '/' || n == 1)) {
+			best = &a->f[i];
+			best_len = n;
+		}
+	}
+	return best;
+}
+
+int adapter_refresh(adapter *a, const char *path)
+{
+	struct folder *only = path ? folder_of(a, path) : NULL;
+	int n = 0;
+	for (size_t i = 0; i < a->n; i++) {
+		struct folder *f = &a->f[i];
+		f->refreshed = 0;
+		if ((only && f != only) || !jh_config_stale(f->cfg))
+			continue;
+		jh_config *fresh;
+		int rc = open_config(a, &a->o, &fresh);
+		if (rc) {
+			lsp_log(1, "jinghua lsp: configuration: %s; keeping the one before", jh_strerror(rc));
+			continue;
+		}
+		jh_config_free(f->cfg);
+		f->cfg = fresh;
+		f->refreshed = 1;
+		n++;
+	}
+	return n;
+}
+
+int adapter_refreshed(const adapter *a, const char *path)
+{
+	return folder_of(a, path)->refreshed;
 }
 
 static int is_markdown_lang(const char *language)
@@ -87,7 +174,7 @@ static const jh_settings *settings_for(adapter *a, const char *path, const char 
 	const jh_settings *s;
 	const char *where = path ? path : is_markdown_lang(language) ? "./-.md" : "./-";
 	a->first_error[0] = '\0';
-	if (!jh_config_settings(a->cfg, where, &s))
+	if (!jh_config_settings(folder_of(a, path)->cfg, where, &s))
 		return s;
 	if (err)
 		*err = dup(a->first_error[0]  ? a->first_error

@@ -19,6 +19,10 @@ typedef struct {
 	/* the default rules folder (NULL: the installed one) and the cache
 	 * folder (NULL: none), as the command line finds them (not owned) */
 	const char *rules_dir, *cache_dir;
+	/* the workspace folders' paths (owned): each has a configuration of
+	 * its own, so that a change in one reads that one again alone */
+	char **folders;
+	size_t n_folders;
 } adapter_options;
 
 typedef struct {
@@ -54,6 +58,14 @@ typedef struct adapter adapter;
 /* Returns 0, or -1 with a message in *err (malloc'd). */
 int adapter_new(const adapter_options *o, adapter **out, char **err);
 void adapter_free(adapter *a);
+
+/* Open again the configuration of path's workspace folder (path NULL:
+ * of every folder) if the library calls it stale (jh_config_stale).  The
+ * number of configurations replaced; adapter_refreshed then tells which
+ * documents they cover.  One that cannot be opened again is kept. */
+int adapter_refresh(adapter *a, const char *path);
+/* Was path's configuration replaced by the last adapter_refresh? */
+int adapter_refreshed(const adapter *a, const char *path);
 
 /* cancel is polled during a long check; when it returns nonzero the check
  * stops.  Returns 0, 1 when cancelled, or -1 with a message in *err. */

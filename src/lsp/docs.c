@@ -66,10 +66,13 @@ lsp_doc *docs_open(doc_store *s, const char *uri, const char *language, long ver
 {
 	docs_close(s, uri); /* opened twice: the newer wins */
 	lsp_doc *d = calloc(1, sizeof *d);
-	if (!d)
-		abort();
+	char *path;
+	if (!d || uri_to_path(uri, &path)) {
+		free(d);
+		return NULL;
+	}
+	d->path = path;
 	d->uri = dup_bytes(uri, strlen(uri));
-	d->path = uri_to_path(uri);
 	d->language = dup_bytes(language, strlen(language));
 	d->version = version;
 	d->checked_version = -1;
@@ -145,59 +148,4 @@ int docs_change(lsp_doc *d, json_t *change, pos_encoding e)
 	nt[len] = '\0';
 	set_text(d, nt, len);
 	return 0;
-}
-
-static int hexval(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-	                                      : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-}
-
-char *uri_to_path(const char *uri)
-{
-	if (strncmp(uri, "file://", 7))
-		return NULL;
-	const char *p = uri + 7;
-	if (*p != '/') { /* file://host/path: only the local host */
-		if (strncmp(p, "localhost/", 10))
-			return NULL;
-		p += 9;
-	}
-	size_t n = strlen(p);
-	char *out = malloc(n + 1), *w = out;
-	if (!out)
-		abort();
-	for (; *p && *p != '?' && *p != '#'; p++) {
-		int h, l;
-		if (*p == '%' && (h = hexval(p[1])) >= 0 && (l = hexval(p[2])) >= 0) {
-			*w++ = (char)(h * 16 + l);
-			p += 2;
-		} else {
-			*w++ = *p;
-		}
-	}
-	*w = '\0';
-	return out;
-}
-
-char *path_to_uri(const char *path)
-{
-	static const char hex[] = "0123456789ABCDEF";
-	size_t n = strlen(path);
-	char *out = malloc(7 + 3 * n + 2), *w = out;
-	if (!out)
-		abort();
-	w += sprintf(w, "file://%s", path[0] == '/' ? "" : "/");
-	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
-		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		    strchr("/-._~", *p)) {
-			*w++ = (char)*p;
-		} else {
-			*w++ = '%';
-			*w++ = hex[*p >> 4];
-			*w++ = hex[*p & 15];
-		}
-	}
-	*w = '\0';
-	return out;
 }

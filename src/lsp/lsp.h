@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "adapter.h"
+#include "uri.h"
 
 /* JSON-RPC and LSP error codes */
 enum {
@@ -119,6 +120,7 @@ void docs_init(doc_store *s);
 void docs_free(doc_store *s);
 /* With s->lock held: */
 lsp_doc *docs_find(doc_store *s, const char *uri);
+/* NULL when memory ran out (the document is then not open). */
 lsp_doc *docs_open(doc_store *s, const char *uri, const char *language, long version,
                    const char *text, size_t len);
 void docs_close(doc_store *s, const char *uri);
@@ -136,10 +138,6 @@ lsp_doc *docs_unchanged(doc_store *s, const char *uri, const doc_copy *c);
 void doc_copy_free(doc_copy *c);
 /* Apply one TextDocumentContentChangeEvent; -1 if malformed. */
 int docs_change(lsp_doc *d, json_t *change, pos_encoding e);
-/* Path of a file: URI (percent-decoded), malloc'd; NULL for other schemes. */
-char *uri_to_path(const char *uri);
-/* The file: URI of a path (percent-encoded), malloc'd. */
-char *path_to_uri(const char *path);
 
 /* ---- worker.c: checking off the message loop ---- */
 typedef struct server server;
@@ -168,15 +166,6 @@ void worker_cancel_request(server *sv, json_t *id);
  * are not yet due are waited for too).  For the fuzzer, between inputs. */
 void worker_wait_idle(server *sv);
 
-/* ---- config_watch.c (worker thread) ---- */
-typedef struct {
-	struct cw_entry *head;
-} config_watch;
-/* 1 when the .jinghua.ini that path's folder finds has changed since the
- * last call for that folder (the first call for a folder: 0). */
-int config_watch_changed(config_watch *cw, const char *path);
-void config_watch_forget_all(config_watch *cw);
-
 /* ---- the server state (server.c) ---- */
 struct server {
 	pos_encoding enc;
@@ -187,8 +176,8 @@ struct server {
 	char *root;              /* workspace folder path, or NULL */
 	unsigned debounce_ms;
 	int resolve_edit;        /* the client resolves a code action's edit later */
-	int watch_config;        /* the client watches .jinghua.ini files for us */
-	config_watch cfg_stamps; /* else the worker looks at them itself */
+	int watch_config;        /* the client watches .jinghua.ini files for us, else
+	                          * each check asks jh_config_stale (adapter_refresh) */
 	struct worker *w;
 };
 

@@ -52,8 +52,28 @@ void options_from_json(adapter_options *o, json_t *j)
 		set_opt(&o->ignore, json_object_get(j, "ignore"));
 }
 
+/* The workspace folders (workspaceFolders, else rootUri) as paths. */
+static void folders_from_json(adapter_options *o, json_t *params)
+{
+	json_t *wf = json_object_get(params, "workspaceFolders");
+	json_t *root = json_object_get(params, "rootUri");
+	size_t n = json_is_array(wf) ? json_array_size(wf) : json_is_string(root);
+	o->folders = calloc(n ? n : 1, sizeof *o->folders);
+	if (!o->folders)
+		return; /* out of memory: no folders, one configuration for all */
+	for (size_t i = 0; i < n; i++) {
+		json_t *u = json_is_array(wf) ? json_object_get(json_array_get(wf, i), "uri") : root;
+		char *path;
+		if (json_is_string(u) && !uri_to_path(json_string_value(u), &path) && path)
+			o->folders[o->n_folders++] = path;
+	}
+}
+
 static void options_free(adapter_options *o)
 {
+	for (size_t i = 0; i < o->n_folders; i++)
+		free(o->folders[i]);
+	free(o->folders);
 	free(o->profile);
 	free(o->variant);
 	free(o->select);
@@ -90,6 +110,7 @@ static json_t *initialize(server *sv, json_t *params)
 	sv->enc = choose_encoding(json_is_array(encs) ? encs : old);
 	json_t *init = json_object_get(params, "initializationOptions");
 	options_from_json(&sv->aopts, init);
+	folders_from_json(&sv->aopts, params);
 	json_t *deb = json_object_get(init, "debounce");
 	if (json_is_integer(deb) && json_integer_value(deb) >= 0 && json_integer_value(deb) < 60000)
 		sv->debounce_ms = (unsigned)json_integer_value(deb);
@@ -147,10 +168,14 @@ static void did_open(server *sv, json_t *params)
 		return;
 	}
 	pthread_mutex_lock(&sv->docs.lock);
-	docs_open(&sv->docs, uri, lang ? lang : "plaintext",
-	          json_is_integer(ver) ? (long)json_integer_value(ver) : 0, json_string_value(text),
-	          json_string_length(text));
+	lsp_doc *d = docs_open(&sv->docs, uri, lang ? lang : "plaintext",
+	                       json_is_integer(ver) ? (long)json_integer_value(ver) : 0,
+	                       json_string_value(text), json_string_length(text));
 	pthread_mutex_unlock(&sv->docs.lock);
+	if (!d) { /* a notification has no answer: the document stays unopened */
+		lsp_log(1, "jinghua lsp: %s: out of memory; not opened", uri);
+		return;
+	}
 	worker_schedule(sv, uri, 0);
 }
 

@@ -163,7 +163,7 @@ static int is_cancelled(void *payload)
 	return __atomic_load_n(&w->cancel, __ATOMIC_ACQUIRE);
 }
 
-static void reload(server *sv, json_t *settings);
+static void recheck(server *sv, int refreshed);
 
 /* Check the document's current version and publish its diagnostics,
  * unless it changed (or closed) meanwhile. */
@@ -173,11 +173,13 @@ static void run_check(server *sv, const char *uri)
 	doc_copy c;
 	if (docs_copy(&sv->docs, uri, &c))
 		return; /* closed meanwhile */
-	if (!sv->watch_config && config_watch_changed(&sv->cfg_stamps, c.path)) {
-		/* read again; every open document, this one too, is checked again */
-		lsp_log(3, "jinghua lsp: %s changed: configuration read again", "a .jinghua.ini");
+	/* a client that watches files says when to look (reload); for one
+	 * that does not, each check asks the library whether the files its
+	 * folder's configuration was read from changed */
+	if (!sv->watch_config && sv->engine && adapter_refresh(sv->engine, c.path)) {
+		lsp_log(3, "jinghua lsp: %s: configuration files changed: read again", c.path);
 		doc_copy_free(&c);
-		reload(sv, NULL);
+		recheck(sv, 1);
 		return;
 	}
 
@@ -231,10 +233,43 @@ void worker_ensure_checked(server *sv, const char *uri)
 		run_check(sv, uri);
 }
 
+/* Check the open documents again: all, or (refreshed) those whose
+ * configuration adapter_refresh replaced. */
+static void recheck(server *sv, int refreshed)
+{
+	pthread_mutex_lock(&sv->docs.lock);
+	size_t n = 0;
+	for (lsp_doc *d = sv->docs.head; d; d = d->next)
+		n++;
+	char **uris = malloc((n ? n : 1) * sizeof *uris);
+	if (!uris)
+		abort();
+	n = 0;
+	for (lsp_doc *d = sv->docs.head; d; d = d->next) {
+		if (refreshed && !adapter_refreshed(sv->engine, d->path))
+			continue;
+		d->checked_version = -1;
+		uris[n++] = xdup(d->uri);
+	}
+	pthread_mutex_unlock(&sv->docs.lock);
+	for (size_t i = 0; i < n; i++) {
+		worker_schedule(sv, uris[i], 0);
+		free(uris[i]);
+	}
+	free(uris);
+}
+
+/* New settings: every configuration anew.  None (a watched file
+ * changed): the stale ones alone. */
 static void reload(server *sv, json_t *settings)
 {
 	if (settings)
 		options_from_json(&sv->aopts, settings);
+	else if (sv->engine) {
+		if (adapter_refresh(sv->engine, NULL))
+			recheck(sv, 1);
+		return;
+	}
 	adapter *fresh = NULL;
 	char *err = NULL;
 	if (adapter_new(&sv->aopts, &fresh, &err)) {
@@ -245,25 +280,7 @@ static void reload(server *sv, json_t *settings)
 	}
 	adapter_free(sv->engine);
 	sv->engine = fresh;
-	/* every open document is checked again under the new settings */
-	pthread_mutex_lock(&sv->docs.lock);
-	size_t n = 0;
-	for (lsp_doc *d = sv->docs.head; d; d = d->next)
-		n++;
-	char **uris = malloc((n ? n : 1) * sizeof *uris);
-	if (!uris)
-		abort();
-	n = 0;
-	for (lsp_doc *d = sv->docs.head; d; d = d->next) {
-		d->checked_version = -1;
-		uris[n++] = xdup(d->uri);
-	}
-	pthread_mutex_unlock(&sv->docs.lock);
-	for (size_t i = 0; i < n; i++) {
-		worker_schedule(sv, uris[i], 0);
-		free(uris[i]);
-	}
-	free(uris);
+	recheck(sv, 0); /* every open document, under the new settings */
 }
 
 /* The next thing to do, waiting for it: a job, or the uri of a check whose
@@ -379,7 +396,6 @@ void worker_stop(server *sv)
 		free(p->uri);
 		free(p);
 	}
-	config_watch_forget_all(&sv->cfg_stamps);
 	pthread_cond_destroy(&w->wake);
 	pthread_cond_destroy(&w->idle);
 	pthread_mutex_destroy(&w->lock);

@@ -352,6 +352,21 @@ class Errors(InTempDir):
 TEXT = "第一行。\n他重新給子彈膛,好。\n"
 
 
+class Stale(InTempDir):
+    def test_stale_after_a_nearer_config(self):
+        sub = os.path.join(self.tmp.name, "book")
+        os.mkdir(sub)
+        with open(os.path.join(self.tmp.name, ".jinghua.ini"), "w") as f:
+            f.write("ignore = punct.repeated\n")
+        lint = jinghua.Linter()
+        lint.check("他说,好。", path=os.path.join(sub, "a.txt"))
+        self.assertFalse(lint.stale())
+        with open(os.path.join(sub, ".jinghua.ini"), "w") as f:
+            f.write("ignore = punct.halfwidth\n")
+        self.assertTrue(lint.stale())
+        self.assertFalse(jinghua.Linter().stale())
+
+
 class Documents(InTempDir):
     """The document API through the binding: encodings, Markdown, inline
     switches, configuration, all as the CLI does them on the same file."""
