@@ -39,6 +39,14 @@ typedef struct {
 	para *v;
 	size_t n, cap;
 	para cur;
+	/* The phrase check's suspects as the scan met them, each as its offset
+	 * from its paragraph's start (4 bytes a suspect), the paragraphs' in
+	 * their order (p->suspects each), so that finish() need not decode
+	 * the traditional paragraphs a second time to find them again;
+	 * sus_lost: an offset did not fit, next_suspect() finds them. */
+	uint32_t *sus;
+	size_t n_sus, cap_sus;
+	int sus_lost;
 } variant_state;
 
 static void para_close(jh_brun *run, variant_state *s, size_t end)
@@ -65,10 +73,9 @@ static inline uint8_t mode_flags(const variant_cfg *cfg, int32_t cp)
 }
 
 /* The next suspect character of [p, end): its position (and length in
- * *n), or SIZE_MAX.  finish() finds them again in the paragraphs it looks
- * at rather than keep every position from the scan: on a long
- * traditional text that list was as big as its findings (40 MB for
- * 200 MB), for a second decoding of the few paragraphs that need it. */
+ * *n), or SIZE_MAX.  The regional check finds its suspects again in the
+ * paragraphs it looks at rather than keep every position from the scan
+ * (the phrase check keeps them, 4 bytes each: variant_state). */
 static size_t next_suspect(const jh_brun *run, size_t p, size_t end, size_t *n)
 {
 	const variant_cfg *cfg = run->cfg;
@@ -99,7 +106,23 @@ static size_t next_suspect(const jh_brun *run, size_t p, size_t end, size_t *n)
 	return SIZE_MAX;
 }
 
-static void variant_step(jh_brun *run, const jh_char *c)
+/* Out of variant_step's line: it runs for every Han character with a
+ * flag, this for the few suspects. */
+__attribute__((noinline)) static void keep_suspect(jh_brun *run, variant_state *s, size_t pos)
+{
+	size_t off = pos - s->cur.start;
+	if (s->sus_lost)
+		return;
+	if (off > UINT32_MAX)
+		s->sus_lost = 1;
+	else if (s->n_sus == s->cap_sus &&
+	         jh_grow((void **)&s->sus, &s->cap_sus, s->n_sus + 1, sizeof *s->sus))
+		run->err = JH_ERR_NOMEM;
+	else
+		s->sus[s->n_sus++] = (uint32_t)off;
+}
+
+__attribute__((noinline)) static void variant_step_slow(jh_brun *run, const jh_char *c)
 {
 	const variant_cfg *cfg = run->cfg;
 	variant_state *s = run->state;
@@ -123,6 +146,34 @@ static void variant_step(jh_brun *run, const jh_char *c)
 	s->cur.hans += !!(f & F_HANS);
 	s->cur.hant += !!(f & F_HANT);
 	s->cur.suspects += !!(f & F_SUSPECT);
+	if ((f & F_SUSPECT) && cfg->mode == MODE_PHRASES)
+		keep_suspect(run, s, c->pos);
+}
+
+/* Most calls: a BMP Han character in a paragraph after the first flagged
+ * one, counted without a call or a stack frame; the rest (newlines, the
+ * first flagged character, astral ones, the regional check) go to
+ * variant_step_slow. */
+static void variant_step(jh_brun *run, const jh_char *c)
+{
+	const variant_cfg *cfg = run->cfg;
+	variant_state *s = run->state;
+	if (s && (c->cls & JH_C_NEWLINE) && c->cp != '\r') {
+		para_close(run, s, c->pos + c->len);
+		return;
+	}
+	if (!s || (c->cls & JH_C_NEWLINE) || c->cp >= 0x10000 || cfg->mode == MODE_REGIONAL) {
+		variant_step_slow(run, c);
+		return;
+	}
+	unsigned f = cfg->bmp[c->cp];
+	if (cfg->mode == MODE_CHARS)
+		f &= F_HANS | F_HANT;
+	s->cur.hans += f & F_HANS;
+	s->cur.hant += (f & F_HANT) >> 1;
+	s->cur.suspects += (f & F_SUSPECT) >> 2;
+	if ((f & F_SUSPECT) && cfg->mode == MODE_PHRASES)
+		keep_suspect(run, s, c->pos);
 }
 
 /* The Han characters variant_step counts: those mode_flags() gives flags,
@@ -476,6 +527,10 @@ static size_t phrase_at(jh_brun *run, const para *pp, size_t a, size_t b, size_t
 			if (s < 0 || s + l > m - 1)
 				continue;
 			size_t ws = bounds[s], we = bounds[s + l];
+			/* no phrase begins and ends as this window: not hashed */
+			if (cfg->pair_bits && we - ws >= 6 &&
+			    !bit_at(cfg->pair_bits, ends_key((const unsigned char *)run->text + ws, we - ws)))
+				continue;
 			const phrase_ent *e = find_phrase(cfg, run->text + ws, we - ws);
 			if (!e)
 				continue;
@@ -494,11 +549,15 @@ static size_t phrase_at(jh_brun *run, const para *pp, size_t a, size_t b, size_t
 	return 0;
 }
 
-/* The suspects of paragraph p. */
-static void phrases_in_para(jh_brun *run, const para *p)
+/* The suspects of paragraph p: the k offsets at sus from its start that
+ * the scan kept, or (sus NULL) those next_suspect() finds. */
+static void phrases_in_para(jh_brun *run, const para *p, const uint32_t *sus, size_t k)
 {
-	size_t done = p->start, n;
-	for (size_t i = p->start; (i = next_suspect(run, i, p->end, &n)) != SIZE_MAX && !run->err;
+	size_t done = p->start, n, j = 0;
+	for (size_t i = p->start;
+	     (i = sus ? (j < k ? p->start + sus[j++] : SIZE_MAX) : next_suspect(run, i, p->end, &n)) !=
+	             SIZE_MAX &&
+	     !run->err;
 	     i += n) {
 		if (i < done)
 			continue;
@@ -576,7 +635,8 @@ static void variant_finish(jh_brun *run)
 	if (forced <= 0)
 		forced = cfg->variant;
 	para_variants(cfg, forced, s->v, s->n);
-	for (size_t i = 0; i < s->n && !run->err; i++) {
+	size_t first_sus = 0; /* in s->sus, paragraph i's first suspect */
+	for (size_t i = 0; i < s->n && !run->err; first_sus += s->v[i++].suspects) {
 		const para *p = &s->v[i];
 		if (cfg->mode == MODE_CHARS && ((p->v == V_HANT && p->hans) || (p->v == V_HANS && p->hant)))
 			/* the variant asked for is no guess: no doubt */
@@ -588,11 +648,13 @@ static void variant_finish(jh_brun *run)
 				run->err = rc;
 			if (rc) /* a table gone since compiling: reported, no phrase findings */
 				break;
-			phrases_in_para(run, p);
+			int kept = !s->sus_lost && first_sus + p->suspects <= s->n_sus;
+			phrases_in_para(run, p, kept ? s->sus + first_sus : NULL, p->suspects);
 		}
 	}
 	if (cfg->mode == MODE_REGIONAL)
 		regional_finish(run, s);
+	free(s->sus);
 	free(s->v);
 	free(s);
 	run->state = NULL;

@@ -82,7 +82,26 @@ typedef struct {
 	 * a suspect (compiling reads only which characters are suspects). */
 	const jh_rule *rule;
 	jh_lazy phrases_once;
+	/* 65,536 bits, set with the phrase table (NULL when that failed): the
+	 * ends_key of each phrase of six bytes or more, so that of the windows
+	 * around a suspect, only those that can be a phrase are hashed. */
+	uint8_t *pair_bits;
 } variant_cfg;
+
+static inline int bit_at(const uint8_t *bits, uint32_t k)
+{
+	return (bits[k >> 3] >> (k & 7)) & 1;
+}
+
+/* The bit in pair_bits of the n >= 6 bytes at w: of their first and last
+ * three bytes (a Han character each end, mostly), so that equal bytes
+ * give equal bits, without decoding. */
+static inline uint32_t ends_key(const unsigned char *w, size_t n)
+{
+	uint32_t a = (uint32_t)w[0] << 16 | (uint32_t)w[1] << 8 | w[2];
+	uint32_t b = (uint32_t)w[n - 3] << 16 | (uint32_t)w[n - 2] << 8 | w[n - 1];
+	return ((a * 2654435761u) ^ (b * 40503u)) >> 16;
+}
 
 /* what load_phrases (the phrase table, read once: jh_lazy) is given */
 typedef struct {

@@ -35,6 +35,7 @@ void variant_free(void *p)
 	if (c->own_bmp)
 		free(c->bmp);
 	free(c->group);
+	free(c->pair_bits);
 	free(c);
 }
 
@@ -560,6 +561,20 @@ static void phrases_store(const variant_cfg *c, const char *cache, const char *p
 	jh_cache_store(cache, path, "phrases", PHRASES_MAGIC, PHRASES_LAYOUT, s, sizeof s / sizeof *s);
 }
 
+/* pair_bits (script.h), once the phrase table is in. */
+static void phrases_filters(variant_cfg *c)
+{
+	uint8_t *pair = calloc(0x2000, 1);
+	if (!pair) /* finish() goes without */
+		return;
+	for (size_t i = 0; i < c->n_ph; i++)
+		if (c->ph[i].wrong_len >= 6) {
+			uint32_t k = ends_key((const unsigned char *)c->ph_text + c->ph[i].wrong, c->ph[i].wrong_len);
+			pair[k >> 3] |= (uint8_t)(1u << (k & 7));
+		}
+	c->pair_bits = pair;
+}
+
 /* The phrase table and its index (jh_lazy: the rule set may serve several
  * threads): mapped from the cache folder, else read, indexed and cached. */
 int load_phrases(void *arg)
@@ -575,6 +590,7 @@ int load_phrases(void *arg)
 	const char *cache = r->cache_dir;
 	if (cache && phrases_map(c, cache, path) == 0) {
 		free(path);
+		phrases_filters(c);
 		return JH_OK;
 	}
 	jh_tsv t;
@@ -588,6 +604,8 @@ int load_phrases(void *arg)
 	}
 	if (rc == JH_OK && cache)
 		phrases_store(c, cache, path);
+	if (rc == JH_OK)
+		phrases_filters(c);
 	free(path);
 	return rc;
 }
