@@ -370,7 +370,7 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 			cp = (int32_t)b0;
 			n = 1;
 			in = bits[b0];
-			cls = jh_class_of(cp);
+			cls = ascii_cls[b0]; /* the table built above, not the class function again */
 		} else if (i < plain_end || (plain_end = jh_plain_end(t, i, len)) > i) {
 			cp = (int32_t)((b0 & 0x0F) << 12 | (t[i + 1] & 0x3Fu) << 6 | (t[i + 2] & 0x3Fu));
 			n = 3;
