@@ -12,6 +12,7 @@
 #include "regex.h"
 #include "regex_pre.h"
 #include "rules.h"
+#include "utf8.h"
 #include "tests.h"
 
 #define SEPARATOR_RULE(id, trigger_line) \
@@ -615,6 +616,47 @@ START_TEST(pre_check_forms)
 }
 END_TEST
 
+/* jh_pre_pair, which the scan keeps per pair of characters, answers as
+ * jh_pre_maybe wherever it answers (at every position of a few texts,
+ * for checks of one and several alternatives, lookaheads and runs). */
+START_TEST(pre_pair_agrees)
+{
+	static const char *const patterns[] = {
+		"(?<=\\p{sc=Han})x|(?<=[，0-9])y|zz", "(?<![ \\t])[ \\t]++(?=\\r?\\n|\\z)|(?<=ab)c",
+		"(说|說|问)到(?=[，。])", "(?<!x)(?<=ab|c)d(?=e|$)", "a+b", "x(?!y)z"};
+	static const char *const texts[] = {"子xax，y\xF0\xA0\x80\x80xzzz", "a  \nb \tc  d   ",
+	                                    "他说到，问到。说到了abcd abde cde xz xyz aab",
+	                                    "1y，y z zz\r\n 说到。"};
+	pcre2_match_data *md = pcre2_match_data_create(4, NULL);
+	jh_pre_classes cs = {0};
+	for (size_t i = 0; i < sizeof patterns / sizeof *patterns; i++) {
+		jh_pre pre;
+		ck_assert_int_eq(jh_pre_build(&pre, patterns[i], 0, &cs), 0);
+		for (size_t k = 0; k < sizeof texts / sizeof *texts; k++) {
+			const unsigned char *t = (const unsigned char *)texts[k];
+			size_t len = strlen(texts[k]), prev = 0;
+			for (size_t p = 0; p < len;) {
+				int32_t at, before = -2;
+				size_t n = jh_utf8_decode(t + p, len - p, &at);
+				if (p)
+					jh_utf8_decode(t + prev, p - prev, &before);
+				if (p && before >= 0 && before < 0x10000 && at >= 0 && at < 0x10000) {
+					int r = jh_pre_pair(&pre, before, at, md);
+					if (r >= 0)
+						ck_assert_msg(r == jh_pre_maybe(&pre, texts[k], len, p, md),
+						              "pattern %zu, text %zu, byte %zu", i, k, p);
+				}
+				prev = p;
+				p += n;
+			}
+		}
+		jh_pre_free(&pre);
+	}
+	jh_pre_classes_free(&cs);
+	pcre2_match_data_free(md);
+}
+END_TEST
+
 START_TEST(pre_check_answers)
 {
 	pcre2_match_data *md = pcre2_match_data_create(4, NULL);
@@ -798,6 +840,7 @@ Suite *regex_suite(void)
 	tcase_add_test(tc, compiled_patterns_cached);
 	tcase_add_test(tc, pre_check_forms);
 	tcase_add_test(tc, pre_check_answers);
+	tcase_add_test(tc, pre_pair_agrees);
 	tcase_add_test(tc, pre_check_agrees_with_scan);
 	tcase_add_test(tc, pre_check_never_misses);
 	suite_add_tcase(s, tc);

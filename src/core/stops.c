@@ -119,6 +119,86 @@ int jh_plain_impl(void)
 	return c;
 }
 
+static inline int foreign_pair(unsigned a, unsigned b)
+{
+	return (a == 0xE3 && ((b >= 0x81 && b <= 0x82) || (b >= 0x84 && b <= 0x86))) ||
+	       (a == 0xE1 && b >= 0x84 && b <= 0x87) || (a >= 0xEA && a <= 0xED);
+}
+
+static size_t foreign_lead_c(const unsigned char *t, size_t i, size_t len)
+{
+	for (; i + 1 < len; i++)
+		if (foreign_pair(t[i], t[i + 1]))
+			return i;
+	return len;
+}
+
+#ifdef JH_X86
+/* Unsigned x - lo <= span for every byte, as a byte mask. */
+#define JH_IN_RANGE128(x, lo, span)                                                               \
+	_mm_cmpeq_epi8(_mm_min_epu8(_mm_sub_epi8((x), _mm_set1_epi8((char)(lo))),                  \
+	                            _mm_set1_epi8((char)(span))),                                  \
+	               _mm_sub_epi8((x), _mm_set1_epi8((char)(lo))))
+
+__attribute__((target("sse2"))) static size_t foreign_lead_sse2(const unsigned char *t, size_t i,
+                                                                 size_t len)
+{
+	/* the byte after each byte comes from a second load one further on */
+	for (; i + 17 <= len; i += 16) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(t + i));
+		__m128i b = _mm_loadu_si128((const __m128i *)(t + i + 1));
+		__m128i e3 = _mm_and_si128(_mm_cmpeq_epi8(a, _mm_set1_epi8((char)0xE3)),
+		                           _mm_or_si128(JH_IN_RANGE128(b, 0x81, 1), JH_IN_RANGE128(b, 0x84, 2)));
+		__m128i e1 = _mm_and_si128(_mm_cmpeq_epi8(a, _mm_set1_epi8((char)0xE1)), JH_IN_RANGE128(b, 0x84, 3));
+		__m128i m = _mm_or_si128(_mm_or_si128(e3, e1), JH_IN_RANGE128(a, 0xEA, 3));
+		int bits = _mm_movemask_epi8(m);
+		if (bits)
+			return i + (size_t)__builtin_ctz((unsigned)bits);
+	}
+	return foreign_lead_c(t, i, len);
+}
+
+#define JH_IN_RANGE256(x, lo, span)                                                               \
+	_mm256_cmpeq_epi8(_mm256_min_epu8(_mm256_sub_epi8((x), _mm256_set1_epi8((char)(lo))),      \
+	                                  _mm256_set1_epi8((char)(span))),                         \
+	                  _mm256_sub_epi8((x), _mm256_set1_epi8((char)(lo))))
+
+__attribute__((target("avx2"))) static size_t foreign_lead_avx2(const unsigned char *t, size_t i,
+                                                                 size_t len)
+{
+	for (; i + 33 <= len; i += 32) {
+		__m256i a = _mm256_loadu_si256((const __m256i *)(t + i));
+		__m256i b = _mm256_loadu_si256((const __m256i *)(t + i + 1));
+		__m256i e3 = _mm256_and_si256(_mm256_cmpeq_epi8(a, _mm256_set1_epi8((char)0xE3)),
+		                              _mm256_or_si256(JH_IN_RANGE256(b, 0x81, 1), JH_IN_RANGE256(b, 0x84, 2)));
+		__m256i e1 = _mm256_and_si256(_mm256_cmpeq_epi8(a, _mm256_set1_epi8((char)0xE1)),
+		                              JH_IN_RANGE256(b, 0x84, 3));
+		__m256i m = _mm256_or_si256(_mm256_or_si256(e3, e1), JH_IN_RANGE256(a, 0xEA, 3));
+		unsigned bits = (unsigned)_mm256_movemask_epi8(m);
+		if (bits)
+			return i + (size_t)__builtin_ctz(bits);
+	}
+	return foreign_lead_sse2(t, i, len);
+}
+#endif
+
+size_t jh_foreign_lead_with(int impl, const unsigned char *t, size_t len)
+{
+#ifdef JH_X86
+	if (impl == 2 && __builtin_cpu_supports("avx2"))
+		return foreign_lead_avx2(t, 0, len);
+	if (impl >= 1)
+		return foreign_lead_sse2(t, 0, len);
+#endif
+	(void)impl;
+	return foreign_lead_c(t, 0, len);
+}
+
+size_t jh_foreign_lead(const unsigned char *t, size_t len)
+{
+	return jh_foreign_lead_with(jh_plain_impl(), t, len);
+}
+
 size_t jh_plain_end(const unsigned char *t, size_t i, size_t len)
 {
 	/* a lone plain character between stops, the common case in text

@@ -886,6 +886,20 @@ int jh_pre_maybe_at(const jh_pre *pre, const char *text, size_t len, size_t t, i
 	return m && check_alts(pre, m, text, len, t, before, before_at, at, n_at, md);
 }
 
+int jh_pre_pair(const jh_pre *pre, int32_t before, int32_t at, pcre2_match_data *md)
+{
+	/* the first steps of jh_pre_maybe_at, to the first that reads the text */
+	if (!pre->n)
+		return 1;
+	unsigned m = memo_alts(pre, at, 0, (1u << pre->n) - 1, md);
+	if (!m)
+		return 0;
+	m = memo_alts(pre, before, BEFORE_T, m, md);
+	if (m & pre->decided)
+		return 1;
+	return m & ~(unsigned)pre->decided ? -1 : 0;
+}
+
 int jh_pre_maybe(const jh_pre *pre, const char *text, size_t len, size_t t, pcre2_match_data *md)
 {
 	if (!pre->n)

@@ -103,6 +103,11 @@ int jh_pre_maybe(const jh_pre *pre, const char *text, size_t len, size_t t,
  * valid), starting at before_at; at is the one at t (n_at bytes). */
 int jh_pre_maybe_at(const jh_pre *pre, const char *text, size_t len, size_t t, int32_t before,
                     size_t before_at, int32_t at, size_t n_at, pcre2_match_data *md);
+/* What jh_pre_maybe_at answers from the two characters alone, before
+ * and at both in the BMP (before >= 0): 0 or 1 as it would, or -1 when it
+ * needs to look further (then ask it).  A pure function of the three, so
+ * the scan keeps it per pair of characters. */
+int jh_pre_pair(const jh_pre *pre, int32_t before, int32_t at, pcre2_match_data *md);
 /* The check in words, for tests: alternatives split by " | ", back tests
  * as <1[...] or <1![...], items as X, X?, X*, (?=X) with \z for the end;
  * a class of several as {A,B}. */

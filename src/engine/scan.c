@@ -36,12 +36,24 @@ typedef struct {
 #define JH_PRE_AFTER 256u
 #define JH_PRE_TRIAL 256u
 
+/* What the checks of the live rules answered for one pair of characters
+ * (jh_pre_pair): most triggers are decided by the character and the one
+ * before it, and after an ASCII character a text has few such pairs
+ * (". ", "a(", " -"), so a trigger looks its pair up here rather than ask
+ * each rule's check in turn. */
+typedef struct {
+	int32_t before, at;       /* -1: empty */
+	uint64_t known, yes, no;  /* rule bits asked; of those, the sure answers */
+} pair_memo;
+#define JH_PAIR_MEMO 1024
+
 typedef struct {
 	uint64_t bits;            /* trigger bits of one enabled rule with a check */
 	uint64_t live;            /* of those, the ones asked now */
 	const jh_rx *rx[64];      /* the rule of each */
 	size_t seen[64];          /* its triggers in this text */
 	unsigned asked[64], no[64];
+	pair_memo *pairs;         /* JH_PAIR_MEMO, direct-mapped; NULL: none */
 } pre_gate;
 
 static void gate_init(pre_gate *g, const jh_regexes *rx, const unsigned char *enabled)
@@ -67,13 +79,19 @@ static void gate_init(pre_gate *g, const jh_regexes *rx, const unsigned char *en
 		if (__atomic_load_n(&x->pre_seen, __ATOMIC_RELAXED) > JH_PRE_AFTER)
 			g->live |= b;
 	}
+	if (g->bits && (g->pairs = malloc(JH_PAIR_MEMO * sizeof *g->pairs))) /* none: all asked */
+		for (size_t i = 0; i < JH_PAIR_MEMO; i++)
+			g->pairs[i] = (pair_memo){-1, -1, 0, 0, 0};
 }
 
 /* m less the bits whose rule cannot match at t (cp, n bytes, there;
  * before, starting at before_at, the character before it). */
-static uint64_t gate(pre_gate *g, uint64_t m, const char *text, size_t len, size_t t,
-                     int32_t before, size_t before_at, int32_t cp, size_t n,
-                     pcre2_match_data *md)
+/* The loop of gate(): yes and no, the answers the pair memo knows (0 and
+ * 0 in the copy for the triggers it does not serve, which is then the
+ * loop without it). */
+static inline __attribute__((always_inline)) uint64_t
+gate_loop(pre_gate *g, uint64_t m, const char *text, size_t len, size_t t, int32_t before,
+          size_t before_at, int32_t cp, size_t n, pcre2_match_data *md, uint64_t yes, uint64_t no)
 {
 	for (uint64_t b = m & g->bits; b; b &= b - 1) {
 		int k = __builtin_ctzll(b);
@@ -85,7 +103,8 @@ static uint64_t gate(pre_gate *g, uint64_t m, const char *text, size_t len, size
 			continue;
 		}
 		g->seen[k]++;
-		if (!jh_pre_maybe_at(&x->pre, text, len, t, before, before_at, cp, n, md)) {
+		if ((no & bit) ||
+		    (!(yes & bit) && !jh_pre_maybe_at(&x->pre, text, len, t, before, before_at, cp, n, md))) {
 			m &= ~bit;
 			g->no[k]++;
 		}
@@ -95,9 +114,33 @@ static uint64_t gate(pre_gate *g, uint64_t m, const char *text, size_t len, size
 	return m;
 }
 
+static uint64_t gate(pre_gate *g, uint64_t m, const char *text, size_t len, size_t t,
+                     int32_t before, size_t before_at, int32_t cp, size_t n,
+                     pcre2_match_data *md)
+{
+	/* pairs after an ASCII character only: after a Han one they are too
+	 * many (each Han character before a comma is a pair of its own) */
+	if (g->pairs && before >= 0 && before < 0x80 && cp >= 0 && cp < 0x10000) {
+		pair_memo *e = &g->pairs[((uint32_t)before * 2654435761u ^ (uint32_t)cp) % JH_PAIR_MEMO];
+		if (e->before != before || e->at != cp)
+			*e = (pair_memo){before, cp, 0, 0, 0};
+		for (uint64_t b = m & g->bits & g->live & ~e->known; b; b &= b - 1) {
+			int k = __builtin_ctzll(b);
+			int r = jh_pre_pair(&g->rx[k]->pre, before, cp, md);
+			e->known |= (uint64_t)1 << k;
+			e->yes |= r == 1 ? (uint64_t)1 << k : 0;
+			e->no |= r == 0 ? (uint64_t)1 << k : 0;
+		}
+		return gate_loop(g, m, text, len, t, before, before_at, cp, n, md, e->yes, e->no);
+	}
+	return gate_loop(g, m, text, len, t, before, before_at, cp, n, md, 0, 0);
+}
+
 /* The triggers seen, added to each rule's count for the process. */
 static void gate_done(pre_gate *g)
 {
+	free(g->pairs);
+	g->pairs = NULL;
 	for (int k = 0; k < 64; k++)
 		if (g->rx[k] && g->seen[k])
 			__atomic_add_fetch(&((jh_rx *)g->rx[k])->pre_seen, g->seen[k], __ATOMIC_RELAXED);
@@ -333,7 +376,7 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 			cp = (int32_t)b0;
 			n = 1;
 			in = bits[b0];
-			cls = jh_class_of(cp);
+			cls = ascii_cls[b0]; /* the table built above, not the class function again */
 		} else if (i < plain_end || (plain_end = jh_plain_end(t, i, len)) > i) {
 			cp = (int32_t)((b0 & 0x0F) << 12 | (t[i + 1] & 0x3Fu) << 6 | (t[i + 2] & 0x3Fu));
 			n = 3;
