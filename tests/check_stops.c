@@ -197,6 +197,9 @@ START_TEST(doubled_word_past_lanes)
 	jh_findings_clear(&fs);
 	free(text);
 	jh_ruleset_free(rs);
+}
+END_TEST
+
 /* The foreign-lead finder (jh_foreign_lead): its vector paths answer as
  * the portable one, with the lead at every offset of a Han text, the byte
  * after it inside and outside the ranges, and the text cut at every byte
