@@ -50,6 +50,9 @@ static const char hard_pattern[] =
 	 * colours of fortunes-zh): deleting its ESC leaves "[35;1m" behind, a
 	 * space after its m (the Latin–Han spacing) lands inside the prose */
 	"\\x1B\\[[\\x30-\\x3F]*[\\x20-\\x2F]*[\\x40-\\x7E]|"
+	/* and one cut short by the next ESC (ESC [; ESC [34;1m in fortunes-zh):
+	 * a terminal drops it; deleting its ESC would show the "[;" */
+	"\\x1B\\[[\\x30-\\x3F]*[\\x20-\\x2F]*(?=\\x1B)|"
 	/* printf: %s %d %-5.2f %1$s %(name)s %lld */
 	"%(?:\\d+\\$|\\([A-Za-z_][A-Za-z0-9_]*\\))?[-+ #0]*(?:\\d+|\\*)?(?:\\.(?:\\d+|\\*))?"
 	"(?:hh|h|ll|l|L|z|j|t|q)?[diouxXeEfFgGaAcspn@]"
