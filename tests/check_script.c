@@ -90,6 +90,84 @@ START_TEST(variant_minority_in_traditional)
 }
 END_TEST
 
+/* Where a simplified character has several traditional forms, the word
+ * decides, and the finding covers the whole word (its neighbour valid in
+ * both variants too); in simplified text a stray traditional character
+ * takes its neighbour along. */
+START_TEST(variant_words_decide)
+{
+	jh_ruleset *rs = script_rules(NULL, NULL, NULL);
+	jh_findings fs = JH_FINDINGS_INIT;
+	const char *t = "　　窗外的雨越下越大，她坐在鏡子前，慢慢地梳著头发，聽見門外有人說話。";
+	test_check(rs, t, strlen(t), &fs);
+	const jh_finding *f = first_of(&fs, "script.mixed-variant");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(span(t, f), "头发");
+	ck_assert_str_eq(f->edits[0].replacement, "頭髮");
+	ck_assert_int_eq(f->safety, JH_SAFE);
+	jh_findings_clear(&fs);
+
+	/* 晒 alone is 曬 everywhere, but the word is 曬乾: the finding takes 干 */
+	t = "　　雨停了以後，農民們把穀子攤在場院上晒干，準備過幾天再賣。";
+	test_check(rs, t, strlen(t), &fs);
+	f = first_of(&fs, "script.mixed-variant");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(span(t, f), "晒干");
+	ck_assert_str_eq(f->edits[0].replacement, "曬乾");
+	jh_findings_clear(&fs);
+
+	/* no word: next to 后 (後 or 后?) the fix could leave a word half
+	 * done, unsafe; after a comma it cannot */
+	t = "　　雨停了以後，農民們把穀子攤在場院上晒后再收進倉裡。";
+	test_check(rs, t, strlen(t), &fs);
+	f = first_of(&fs, "script.mixed-variant");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(span(t, f), "晒");
+	ck_assert_int_eq(f->safety, JH_UNSAFE);
+	jh_findings_clear(&fs);
+	t = "　　雨停了以後，農民們把穀子攤在場院上晒，干了再收進倉裡。";
+	test_check(rs, t, strlen(t), &fs);
+	f = first_of(&fs, "script.mixed-variant");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(f->safety, JH_SAFE);
+	jh_findings_clear(&fs);
+
+	t = "我们等了很久，火车終於开进了站台，大家都松了一口气。";
+	test_check(rs, t, strlen(t), &fs);
+	f = first_of(&fs, "script.mixed-variant");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(span(t, f), "終於");
+	ck_assert_str_eq(f->edits[0].replacement, "终于");
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+/* A character the sentence speaks of as a character: info, no fix. */
+START_TEST(variant_spoken_of)
+{
+	jh_ruleset *rs = script_rules(NULL, NULL, NULL);
+	jh_findings fs = JH_FINDINGS_INIT;
+	const char *t = "小时候我总把“門”写成“门”，老师每次都要纠正我。";
+	test_check(rs, t, strlen(t), &fs);
+	const jh_finding *f = first_of(&fs, "script.mixed-variant");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_str_eq(span(t, f), "門");
+	ck_assert_int_eq(f->severity, JH_INFO);
+	ck_assert_uint_eq(f->n_edits, 0);
+	jh_findings_clear(&fs);
+
+	/* both forms in a half-converted sentence, with other neighbours: a fix */
+	t = "我们在车站等了很久，這个人和这個人都没有来，大家只好先回去了。";
+	test_check(rs, t, strlen(t), &fs);
+	for (size_t i = 0; i < fs.count; i++)
+		if (!strcmp(fs.items[i].rule_id, "script.mixed-variant"))
+			ck_assert_uint_gt(fs.items[i].n_edits, 0);
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
 START_TEST(variant_clean_text_is_quiet)
 {
 	jh_ruleset *rs = script_rules(NULL, NULL, NULL);
@@ -648,6 +726,8 @@ Suite *script_suite(void)
 	tcase_add_test(tc, lookalikes);
 	tcase_add_test(tc, halfwidth_kana);
 	tcase_add_test(tc, regional_forms);
+	tcase_add_test(tc, variant_words_decide);
+	tcase_add_test(tc, variant_spoken_of);
 	suite_add_tcase(s, tc);
 	return s;
 }

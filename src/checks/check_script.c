@@ -9,6 +9,7 @@
  * In the scan they only count, one table lookup per Han character; the
  * paragraphs that hold something to report are decoded a second time in
  * finish(). */
+#define _GNU_SOURCE /* memmem */
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
@@ -266,8 +267,10 @@ static int para_own(const variant_cfg *cfg, const para *p, int all)
 /* How sure a conversion is.  DOUBT_MIXED: the variant it converts to won
  * by two to one or less (a warning with an unsafe fix); DOUBT_QUOTE: the
  * characters are the other variant on purpose, quoted, a title, a name, a
- * character spoken of (a hint with an unsafe fix). */
-enum { DOUBT_NONE, DOUBT_MIXED, DOUBT_QUOTE };
+ * character spoken of (a hint with an unsafe fix); DOUBT_MENTION: a
+ * character the sentence talks about as a character, next to its other
+ * form or to a word about the script (a hint with no fix). */
+enum { DOUBT_NONE, DOUBT_MIXED, DOUBT_QUOTE, DOUBT_MENTION };
 
 /* A majority of held to against that is two to one or less: the
  * characters it would convert may be the text's own. */
@@ -390,37 +393,171 @@ static int rare_form(int32_t cp, const char *forms)
 	return n && jh_utf8_decode((const unsigned char *)forms, n, &f) && rare_han(f);
 }
 
-/* A run of minority characters [a, b): one finding, converted character by
- * character; safe only if each has a single form in the other variant,
- * and no doubt: DOUBT_QUOTE (and a rare character or form: rare_form)
- * gives a hint with an unsafe fix, DOUBT_MIXED a warning with one. */
-static void emit_chars(jh_brun *run, size_t a, size_t b, int v, int doubt)
+/* The word table of this check (data/script-words.tsv), read on first
+ * use; NULL when it cannot be read (reported: then no fix is safe that a
+ * word would have to decide). */
+static const variant_cfg *word_table(jh_brun *run)
+{
+	variant_cfg *cfg = (variant_cfg *)run->cfg;
+	phrases_arg arg = {cfg, run->diag_fn, run->payload};
+	int rc = jh_lazy_get(&cfg->phrases_once, load_phrases, &arg);
+	if (rc == JH_ERR_NOMEM)
+		run->err = rc;
+	return rc ? NULL : cfg;
+}
+
+/* The entry of the word table for prefix and the text [s, s + n). */
+static const char *word_entry(const variant_cfg *w, char prefix, const char *s, size_t n)
+{
+	char key[1 + 4 * 4];
+	if (!w || n > sizeof key - 1)
+		return NULL;
+	key[0] = prefix;
+	memcpy(key + 1, s, n);
+	const phrase_ent *e = find_phrase(w, key, n + 1);
+	return e ? w->ph_text + e->right : NULL;
+}
+
+enum { WORD_MAX = 4, CTX = WORD_MAX - 1, RUN_MAX = 64 };
+
+/* A run of minority characters [a, b) of paragraph p: one finding.  Where
+ * a word of the table covers a character of the run (with its neighbours,
+ * half converted or not: 头发, 晒干, 終於), the whole word is written as
+ * the table has it and the finding grows to it; the other characters are
+ * converted one by one.  Safe only if each character no word covers has a
+ * single form in the other variant and no neighbour a conversion could
+ * change (a character valid in both: 干, 於), else the word may be left
+ * half converted; and no doubt: DOUBT_QUOTE (and a rare character or form:
+ * rare_form) gives a hint with an unsafe fix, DOUBT_MIXED a warning with
+ * one, DOUBT_MENTION a hint with none.  *done: the end of the last
+ * finding, which a word must not reach back over. */
+static void emit_chars(jh_brun *run, const para *pp, size_t a, size_t b, int v, int doubt,
+                       size_t *done)
 {
 	const variant_cfg *cfg = run->cfg;
 	jh_buf fix = {0}, note = {0}, alts = {0};
 	int single = 1, rc = 0;
+	size_t at[CTX + RUN_MAX + CTX + 1]; /* character starts, then the last end */
+	int m = 0, ra, rb, doubt0 = doubt;
 	rc |= jh_buf_puts(&note, v == V_HANT ? "繁体文本中夹杂简体字" : "简体文本中夹杂繁体字");
-	for (size_t p = a; p < b && !rc;) {
+	for (size_t p = a, k = 0; k < CTX && p > pp->start && p > *done; k++) {
+		size_t q = jh_utf8_prev(run->text, p), n;
+		int32_t cp = decode_at(run->text, run->len, q, &n);
+		if (cp < 0 || !(jh_class_of(cp) & JH_C_HAN))
+			break;
+		p = q;
+		m++;
+	}
+	/* at[] from the left: the m characters before a, the run, CTX after */
+	size_t p0 = a;
+	for (int k = 0; k < m; k++)
+		p0 = jh_utf8_prev(run->text, p0);
+	int mm = 0;
+	for (size_t p = p0; p < a; mm++) {
 		size_t n;
-		int32_t cp = decode_at(run->text, b, p, &n);
-		const char_ent *e = find_ent(cfg, cp);
-		const char *forms = e ? e->forms : "";
+		decode_at(run->text, run->len, p, &n);
+		at[mm] = p;
+		p += n ? n : 1;
+	}
+	ra = mm;
+	size_t p = a, rest = 0;
+	for (; p < b && mm < CTX + RUN_MAX; mm++) {
+		size_t n;
+		decode_at(run->text, b, p, &n);
+		at[mm] = p;
+		p += n ? n : 1;
+	}
+	rb = mm;
+	if (p < b) /* a very long run: its tail is a finding of its own */
+		rest = b, b = p;
+	size_t e = b;
+	for (int k = 0; k < CTX && e < pp->end && !rest; k++) {
+		size_t n;
+		int32_t cp = decode_at(run->text, run->len, e, &n);
+		if (cp < 0 || !(jh_class_of(cp) & JH_C_HAN))
+			break;
+		at[mm++] = e;
+		e += n;
+	}
+	at[mm] = e;
+	/* the words: for each character of the run not yet in one, the longest
+	 * word around it, then the leftmost */
+	const variant_cfg *w = word_table(run);
+	char prefix = v == V_HANT ? 'T' : 'S';
+	int wlen[CTX + RUN_MAX + CTX];
+	const char *wright[CTX + RUN_MAX + CTX];
+	memset(wlen, 0, sizeof wlen);
+	int covered = 0; /* characters before this index are in a word already */
+	for (int i = ra; i < rb && w; i++) {
+		if (i < covered)
+			continue;
+		for (int l = WORD_MAX; l >= 2; l--) {
+			int hit = 0;
+			for (int s0 = i - l + 1 < covered ? covered : i - l + 1; s0 <= i && !hit; s0++) {
+				if (s0 + l > mm)
+					break;
+				const char *r = word_entry(w, prefix, run->text + at[s0], at[s0 + l] - at[s0]);
+				if (r) {
+					wlen[s0] = l;
+					wright[s0] = r;
+					covered = s0 + l;
+					hit = 1;
+				}
+			}
+			if (hit)
+				break;
+		}
+	}
+	int lo = ra, hi = rb;
+	for (int k = 0; k < mm; k++)
+		if (wlen[k]) {
+			lo = k < lo ? k : lo;
+			hi = k + wlen[k] > hi ? k + wlen[k] : hi;
+		}
+	for (int k = lo; k < hi && !rc;) {
+		if (wlen[k]) {
+			size_t rl = strcspn(wright[k], "|");
+			rc |= jh_buf_append(&fix, wright[k], rl);
+			if (wright[k][rl] == '|') {
+				single = 0;
+				rc |= jh_buf_puts(&alts, alts.len ? "；" : "");
+				rc |= jh_buf_append(&alts, run->text + at[k], at[k + wlen[k]] - at[k]);
+				rc |= jh_buf_puts(&alts, "可作");
+				for (const char *q = wright[k]; *q; q++)
+					rc |= *q == '|' ? jh_buf_puts(&alts, "、") : jh_buf_putc(&alts, *q);
+			}
+			k += wlen[k];
+			continue;
+		}
+		size_t pk = at[k], n = at[k + 1] - at[k];
+		int32_t cp = decode_at(run->text, at[k + 1], pk, &n);
+		const char_ent *ent = k >= ra && k < rb ? find_ent(cfg, cp) : NULL;
+		const char *forms = ent ? ent->forms : "";
 		size_t first = strcspn(forms, "|");
 		if (rare_form(cp, forms))
-			doubt = DOUBT_QUOTE;
+			doubt = doubt > DOUBT_QUOTE ? doubt : DOUBT_QUOTE;
 		if (first)
 			rc |= jh_buf_append(&fix, forms, first);
 		else
-			rc |= jh_buf_append(&fix, run->text + p, n);
+			rc |= jh_buf_append(&fix, run->text + pk, n);
 		if (forms[first] == '|') {
 			single = 0;
 			rc |= jh_buf_puts(&alts, alts.len ? "；" : "");
-			rc |= jh_buf_append(&alts, run->text + p, n);
+			rc |= jh_buf_append(&alts, run->text + pk, n);
 			rc |= jh_buf_puts(&alts, "可作");
 			for (const char *q = forms; *q; q++)
 				rc |= *q == '|' ? jh_buf_puts(&alts, "、") : jh_buf_putc(&alts, *q);
 		}
-		p += n;
+		/* a neighbour outside the run that a conversion may change (晒干
+		 * with no word: 曬干 or 曬乾?): the fix may leave a word half done */
+		for (int d = -1; d <= 1 && ent; d += 2) {
+			int j = k + d;
+			if (j < 0 || j >= mm || (j >= ra && j < rb) || (j >= lo && j < hi))
+				continue;
+			if (!w || word_entry(w, v == V_HANT ? 't' : 's', run->text + at[j], at[j + 1] - at[j]))
+				single = 0;
+		}
+		k++;
 	}
 	if (alts.len)
 		rc |= jh_buf_puts(&note, "（") || jh_buf_append(&note, alts.data, alts.len) ||
@@ -430,16 +567,89 @@ static void emit_chars(jh_brun *run, size_t a, size_t b, int v, int doubt)
 		run->err = JH_ERR_NOMEM;
 	} else {
 		const jh_rule *r = run->rule;
-		jh_hit h = {r, run->rule_index, a, b, r->has_fix ? fix.data : NULL, fix.len,
+		int fixable = r->has_fix && doubt != DOUBT_MENTION;
+		size_t s0 = doubt == DOUBT_MENTION ? a : at[lo], s1 = doubt == DOUBT_MENTION ? b : at[hi];
+		jh_hit h = {r, run->rule_index, s0, s1, fixable ? fix.data : NULL, fixable ? fix.len : 0,
 		            single && !doubt ? r->safety : JH_UNSAFE, note.data};
 		if ((rc = jh_findings_add_hit(run->out, run->text, &h)))
 			run->err = rc;
-		else if (doubt == DOUBT_QUOTE)
+		else if (doubt >= DOUBT_QUOTE)
 			run->out->items[run->out->count - 1].severity = JH_INFO;
+		if (!rc && doubt == DOUBT_MENTION) {
+			/* the template's “应作” would read as a fix */
+			jh_buf msg = {0};
+			int mrc = jh_buf_puts(&msg, v == V_HANT ? "繁体文本中的简体字“" : "简体文本中的繁体字“") ||
+			          jh_buf_append(&msg, run->text + a, b - a) ||
+			          jh_buf_puts(&msg, "”：句中谈论字形，不改") || jh_buf_terminate(&msg);
+			if (mrc || (mrc = jh_finding_set_message(run->out,
+			                                         &run->out->items[run->out->count - 1],
+			                                         msg.data)))
+				run->err = mrc < 0 ? mrc : JH_ERR_NOMEM;
+			jh_buf_free(&msg);
+		}
+		*done = s1;
 	}
 	jh_buf_free(&fix);
 	jh_buf_free(&note);
 	jh_buf_free(&alts);
+	if (rest && !run->err)
+		emit_chars(run, pp, b, rest, v, doubt0, done);
+}
+
+/* Words about the script: a sentence that holds one talks about
+ * characters as characters (繁体字“發”). */
+static const char *const script_talk[] = {
+	"繁体", "繁體", "简体", "簡體", "正体", "正體", "异体", "異體", "字形", "写法", "寫法",
+	"字体", "字體", "旧字", "舊字", "汉字", "漢字", "日文", "日语", "日語", NULL};
+
+/* Is the run [a, b) of paragraph p, one character, spoken of as such: its
+ * sentence holds another form of it between the same two neighbours,
+ * characters or quotation marks (的漢字 … 的汉字, “國” … “国”),
+ * or it is shown as such (before 字, alone in quotation marks) in a sentence with
+ * a word about the script (日本的漢字, 繁体字“發”)? */
+static int run_mentioned(const jh_brun *run, const para *pp, size_t a, size_t b)
+{
+	const variant_cfg *cfg = run->cfg;
+	size_t ss = a, se = b, n;
+	while (ss > pp->start) {
+		size_t q = jh_utf8_prev(run->text, ss);
+		int32_t cp = decode_at(run->text, run->len, q, &n);
+		if (cp_in(cp, "。！？!?\n"))
+			break;
+		ss = q;
+	}
+	for (int32_t cp; se < pp->end; se += n ? n : 1)
+		if ((cp = decode_at(run->text, pp->end, se, &n)) >= 0 && cp_in(cp, "。！？!?\n"))
+			break;
+	int32_t self = decode_at(run->text, b, a, &n);
+	if (a + n != b)
+		return 0; /* a word is not spoken of as characters */
+	int32_t prev = a > pp->start ? decode_at(run->text, run->len, jh_utf8_prev(run->text, a), &n) : -1;
+	int32_t next = b < pp->end ? decode_at(run->text, pp->end, b, &n) : -1;
+	/* another form of it in the same place: a half-converted sentence has
+	 * both forms too (這个人 … 这個人), but not between the same two */
+	const char_ent *e = find_ent(cfg, self);
+	for (size_t p = ss; p < se && e; p += n ? n : 1) {
+		int32_t cp = decode_at(run->text, se, p, &n);
+		if (p == a || cp < 0 || !cp_in(cp, e->forms))
+			continue;
+		size_t m;
+		int32_t fp = p > ss ? decode_at(run->text, run->len, jh_utf8_prev(run->text, p), &m) : -1;
+		int32_t fn = p + n < se ? decode_at(run->text, se, p + n, &m) : -1;
+		if (fn == next && next >= 0 && ((jh_class_of(next) & JH_C_HAN) || quote_kind(next)) &&
+		    fp == prev && prev >= 0 && ((jh_class_of(prev) & JH_C_HAN) || quote_kind(prev)))
+			return 1;
+	}
+	/* a talk word speaks of one character shown as such: 漢字, “發” */
+	if (!(next == 0x5B57 || (quote_kind(prev) > 0 && quote_kind(next) < 0)))
+		return 0;
+	for (int k = 0; script_talk[k]; k++) {
+		size_t tl = strlen(script_talk[k]);
+		if (memmem(run->text + ss, a - ss, script_talk[k], tl) ||
+		    memmem(run->text + b, se - b, script_talk[k], tl))
+			return 1;
+	}
+	return 0;
 }
 
 /* A quotation of a paragraph that finish() looks at, with its own counts
@@ -523,7 +733,7 @@ static void chars_in_para(jh_brun *run, const para *p, int v, int doubt)
 	const variant_cfg *cfg = run->cfg;
 	uint8_t want = v == V_HANT ? F_HANS : F_HANT;
 	quote_span *spans = NULL;
-	size_t n_spans, idx[Q_DEPTH_MAX], a = 0, b = 0, in = SIZE_MAX;
+	size_t n_spans, idx[Q_DEPTH_MAX], a = 0, b = 0, in = SIZE_MAX, done = p->start;
 	int32_t mention[MENTION_MAX];
 	int n_mention, q = 0, open = 0, spoken = 0;
 	if ((run->err = para_quotes(run, p, want, &spans, &n_spans, mention, &n_mention))) {
@@ -549,7 +759,8 @@ static void chars_in_para(jh_brun *run, const para *p, int v, int doubt)
 		} else {
 			if (open) {
 				int d = in != SIZE_MAX ? quote_doubt(&spans[in], v) : DOUBT_NONE;
-				emit_chars(run, a, b, v, spoken ? DOUBT_QUOTE : d > doubt ? d : doubt);
+				d = spoken ? DOUBT_QUOTE : d > doubt ? d : doubt;
+				emit_chars(run, p, a, b, v, run_mentioned(run, p, a, b) ? DOUBT_MENTION : d, &done);
 				open = 0;
 			}
 			if (cp >= 0 && !(jh_class_of(cp) & JH_C_HAN)) {
@@ -563,7 +774,8 @@ static void chars_in_para(jh_brun *run, const para *p, int v, int doubt)
 	}
 	if (open) {
 		int d = in != SIZE_MAX ? quote_doubt(&spans[in], v) : DOUBT_NONE;
-		emit_chars(run, a, b, v, spoken ? DOUBT_QUOTE : d > doubt ? d : doubt);
+		d = spoken ? DOUBT_QUOTE : d > doubt ? d : doubt;
+		emit_chars(run, p, a, b, v, run_mentioned(run, p, a, b) ? DOUBT_MENTION : d, &done);
 	}
 	free(spans);
 }

@@ -23,7 +23,7 @@ void variant_free(void *p)
 	if (!c)
 		return;
 	chars_release(c->chars);
-	if (c->mode == MODE_PHRASES)
+	if (c->mode != MODE_REGIONAL)
 		jh_lazy_destroy(&c->phrases_once);
 	if (c->ph_map) {
 		munmap(c->ph_map, c->ph_map_len);
@@ -305,11 +305,14 @@ static void mark_suspects(variant_cfg *c, const char *w, size_t wl, const char *
 	}
 }
 
-static const char *phrases_file(const jh_rule *r, unsigned *line)
+/* The phrase table of the conversion check, or the word table of the
+ * mixed-variant check (the same format, keys with a prefix). */
+static const char *phrases_file(const variant_cfg *c, unsigned *line)
 {
+	const jh_rule *r = c->rule;
 	*line = r->line;
 	const char *file = jh_rule_param(r, "phrases", line);
-	return file ? file : "script-phrases.tsv";
+	return file ? file : c->mode == MODE_CHARS ? "script-words.tsv" : "script-phrases.tsv";
 }
 
 /* Mark the suspects of the phrase table open in f (then closed): 1 when
@@ -389,7 +392,7 @@ static void suspects_store(const variant_cfg *c, const char *cache, const char *
 static int scan_suspects(variant_cfg *c, const jh_rule *r, jh_diag_fn diag_fn, void *payload)
 {
 	unsigned line;
-	const char *file = phrases_file(r, &line);
+	const char *file = phrases_file(c, &line);
 	char *path = jh_data_path(r, file);
 	if (!path)
 		return JH_ERR_NOMEM;
@@ -568,7 +571,7 @@ int load_phrases(void *arg)
 	variant_cfg *c = a->c;
 	const jh_rule *r = c->rule;
 	unsigned line;
-	const char *file = phrases_file(r, &line);
+	const char *file = phrases_file(c, &line);
 	char *path = jh_data_path(r, file);
 	if (!path)
 		return JH_ERR_NOMEM;
@@ -643,7 +646,7 @@ static int variant_compile_mode(const jh_rule *r, void **out, jh_diag_fn diag_fn
 		return JH_ERR_NOMEM;
 	c->mode = mode;
 	c->rule = r;
-	if (mode == MODE_PHRASES)
+	if (mode != MODE_REGIONAL)
 		jh_lazy_init(&c->phrases_once);
 	unsigned line = r->line;
 	const char *v = jh_rule_param(r, "variant", &line);
@@ -661,9 +664,9 @@ static int variant_compile_mode(const jh_rule *r, void **out, jh_diag_fn diag_fn
 		rc = scan_suspects(c, r, diag_fn, payload);
 	else if (rc == JH_OK && mode == MODE_REGIONAL)
 		rc = load_regional(c, r, diag_fn, payload);
-	else if (rc == JH_OK && jh_rule_param(r, "phrases", &line)) {
+	else if (rc == JH_OK && mode == MODE_REGIONAL && jh_rule_param(r, "phrases", &line)) {
 		jh_report(diag_fn, payload, JH_ERROR, r->file, line, 0, r->id,
-		          "phrases is a parameter of the conversion check only");
+		          "phrases is a parameter of the variant and conversion checks only");
 		rc = JH_ERR_RULES;
 	}
 	if (rc) {
