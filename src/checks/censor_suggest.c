@@ -320,10 +320,10 @@ static void ms_restore(jh_brun *run, const ms_cfg *c, const ms_ctx *x, ms_state 
 		int n1 = have && ms_near(st, t, lo, hi, lb, nl, ra, nr, 1, alt[i].text, alt[i].text_len);
 		int n2 = n1 && ms_near(st, t, lo, hi, lb, nl, ra, nr, 2, alt[i].text, alt[i].text_len);
 #ifdef MS_TRACE /* what bench/restore-fit reads to fit jh_mr_calibrate */
-		fprintf(stderr, "TRACE %zu %d %.6f %d %d %d %s\n", s, i, alt[i].p, n1, n2, alt[i].cross,
-		        alt[i].text);
+		fprintf(stderr, "TRACE %zu %d %.6f %d %d %d %.6f %s\n", s, i, alt[i].p, n1, n2, alt[i].cross,
+		        alt[i].score - alt[0].score, alt[i].text);
 #endif
-		alt[i].p = jh_mr_calibrate(alt[i].p, n1, n2, alt[i].cross);
+		alt[i].p = jh_mr_calibrate(alt[i].p, n1, n2, alt[i].cross, i == 0);
 	}
 	qsort(alt, (size_t)na, sizeof *alt, cmp_alt_p);
 	if (na > (int)c->max_suggestions)

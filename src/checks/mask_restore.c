@@ -645,6 +645,9 @@ static double cm_rescore(jh_mr_alt *v, int n, const jh_mr *m, const jh_mr_query 
 	return top;
 }
 
+/* Temperature of the share (bench/restore-fit, tuning split). */
+#define MR_TEMP 3.0
+
 int jh_mr_rank(const jh_mr *m, const jh_mr_query *q, const jh_mr_alt *extra, int n_extra,
                jh_mr_alt *out, int max)
 {
@@ -688,13 +691,18 @@ int jh_mr_rank(const jh_mr *m, const jh_mr_query *q, const jh_mr_alt *extra, int
 	}
 	if (m->cm)
 		top = cm_rescore(p->v, nf, m, q);
-	double z = 0;
-	for (int i = 0; i < nf; i++)
-		z += exp(p->v[i].score - top);
-	for (int i = 0; i < nf; i++)
-		p->v[i].p = exp(p->v[i].score - top) / z;
+	(void)top;
 	qsort(p->v, (size_t)nf, sizeof *p->v, cmp_alt);
 	int n = nf < max ? nf : max;
+	/* the share: a softmax over the candidates handed back, at a
+	 * temperature fitted on bench/restore's tuning split (at 1 the
+	 * model's log scores put nearly all the mass on the best, so every
+	 * best answer got the same calibrated figure) */
+	double z = 0;
+	for (int i = 0; i < n; i++)
+		z += exp((p->v[i].score - p->v[0].score) / MR_TEMP);
+	for (int i = 0; i < n; i++)
+		p->v[i].p = exp((p->v[i].score - p->v[0].score) / MR_TEMP) / z;
 	for (int i = 0; i < n; i++) {
 		out[i] = p->v[i];
 		out[i].cross = (out[i].src & JH_MR_SRC_DICT) || crosses(m, q, &out[i]);
@@ -708,19 +716,22 @@ int jh_mr_rank(const jh_mr *m, const jh_mr_query *q, const jh_mr_alt *extra, int
 /* Weights of the logistic model (bench/restore --split tune, the fit in
  * bench/README.md): the model's share alone is overconfident; a phrase
  * the document repeats around the fill is the strong evidence. */
-#define CAL_BIAS (-1.992)
-#define CAL_SHARE 0.635
-#define CAL_NEAR1 2.836
-#define CAL_NEAR2 1.526
-#define CAL_CROSS (-0.362)
+#define CAL_BIAS (-0.989)
+#define CAL_SHARE 1.323
+#define CAL_NEAR1 3.003
+#define CAL_NEAR2 1.520
+#define CAL_CROSS (-0.360)
+#define CAL_FIRST 0.895 /* the model's best: right more often than its share alone says */
 
-double jh_mr_calibrate(double p, int near1, int near2, int cross)
+double jh_mr_calibrate(double p, int near1, int near2, int cross, int first)
 {
-	if (p < 0.005)
-		p = 0.005;
-	if (p > 0.995)
-		p = 0.995;
+	/* only to keep the logit finite (at 0.005/0.995 most best answers
+	 * were cut to one value) */
+	if (p < 1e-6)
+		p = 1e-6;
+	if (p > 1 - 1e-6)
+		p = 1 - 1e-6;
 	double z = CAL_BIAS + CAL_SHARE * log(p / (1 - p)) + CAL_NEAR1 * !!near1 + CAL_NEAR2 * !!near2 +
-	           CAL_CROSS * !!cross;
+	           CAL_CROSS * !!cross + CAL_FIRST * !!first;
 	return 1 / (1 + exp(-z));
 }

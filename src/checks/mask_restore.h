@@ -80,8 +80,9 @@ int jh_mr_fits(const jh_mr_query *q, int n);
  * p among the candidates and the document's evidence: whether the
  * document writes it elsewhere between the same neighbouring character on
  * each side (near1) and the same two on each side (near2); and whether
- * it completes a word with its neighbours (cross).  A logistic
+ * it completes a word with its neighbours (cross); whether the model
+ * ranks it first (first).  A logistic
  * model fitted by bench/restore on its tuning split. */
-double jh_mr_calibrate(double p, int near1, int near2, int cross);
+double jh_mr_calibrate(double p, int near1, int near2, int cross, int first);
 
 #endif
