@@ -482,7 +482,9 @@ void jh_config_free(jh_config *cfg);
  * (the configuration is spent, see OUT OF MEMORY above).  The calls on one
  * configuration are serialised by a lock. */
 int jh_config_settings(jh_config *cfg, const char *path, const jh_settings **out);
-/* Is path excluded (`exclude =` of its config)?  1 yes, 0 no. */
+/* Is path left out of a folder walk: not one of the `extensions =` of its
+ * config (by default txt, text, md, markdown, mdx), or matching its
+ * `exclude =`?  1 yes, 0 no.  A file a user names is read whatever this says. */
 int jh_config_excluded(jh_config *cfg, const char *path);
 /* The rule set of the options alone (no configuration file). */
 int jh_config_ruleset(jh_config *cfg, const jh_ruleset **out);

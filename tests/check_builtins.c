@@ -315,11 +315,11 @@ START_TEST(invalid_utf8_runs)
 	test_check(rs, text, sizeof text - 1, &fs);
 	ck_assert_uint_eq(fs.count, 2);
 	test_assert_finding(&fs, 0, "encoding.invalid-utf8", 2, 4, NULL);
-	ck_assert_str_eq(fs.items[0].message, "invalid UTF-8 bytes: FF FE");
+	ck_assert_str_eq(fs.items[0].message, "无效的 UTF-8 字节（原样保留）： FF FE");
 	ck_assert_int_eq(fs.items[0].severity, JH_ERROR);
 	ck_assert_uint_eq(fs.items[0].column, 3);
 	test_assert_finding(&fs, 1, "encoding.invalid-utf8", 7, 9, NULL);
-	ck_assert_str_eq(fs.items[1].message, "invalid UTF-8 bytes: E4 B8");
+	ck_assert_str_eq(fs.items[1].message, "无效的 UTF-8 字节（原样保留）： E4 B8");
 	/* FF FE are two invalid subparts: 中 is the fifth character. */
 	ck_assert_uint_eq(fs.items[1].column, 6);
 	jh_findings_clear(&fs);
@@ -341,7 +341,7 @@ START_TEST(invalid_utf8_runs)
 	ck_assert_uint_eq(fs.count, 1);
 	test_assert_finding(&fs, 0, "encoding.invalid-utf8", 0, 40, NULL);
 	ck_assert_str_eq(fs.items[0].message,
-	                 "invalid UTF-8 bytes: FF FF FF FF FF FF FF FF FF FF FF FF …");
+	                 "无效的 UTF-8 字节（原样保留）： FF FF FF FF FF FF FF FF FF FF FF FF …");
 	jh_findings_clear(&fs);
 	jh_ruleset_free(rs);
 }

@@ -131,4 +131,33 @@ expect_exit 2 "explain unknown" -- $J rules --explain nosuch.rule
 
 # every shipped rule passes its own examples
 expect_exit 0 "test-rules on the shipped rules" -- $J test-rules
+# a folder walk reads prose files only (.txt .text .md .markdown .mdx, any
+# case): a safe fix must never rewrite a program's string literals or data;
+# a file named on the command line is read whatever its type; `extensions =`
+# in .jinghua.ini changes the list (none = files without an extension)
+W=$TMP/walk-types
+mkdir -p "$W/src"
+printf 'int main(void){ printf("你好,世界.\\n"); }\n' >"$W/src/main.c"
+printf '{"msg": "你好,世界."}\n' >"$W/a.json"
+printf 'msg = "保存成功,请刷新."\n' >"$W/s.py"
+printf '<p>你好,世界</p>\n' >"$W/i.html"
+printf '你好,世界.\n' >"$W/LICENSE"
+printf '你好,世界.\n' >"$W/ch1.txt"
+printf '你好,世界.\n' >"$W/ch2.MD"
+cp "$W/src/main.c" "$TMP/main.c.orig"
+(cd "$W" && $J fix .) >/dev/null 2>&1
+if cmp -s "$W/src/main.c" "$TMP/main.c.orig" && grep -q '"你好,世界."' "$W/a.json" &&
+	grep -q '保存成功,请刷新' "$W/s.py" && grep -q '<p>你好,世界</p>' "$W/i.html" &&
+	grep -q '你好,世界' "$W/LICENSE"; then pass; else fail "fix . rewrote code, data or a file without an extension"; fi
+if grep -q '你好，世界。' "$W/ch1.txt" && grep -q '你好，世界。' "$W/ch2.MD"; then pass; else fail "fix . left .txt/.MD prose unfixed"; fi
+expect_exit 1 "a .c file named on the command line is checked" -- $J check "$W/src/main.c"
+printf 'extensions = .c, none\n' >"$W/.jinghua.ini"
+(cd "$W" && $J check --format json .) >"$TMP/ext.json" 2>/dev/null
+if grep -q 'main.c' "$TMP/ext.json" && grep -q 'LICENSE' "$TMP/ext.json" && ! grep -q 'a.json' "$TMP/ext.json"; then pass; else
+	fail "extensions = .c, none: not the files read"; cat "$TMP/ext.json" >&2; fi
+printf 'extensions = c.x\n' >"$W/.jinghua.ini"
+expect_exit 2 "extensions = c.x is an error" -- $J check "$W"
+expect_grep "not a file extension" "$TMP/err" "extensions error says why"
+rm -f "$W/.jinghua.ini"
+
 finish

@@ -299,7 +299,9 @@ if sep:
     quick = [a for a in acts if a["kind"] == "quickfix" and a.get("isPreferred")]
     check(quick, "a preferred quickfix for the separator")
     dis = [a for a in acts if a["title"].startswith("Disable censor.separator")]
-    check(dis, "a 'disable for this line' action")
+    # the switch is an HTML comment: in a plain-text chapter it would be
+    # printed with the text, so plain text gets no such action (Markdown does)
+    check(not dis, "no 'disable for this line' action in plain text")
     if quick:
         edits = quick[0]["edit"]["changes"][URI]
         fixed = apply_edits(TEXT, edits)
@@ -538,6 +540,24 @@ check([x for x in d["diagnostics"] if x["code"] == "punct.repeated"] and
       not [x for x in d["diagnostics"] if x["code"] == "punct.halfwidth"],
       "no file watching: a changed .jinghua.ini is read again at the next check: %s"
       % [x["code"] for x in d["diagnostics"]])
+md_first = min(d["diagnostics"], key=lambda x: (x["range"]["start"]["line"], x["range"]["start"]["character"]))
+r = s.request("textDocument/codeAction", {"textDocument": {"uri": MDURI}, "range": md_first["range"],
+                                          "context": {"diagnostics": [md_first]}})
+dis = [a for a in (r.get("result") or []) if a["title"].startswith("Disable " + md_first["code"])]
+check(dis, "Markdown: a 'disable for this line' action")
+if dis:
+    t2 = apply_edits(MD, dis[0]["edit"]["changes"][MDURI])
+    line = md_first["range"]["start"]["line"]
+    check(t2.split("\n")[line].endswith("<!-- jinghua-disable-line %s -->" % md_first["code"]),
+          "the switch goes at the end of the line")
+    s.notify("textDocument/didChange", {"textDocument": {"uri": MDURI, "version": 3},
+                                        "contentChanges": [{"text": t2}]})
+    d2 = s.diagnostics(MDURI, 3)
+    check(not [y for y in d2["diagnostics"] if y["code"] == md_first["code"]
+               and y["range"]["start"]["line"] == line], "switched off on that line")
+    s.notify("textDocument/didChange", {"textDocument": {"uri": MDURI, "version": 4},
+                                        "contentChanges": [{"text": MD}]})
+    d = s.diagnostics(MDURI, 4)
 check(s.close() == 0, "clean exit")
 
 # several workspace folders: a change in one folder's .jinghua.ini reads

@@ -44,6 +44,13 @@ git add book
 if python3 -c 'import json,sys; fs=json.load(open(sys.argv[1])); assert fs and all(f["file"]=="vol1/a.txt" for f in fs), fs' "$TMP/sub.json"; then pass; else fail "--staged names from a subfolder"; cat "$TMP/sub.json" >&2; fi
 expect_exit 0 "--staged with a pathspec that excludes it" -- $J check --staged chapter.txt
 git commit -q --no-verify -m "book" >/dev/null
+# the hook reads prose files only: a staged program or JSON file with
+# Chinese strings does not stop the commit
+printf 'int main(void){ printf("你好,世界.\\n"); }\n' >main.c
+printf '{"msg": "你好,世界."}\n' >a.json
+git add main.c a.json
+expect_exit 0 "--staged skips .c and .json" -- $J check --staged
+git rm -q --cached main.c a.json && rm -f main.c a.json
 
 # 3. install keeps an existing hook and is idempotent; uninstall takes only ours
 printf '#!/bin/sh\necho other-hook-ran\n' >.git/hooks/pre-commit

@@ -12,7 +12,8 @@ static void invalid_flush(jh_brun *run)
 {
 	if (!run->open)
 		return;
-	char msg[160] = "invalid UTF-8 bytes:";
+	/* Chinese as every other message, worded as encoding.undecodable's */
+	char msg[160] = "无效的 UTF-8 字节（原样保留）：";
 	size_t n = strlen(msg);
 	for (size_t i = run->open_start; i < run->open_end && n + 8 < sizeof msg; i++) {
 		if (i - run->open_start == 12) {

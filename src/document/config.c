@@ -831,12 +831,53 @@ int cfg_settings(cfg_ctx *x, const char *path, const file_settings **out)
 	return 0;
 }
 
+/* Files a folder walk or --staged reads unless `extensions =` says
+ * otherwise: prose only.  Source code and data (.c, .py, .json, .html …)
+ * hold string literals a fix must never rewrite, and files with no
+ * extension are as often Makefile, LICENSE or scripts as chapters. */
+static const char *const prose_exts[] = {"txt", "text", "md", "markdown", "mdx"};
+
+static int ext_is(const char *ext, size_t len, const char *want)
+{
+	if (!strcmp(want, "*"))
+		return 1;
+	if (strlen(want) != len)
+		return 0;
+	for (size_t i = 0; i < len; i++) {
+		char ch = ext[i];
+		if (ch >= 'A' && ch <= 'Z')
+			ch = (char)(ch - 'A' + 'a');
+		if (ch != want[i])
+			return 0;
+	}
+	return 1;
+}
+
+static int ext_read(const config *c, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	const char *dot = strrchr(base, '.');
+	const char *ext = dot && dot != base ? dot + 1 : base + strlen(base);
+	size_t len = strlen(ext);
+	if (c && c->n_exts) {
+		for (size_t i = 0; i < c->n_exts; i++)
+			if (ext_is(ext, len, c->exts[i]))
+				return 1;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof prose_exts / sizeof *prose_exts; i++)
+		if (ext_is(ext, len, prose_exts[i]))
+			return 1;
+	return 0;
+}
+
 int cfg_excluded(cfg_ctx *x, const char *path)
 {
 	char *abs = NULL;
 	config *c = config_for(x, path, &abs);
-	int hit = 0;
-	if (c && c->n_exclude) {
+	int hit = !ext_read(c, path);
+	if (!hit && c && c->n_exclude) {
 		char *rel = relative_to(c->dir, abs);
 		for (size_t i = 0; rel && i < c->n_exclude && !hit; i++)
 			hit = glob_match(c->exclude[i], rel);

@@ -54,6 +54,11 @@ typedef struct config {
 	char *profile_from;     /* the file that named the profile */
 	char **exclude;
 	size_t n_exclude;
+	/* `extensions =`: which files a folder walk or --staged reads (lower
+	 * case, no dot; "" = files without one, "*" = all); none given = the
+	 * prose defaults of cfg_excluded */
+	char **exts;
+	size_t n_exts;
 	/* resolved */
 	int resolved, bad;
 	const jh_ruleset *rs;

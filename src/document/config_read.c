@@ -305,12 +305,36 @@ static void section_key(ini_state *st, config *c, section *s, const char *name, 
 				free(w[i]);
 		}
 		free(w);
+	} else if (main_sec && !strcmp(name, "extensions")) {
+		char **w;
+		size_t n = split_list(value, &w);
+		for (size_t i = 0; i < n; i++) {
+			/* ".txt" and "txt" alike; "none" (or a lone ".") = no extension */
+			char *e = w[i] + (w[i][0] == '.');
+			if (!strcmp(e, "none"))
+				*e = '\0';
+			if (strchr(e, '.') || strchr(e, '/') || strlen(e) > 32) {
+				SERR(st, "extensions: '%s' is not a file extension (txt, md, none or *)", w[i]);
+				free(w[i]);
+				continue;
+			}
+			for (char *q = e; *q; q++)
+				if (*q >= 'A' && *q <= 'Z')
+					*q = (char)(*q - 'A' + 'a');
+			memmove(w[i], e, strlen(e) + 1);
+			if (cfg_push(&c->exts, c->n_exts, sizeof *c->exts) == 0)
+				c->exts[c->n_exts++] = w[i];
+			else
+				free(w[i]);
+		}
+		free(w);
 	} else if (main_sec && !strcmp(name, "extend")) {
 		/* handled before parsing (see load_config) */
 	} else {
 		SERR(st, "unknown key '%s'%s", name,
 		     main_sec ? " (known: select, extend-select, ignore, severity, fail-on, profile, "
-		                "variant, rules, words, words-file, exclude, type, encoding, extend)"
+		                "variant, rules, words, words-file, exclude, extensions, type, encoding, "
+		                "extend)"
 		              : " in a [path:GLOB] section");
 	}
 }
@@ -604,6 +628,7 @@ void config_free(config *c)
 	rules_free(c->rules, c->n_rules);
 	free_list(c->rule_dirs, c->n_rule_dirs);
 	free_list(c->exclude, c->n_exclude);
+	free_list(c->exts, c->n_exts);
 	free(c->profile);
 	free(c->profile_from);
 	profile_free(c->prof);

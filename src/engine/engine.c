@@ -100,7 +100,7 @@ static int lexicon_findings(const jh_ruleset *rs, const char *text, size_t len, 
 		const jh_rule *r = rs->rules[rule];
 		jh_hit hit = {r, rule, h->start, h->end, NULL, 0,
 		              e->safety >= 0 ? (jh_safety)e->safety : r->safety, e->note};
-		if (e->right) {
+		if (e->right && r->has_fix) {
 			const char *bar = strchr(e->right, '|');
 			hit.fix = e->right;
 			hit.fix_len = bar ? (size_t)(bar - e->right) : strlen(e->right);

@@ -1,6 +1,8 @@
 /* actions.c — code actions on findings: one quickfix per way to fix a
  * finding (its fix first, then its alternatives), "disable RULE for this
- * line" (an inline switch at the line's end), and source.fixAll.jinghua,
+ * line" (an inline switch at the line's end, in Markdown only: the switch
+ * is an HTML comment, which in a plain-text chapter would be printed with
+ * the novel), and source.fixAll.jinghua,
  * which, like textDocument/formatting, applies the safe fixes to a fixed
  * point.  Called on the worker thread. */
 #include <stdlib.h>
@@ -207,7 +209,8 @@ json_t *code_actions(server *sv, lsp_doc *d, json_t *params, json_t *fix_all)
 		if (f->start > b || f->end < a)
 			continue;
 		add_quickfixes(d, sv->enc, i, out);
-		json_array_append_new(out, disable_action(d, sv->enc, i));
+		if (d->result.markdown)
+			json_array_append_new(out, disable_action(d, sv->enc, i));
 	}
 	/* fix-all only when asked for by kind, or when there is something safe to fix */
 	if ((json_is_array(only) && wanted(only, FIX_ALL_KIND)) ||

@@ -265,6 +265,7 @@ int adapter_check(adapter *a, const char *path, const char *language, const char
 		abort();
 	for (size_t i = 0; i < fl->count; i++)
 		copy_finding(s->ruleset, doc, &fl->items[i], &out->v[out->n++]);
+	out->markdown = jh_document_is_markdown(doc) == 1;
 	jh_document_free(doc);
 	return 0;
 }

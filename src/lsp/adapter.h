@@ -51,6 +51,7 @@ typedef struct {
 typedef struct {
 	adapter_finding *v;
 	size_t n;
+	int markdown; /* read as Markdown: an HTML comment is a switch nobody sees */
 } adapter_result;
 
 typedef struct adapter adapter;

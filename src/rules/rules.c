@@ -522,6 +522,16 @@ static int handle_key(loader *ld, jh_rule *r, const char *name, const char *valu
 		r->has_fix = 1;
 		return JH_OK;
 	}
+	if (!strcmp(name, "no-fix")) {
+		/* a lexicon whose matches cannot be repaired (口口: the word is
+		 * lost) but whose guards need the later columns, so the second
+		 * one cannot just be missing */
+		if (strcmp(value, "1"))
+			LERR(ld, "no-fix must be 1");
+		else
+			r->no_fix = 1;
+		return JH_OK;
+	}
 	if (!strcmp(name, "map"))
 		return parse_map(ld, r, value);
 	if (!strcmp(name, "bad"))
@@ -612,7 +622,11 @@ static void finish_rules(loader *ld)
 			LERR(ld, "missing 'message'");
 			r->broken = 1;
 		}
-		if (r->kind == JH_KIND_LEXICON)
+		if (r->no_fix && r->kind != JH_KIND_LEXICON) {
+			LERR(ld, "no-fix is for lexicon rules (leave out 'fix' instead)");
+			r->broken = 1;
+		}
+		if (r->kind == JH_KIND_LEXICON && !r->no_fix)
 			r->has_fix = 1; /* the fixes are the lexicon's second column */
 		if (r->has_fix && !r->safety_set) {
 			LERR(ld, "a rule with a fix must say 'safety = safe' or 'safety = unsafe'");

@@ -33,6 +33,7 @@ struct jh_rule {
 	char *message;
 	char *description;
 	int has_fix;
+	int no_fix;           /* lexicon: `no-fix = 1`, its second column is not a fix */
 	char *fix;            /* replacement template (regex: $0, $1, ${name}) */
 	int32_t *map;         /* fix character map: from, to, from, to, ... */
 	size_t n_map;         /* number of pairs */
