@@ -176,6 +176,28 @@ static int ends_paragraph(const char *text, const line_t *l)
 	return !(cp == 0xFF0C || cp == 0x3001 || (cp > 0 && (jh_class_of(cp) & JH_C_HAN)));
 }
 
+/* Does the text at [p, e) open with one or two Han characters and then ，
+ * or 、 (出，正中对方肩头。)?  A paragraph hardly starts that way: it is
+ * the tail of a sentence cut by a line break (刺⏎出).  A numeral first is
+ * a list item (一，…), not a tail. */
+static int starts_as_tail(const char *text, size_t p, size_t e)
+{
+	static const int32_t numerals[] = {0x4E00, 0x4E8C, 0x4E09, 0x56DB, 0x4E94,
+	                                   0x516D, 0x4E03, 0x516B, 0x4E5D, 0x5341};
+	int32_t cp;
+	for (int n = 0; p < e && n <= 2; n++) {
+		p += jh_utf8_decode((const unsigned char *)text + p, e - p, &cp);
+		if (n > 0 && (cp == 0xFF0C || cp == 0x3001))
+			return 1;
+		if (!(jh_class_of(cp) & JH_C_HAN))
+			return 0;
+		for (size_t i = 0; n == 0 && i < sizeof numerals / sizeof *numerals; i++)
+			if (cp == numerals[i])
+				return 0;
+	}
+	return 0;
+}
+
 typedef struct {
 	size_t lines;                  /* non-blank lines */
 	size_t none, idsp2;
@@ -274,7 +296,8 @@ static void indent_missing_finish(jh_brun *run)
 		/* the continuation of a paragraph split in two is
 		 * layout.paragraph-split's to join, not to indent */
 		int continues = have_prev && !ends_paragraph(run->text, &prev) &&
-		                !looks_like_heading(run->text, &prev);
+		                (!looks_like_heading(run->text, &prev) ||
+		                 starts_as_tail(run->text, l.start, l.end));
 		if (in.kind == IND_NONE && !continues && has_han(run->text, &l) &&
 		    !looks_like_heading(run->text, &l))
 			jh_brun_emit_fix(run, l.start, l.start, msg, s.dom_text, JH_UNSAFE);
@@ -429,7 +452,7 @@ static int continues_sentence(const char *text, size_t p, size_t e)
  * lines and the indent of the second line; the fix deletes them.  When
  * the break can be the author's, the join is an alternative only, and the
  * finding is information. */
-static void split_emit(jh_brun *run, size_t start, size_t end, int judge)
+static void split_emit(jh_brun *run, size_t start, size_t end, int judge, int cut)
 {
 	if (!judge) {
 		jh_brun_emit_fix(run, start, end, "段落在句子中间被断开了，应与下一段连起来", "",
@@ -440,7 +463,8 @@ static void split_emit(jh_brun *run, size_t start, size_t end, int judge)
 		return;
 	const jh_rule *r = run->rule;
 	int rc = jh_findings_add(run->out, r->id, run->rule_index, JH_INFO, start, end,
-	                         "这一段以逗号结尾，下一段可能是它的后半句（若是断开了，应连起来）",
+	                         cut ? "这一行在词中间断开了，下一行像是它的后半句（若是断开了，应连起来）"
+	                             : "这一段以逗号结尾，下一段可能是它的后半句（若是断开了，应连起来）",
 	                         NULL, 0, JH_UNSAFE);
 	if (rc == JH_OK && r->has_fix) {
 		jh_edit alt = {start, end, ""};
@@ -486,15 +510,28 @@ static void split_finish(jh_brun *run)
 			size_t b = jh_utf8_prev(run->text, at);
 			jh_utf8_decode((const unsigned char *)run->text + b, at - b, &cp);
 			if (cp != ' ' && cp != '\t' && cp != 0x3000)
-				split_emit(run, prev.end, body, 0);
+				split_emit(run, prev.end, body, 0, 0);
 		} else if (tight && (end == 0xFF0C || end == 0x3001) &&
 		           continues_sentence(run->text, body, l.end)) {
 			int idsp = in.kind == IND_IDSP || in.kind == IND_MIXED;
 			if (blanks)
 				split_emit(run, prev.end, body,
-				           !(s.dominant.kind != IND_NONE && in.kind == IND_NONE));
+				           !(s.dominant.kind != IND_NONE && in.kind == IND_NONE), 0);
 			else if (idsp)
-				split_emit(run, prev.end, body, 1);
+				split_emit(run, prev.end, body, 1, 0);
+		} else if (tight && end && (jh_class_of(end) & JH_C_HAN) && !blanks &&
+		           s.dominant.kind != IND_NONE &&
+		           in.kind == IND_NONE && prev.start < at &&
+		           indent_of(run->text, &prev).kind != IND_NONE &&
+		           starts_as_tail(run->text, body, l.end)) {
+			/* 刺⏎出，正中…: an indented line cut after a Han character,
+			 * the next one unindented and going on with 出， — a word
+			 * cut in two, in a document that indents its paragraphs, so
+			 * the unindented line is no paragraph: the join is a fix.
+			 * A document without that habit may be hard-wrapped (every
+			 * line cut at a width, Lu Xun's books in src/) and is left
+			 * alone, as for ， above. */
+			split_emit(run, prev.end, body, 0, 1);
 		}
 		prev = l;
 		have_prev = 1;

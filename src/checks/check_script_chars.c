@@ -332,7 +332,7 @@ static void fullwidth_flush(jh_brun *run)
 	for (size_t p = a; p < b; p += n) {
 		int32_t cp = decode_at(run->text, b, p, &n) - 0xFEE0;
 		digits += cp >= '0' && cp <= '9';
-		letters += !(cp >= '0' && cp <= '9');
+		letters += !(cp >= '0' && cp <= '9') && cp != '-';
 		*o++ = (char)cp;
 		if (o - fix == (long)sizeof fix) { /* a long run: flush the stack buffer */
 			if (jh_buf_append(&buf, fix, sizeof fix))
@@ -349,11 +349,19 @@ static void fullwidth_flush(jh_brun *run)
 	run->run_len = 0;
 }
 
+/* A full-width hyphen U+FF0D between two letters or digits of a run
+ * (ＡＢＣ－１) is part of the model number: left full-width it would stand
+ * alone between the half-width ones (ABC－1).  Elsewhere － is punctuation
+ * and stays. */
+#define FW_HYPHEN "\xEF\xBC\x8D"
+
 static void fullwidth_step(jh_brun *run, const jh_char *c)
 {
-	if (run->run_len && c->pos == run->run_end) {
-		run->run_end += c->len;
-		run->run_len++;
+	if (run->run_len && (c->pos == run->run_end ||
+	                     (c->pos == run->run_end + 3 &&
+	                      !memcmp(run->text + run->run_end, FW_HYPHEN, 3)))) {
+		run->run_len += 1 + (c->pos != run->run_end);
+		run->run_end = c->pos + c->len;
 		return;
 	}
 	fullwidth_flush(run);
