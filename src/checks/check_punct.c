@@ -841,7 +841,8 @@ static int inword_heading(const char *text, size_t len, size_t pos, size_t at[4]
 			break;
 		p += cl;
 	}
-	while (p < len && (text[p] == ' ' || text[p] == '\t' || !memcmp(text + p, "\xE3\x80\x80", 3)))
+	while (p < len && (text[p] == ' ' || text[p] == '\t' ||
+	                   (len - p >= 3 && !memcmp(text + p, "\xE3\x80\x80", 3))))
 		p += text[p] == ' ' || text[p] == '\t' ? 1 : 3;
 	if (p < len && text[p] == '\r')
 		p++;
