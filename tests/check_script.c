@@ -218,6 +218,32 @@ START_TEST(variant_per_paragraph)
 }
 END_TEST
 
+/* Invalid UTF-8 before a run: a lead byte and a long tail of stray
+ * continuation bytes (found by fuzzing) once counted as one character
+ * stepping back and as many stepping forward, overflowing the run's
+ * character table.  The run is still reported, from its own bytes. */
+START_TEST(variant_run_after_stray_bytes)
+{
+	jh_ruleset *rs = script_rules(NULL, NULL, NULL);
+	char t[1024];
+	size_t n = 0;
+	for (int i = 0; i < 2; i++)
+		n += (size_t)snprintf(t + n, sizeof t - n, "%s", "他们带着剩下的骑兵向北撤退，这个时候日军还没有发现，骑兵团长说等天亮再进攻，于是大家在树林里休息，战马也喂过了，谁也没有说话。\n");
+	memcpy(t + n, "\xE4\xB8\x80", 3), n += 3; /* 一 */
+	memset(t + n, 0x80, 90), n += 90;
+	n += (size_t)snprintf(t + n, sizeof t - n, "%s", "這個發現。\n");
+	jh_findings fs = JH_FINDINGS_INIT;
+	jh_check_options o;
+	memset(&o, 0, sizeof o);
+	ck_assert_int_eq(jh_check(rs, t, n, &o, &fs), JH_OK);
+	const jh_finding *f = first_of(&fs, "script.mixed-variant");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_ge(f->byte_start, n - strlen("這個發現。\n"));
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
 /* The classes of issue 19: what a sure conversion is.  Each text, the run
  * reported, its severity and the safety of its fix (sentences written for
  * this test). */
@@ -714,6 +740,7 @@ Suite *script_suite(void)
 	tcase_add_test(tc, variant_minority_in_traditional);
 	tcase_add_test(tc, variant_clean_text_is_quiet);
 	tcase_add_test(tc, variant_per_paragraph);
+	tcase_add_test(tc, variant_run_after_stray_bytes);
 	tcase_add_test(tc, variant_parameter);
 	tcase_add_test(tc, variant_doubt_classes);
 	tcase_add_test(tc, variant_quotation_does_not_vote);

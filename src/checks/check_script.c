@@ -440,24 +440,22 @@ static void emit_chars(jh_brun *run, const para *pp, size_t a, size_t b, int v, 
 	size_t at[CTX + RUN_MAX + CTX + 1]; /* character starts, then the last end */
 	int m = 0, ra, rb, doubt0 = doubt;
 	rc |= jh_buf_puts(&note, v == V_HANT ? "繁体文本中夹杂简体字" : "简体文本中夹杂繁体字");
-	for (size_t p = a, k = 0; k < CTX && p > pp->start && p > *done; k++) {
-		size_t q = jh_utf8_prev(run->text, p), n;
+	/* the Han characters just before a, right to left; each must end where
+	 * the next begins (in invalid text a step back may land on a lead byte
+	 * followed by stray continuation bytes) */
+	size_t before[CTX];
+	for (size_t p = a; m < CTX && p > pp->start && p > *done;) {
+		size_t q = jh_utf8_start_back(run->text, p), n;
 		int32_t cp = decode_at(run->text, run->len, q, &n);
-		if (cp < 0 || !(jh_class_of(cp) & JH_C_HAN))
+		if (cp < 0 || q + n != p || !(jh_class_of(cp) & JH_C_HAN))
 			break;
-		p = q;
-		m++;
+		before[m++] = p = q;
 	}
 	/* at[] from the left: the m characters before a, the run, CTX after */
-	size_t p0 = a;
-	for (int k = 0; k < m; k++)
-		p0 = jh_utf8_prev(run->text, p0);
 	int mm = 0;
-	for (size_t p = p0; p < a; mm++) {
-		size_t n;
-		decode_at(run->text, run->len, p, &n);
-		at[mm] = p;
-		p += n ? n : 1;
+	while (mm < m) {
+		at[mm] = before[m - 1 - mm];
+		mm++;
 	}
 	ra = mm;
 	size_t p = a, rest = 0;
