@@ -36,11 +36,18 @@ def rule_param(key):
     return lexicons.rule_param("typo", "typo.doubled-function-char", key)
 
 
+# Tagged as times by jieba but an adverb (正在) and a verb (志在): after
+# them the character again is a slip (他们正在在讨论).
+NOT_CONTENT = {"正在", "志在"}
+
+
 def keep(w, pos):
     c = w[-1]
     if c == "了":
         return w.endswith(("不了", "得了"))
-    return pos in CONTENT
+    if c == "给" and pos == "vn":
+        return False  # verbs of giving (发给, 教给): 发给给他 is a slip
+    return pos in CONTENT and w not in NOT_CONTENT
 
 
 def main():
