@@ -448,11 +448,89 @@ static int continues_sentence(const char *text, size_t p, size_t e)
 	return 0;
 }
 
+/* Is there a clause or sentence mark (，、；：。！？) in [p, e)? */
+static int has_clause_mark(const char *text, size_t p, size_t e)
+{
+	while (p < e) {
+		int32_t cp;
+		p += jh_utf8_decode((const unsigned char *)text + p, e - p, &cp);
+		if (cp == 0xFF0C || cp == 0x3001 || cp == 0xFF1B || cp == 0xFF1A || cp == 0x3002 ||
+		    cp == 0xFF01 || cp == 0xFF1F)
+			return 1;
+	}
+	return 0;
+}
+
+/* Does the document write each paragraph on one line: of its lines of
+ * prose (with a Han character and a clause mark), at least three, and at
+ * most one in four ending in the middle of a sentence (in ，、 or a Han
+ * character)?  Hard-wrapped text (manual pages, books cut at a width)
+ * ends most of its lines mid-sentence; there a line ending in ，
+ * followed directly by another is the wrap, not a paragraph cut. */
+static int one_line_paragraphs(const jh_brun *run)
+{
+	size_t prose = 0, mid = 0, bare = 0;
+	line_t l;
+	for (size_t p = 0; next_line(run->text, run->len, p, &l); p = l.next) {
+		if (line_blank(run->text, &l) || !has_han(run->text, &l) ||
+		    !has_clause_mark(run->text, l.start, l.end))
+			continue;
+		prose++;
+		mid += !ends_paragraph(run->text, &l);
+		size_t at;
+		int32_t cp = last_char(run->text, &l, &at);
+		bare += cp > 0 && (jh_class_of(cp) & JH_C_HAN);
+	}
+	return prose >= 3 && mid * 4 <= prose && bare * 20 <= prose;
+}
+
+/* The number of Han characters in a row that end at e (going back, not
+ * before start) or, forward, that start at p (not past e). */
+static size_t han_run_back(const char *text, size_t start, size_t e)
+{
+	size_t n = 0;
+	while (e > start) {
+		size_t q = jh_utf8_start_back(text, e);
+		int32_t cp;
+		jh_utf8_decode((const unsigned char *)text + q, e - q, &cp);
+		if (!(jh_class_of(cp) & JH_C_HAN))
+			break;
+		n++;
+		e = q;
+	}
+	return n;
+}
+
+static size_t han_run_forward(const char *text, size_t p, size_t e)
+{
+	size_t n = 0;
+	while (p < e) {
+		int32_t cp;
+		size_t k = jh_utf8_decode((const unsigned char *)text + p, e - p, &cp);
+		if (!(jh_class_of(cp) & JH_C_HAN))
+			break;
+		n++;
+		p += k;
+	}
+	return n;
+}
+
+/* A couplet of verse across the break: the clause before the ， and the
+ * first clause of the next line have the same length of 4, 5 or 7
+ * characters (床前明月光，⏎疑是地上霜。). */
+static int verse_across(const char *text, size_t start, size_t mark, size_t p, size_t e)
+{
+	size_t a = han_run_back(text, start, mark), b = han_run_forward(text, p, e);
+	return a == b && (a == 4 || a == 5 || a == 7);
+}
+
 /* The join of two lines: the finding spans the line break, the blank
  * lines and the indent of the second line; the fix deletes them.  When
  * the break can be the author's, the join is an alternative only, and the
  * finding is information. */
-static void split_emit(jh_brun *run, size_t start, size_t end, int judge, int cut)
+enum { SPLIT_COMMA, SPLIT_CUT, SPLIT_BARE };
+
+static void split_emit(jh_brun *run, size_t start, size_t end, int judge, int why)
 {
 	if (!judge) {
 		jh_brun_emit_fix(run, start, end, "段落在句子中间被断开了，应与下一段连起来", "",
@@ -463,7 +541,10 @@ static void split_emit(jh_brun *run, size_t start, size_t end, int judge, int cu
 		return;
 	const jh_rule *r = run->rule;
 	int rc = jh_findings_add(run->out, r->id, run->rule_index, JH_INFO, start, end,
-	                         cut ? "这一行在词中间断开了，下一行像是它的后半句（若是断开了，应连起来）"
+	                         why == SPLIT_CUT
+	                             ? "这一行在词中间断开了，下一行像是它的后半句（若是断开了，应连起来）"
+	                         : why == SPLIT_BARE
+	                             ? "这一行没有标点就结束了，下一行像是它的后半句（若是断开了，应连起来）"
 	                             : "这一段以逗号结尾，下一段可能是它的后半句（若是断开了，应连起来）",
 	                         NULL, 0, JH_UNSAFE);
 	if (rc == JH_OK && r->has_fix) {
@@ -490,6 +571,7 @@ static void split_finish(jh_brun *run)
 {
 	indent_stats s;
 	indent_survey(run, &s);
+	int line_per_paragraph = one_line_paragraphs(run);
 	line_t l, prev = {0, 0, 0, 0, 0};
 	int have_prev = 0;
 	size_t blanks = 0;
@@ -510,15 +592,16 @@ static void split_finish(jh_brun *run)
 			size_t b = jh_utf8_prev(run->text, at);
 			jh_utf8_decode((const unsigned char *)run->text + b, at - b, &cp);
 			if (cp != ' ' && cp != '\t' && cp != 0x3000)
-				split_emit(run, prev.end, body, 0, 0);
+				split_emit(run, prev.end, body, 0, SPLIT_COMMA);
 		} else if (tight && (end == 0xFF0C || end == 0x3001) &&
 		           continues_sentence(run->text, body, l.end)) {
 			int idsp = in.kind == IND_IDSP || in.kind == IND_MIXED;
 			if (blanks)
 				split_emit(run, prev.end, body,
-				           !(s.dominant.kind != IND_NONE && in.kind == IND_NONE), 0);
-			else if (idsp)
-				split_emit(run, prev.end, body, 1, 0);
+				           !(s.dominant.kind != IND_NONE && in.kind == IND_NONE), SPLIT_COMMA);
+			else if (idsp || (in.kind == IND_NONE && line_per_paragraph &&
+			                  !verse_across(run->text, prev.start, at, body, l.end)))
+				split_emit(run, prev.end, body, 1, SPLIT_COMMA);
 		} else if (tight && end && (jh_class_of(end) & JH_C_HAN) && !blanks &&
 		           s.dominant.kind != IND_NONE &&
 		           in.kind == IND_NONE && prev.start < at &&
@@ -531,7 +614,19 @@ static void split_finish(jh_brun *run)
 			 * A document without that habit may be hard-wrapped (every
 			 * line cut at a width, Lu Xun's books in src/) and is left
 			 * alone, as for ， above. */
-			split_emit(run, prev.end, body, 0, 1);
+			split_emit(run, prev.end, body, 0, SPLIT_CUT);
+		} else if (tight && end && (jh_class_of(end) & JH_C_HAN) && !blanks &&
+		           (in.kind == IND_IDSP || in.kind == IND_MIXED) &&
+		           indent_of(run->text, &prev).kind != IND_NONE &&
+		           has_clause_mark(run->text, prev.start, at) &&
+		           continues_sentence(run->text, body, l.end)) {
+			/* 冒着热气的⏎　　面条，旁边…: an indented line of prose (a
+			 * clause mark inside: not a heading, 第一章　重逢, nor a
+			 * line of verse without marks) that stops on a Han character,
+			 * the next indented and going on.  Novel text ends every
+			 * paragraph on a mark; but an author may leave one off, so
+			 * the join is offered, not applied. */
+			split_emit(run, prev.end, body, 1, SPLIT_BARE);
 		}
 		prev = l;
 		have_prev = 1;
