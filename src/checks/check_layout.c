@@ -461,27 +461,42 @@ static int has_clause_mark(const char *text, size_t p, size_t e)
 	return 0;
 }
 
-/* Does the document write each paragraph on one line: of its lines of
- * prose (with a Han character and a clause mark), at least three, and at
- * most one in four ending in the middle of a sentence (in ，、 or a Han
- * character)?  Hard-wrapped text (manual pages, books cut at a width)
- * ends most of its lines mid-sentence; there a line ending in ，
- * followed directly by another is the wrap, not a paragraph cut. */
-static int one_line_paragraphs(const jh_brun *run)
+/* How the document ends its lines of prose (with a Han character and a
+ * clause mark).  Hard-wrapped text (manual pages, books cut at a width)
+ * stops many on a Han character with the next line unindented: of three
+ * or more lines of prose, more than one in twenty.  Text of one
+ * paragraph a line ends nearly all of them on a mark: at most one in four
+ * mid-sentence (in ，、 or a Han character), at most one in twenty on a
+ * Han character.  A paragraph cut now and then (the damage the rule is
+ * for) leaves its second half indented, and counts for neither. */
+typedef struct {
+	int hard_wrapped, one_line;
+} wrap_survey;
+
+static wrap_survey survey_wrap(const jh_brun *run)
 {
-	size_t prose = 0, mid = 0, bare = 0;
+	size_t prose = 0, mid = 0, bare = 0, wraps = 0;
+	int prev_bare = 0;
 	line_t l;
 	for (size_t p = 0; next_line(run->text, run->len, p, &l); p = l.next) {
-		if (line_blank(run->text, &l) || !has_han(run->text, &l) ||
-		    !has_clause_mark(run->text, l.start, l.end))
+		if (line_blank(run->text, &l)) {
+			prev_bare = 0;
+			continue;
+		}
+		wraps += prev_bare && indent_of(run->text, &l).kind == IND_NONE;
+		prev_bare = 0;
+		if (!has_han(run->text, &l) || !has_clause_mark(run->text, l.start, l.end))
 			continue;
 		prose++;
 		mid += !ends_paragraph(run->text, &l);
 		size_t at;
 		int32_t cp = last_char(run->text, &l, &at);
-		bare += cp > 0 && (jh_class_of(cp) & JH_C_HAN);
+		prev_bare = cp > 0 && (jh_class_of(cp) & JH_C_HAN);
+		bare += prev_bare;
 	}
-	return prose >= 3 && mid * 4 <= prose && bare * 20 <= prose;
+	wrap_survey w = {prose >= 3 && wraps * 20 > prose, 0};
+	w.one_line = prose >= 3 && !w.hard_wrapped && mid * 4 <= prose && bare * 20 <= prose;
+	return w;
 }
 
 /* The number of Han characters in a row that end at e (going back, not
@@ -571,7 +586,7 @@ static void split_finish(jh_brun *run)
 {
 	indent_stats s;
 	indent_survey(run, &s);
-	int line_per_paragraph = one_line_paragraphs(run);
+	wrap_survey wrap = survey_wrap(run);
 	line_t l, prev = {0, 0, 0, 0, 0};
 	int have_prev = 0;
 	size_t blanks = 0;
@@ -599,7 +614,7 @@ static void split_finish(jh_brun *run)
 			if (blanks)
 				split_emit(run, prev.end, body,
 				           !(s.dominant.kind != IND_NONE && in.kind == IND_NONE), SPLIT_COMMA);
-			else if (idsp || (in.kind == IND_NONE && line_per_paragraph &&
+			else if (idsp || (in.kind == IND_NONE && wrap.one_line &&
 			                  !verse_across(run->text, prev.start, at, body, l.end)))
 				split_emit(run, prev.end, body, 1, SPLIT_COMMA);
 		} else if (tight && end && (jh_class_of(end) & JH_C_HAN) && !blanks &&
@@ -616,7 +631,7 @@ static void split_finish(jh_brun *run)
 			 * alone, as for ， above. */
 			split_emit(run, prev.end, body, 0, SPLIT_CUT);
 		} else if (tight && end && (jh_class_of(end) & JH_C_HAN) && !blanks &&
-		           (in.kind == IND_IDSP || in.kind == IND_MIXED) &&
+		           !wrap.hard_wrapped && (in.kind == IND_IDSP || in.kind == IND_MIXED) &&
 		           indent_of(run->text, &prev).kind != IND_NONE &&
 		           has_clause_mark(run->text, prev.start, at) &&
 		           continues_sentence(run->text, body, l.end)) {
@@ -625,7 +640,8 @@ static void split_finish(jh_brun *run)
 			 * line of verse without marks) that stops on a Han character,
 			 * the next indented and going on.  Novel text ends every
 			 * paragraph on a mark; but an author may leave one off, so
-			 * the join is offered, not applied. */
+			 * the join is offered, not applied.  Hard-wrapped text
+			 * (a quotation indented line by line) is left alone. */
 			split_emit(run, prev.end, body, 1, SPLIT_BARE);
 		}
 		prev = l;
