@@ -826,6 +826,40 @@ static int numeral_fix(jh_brun *run, size_t a, size_t b, int32_t cp)
 	return 1;
 }
 
+/* The edge row of the phrase table for the character at p: "+頭" lists
+ * the characters that make a word before 頭 (its prev_not) and after it
+ * (its next_not). */
+static const phrase_ent *edge_row(const variant_cfg *cfg, const char *text, size_t len, size_t p)
+{
+	char key[8];
+	size_t n;
+	decode_at(text, len, p, &n);
+	if (n < 1 || n > 4)
+		return NULL;
+	key[0] = '+';
+	memcpy(key + 1, text + p, n);
+	return find_phrase(cfg, key, n + 1);
+}
+
+/* Can the two-character window [ws, we) (its second character at mid) be
+ * read as the ends of two words, one with the character before and one
+ * with the character after: 額頭|發燙 (forehead burning), not 頭髮 written
+ * wrong?  Then the window is no sure conversion error. */
+static int split_reading(jh_brun *run, const variant_cfg *cfg, size_t ws, size_t we, size_t mid)
+{
+	if (ws == 0 || we >= run->len)
+		return 0;
+	size_t n;
+	int32_t before = decode_at(run->text, run->len, jh_utf8_prev(run->text, ws), &n);
+	int32_t after = decode_at(run->text, run->len, we, &n);
+	if (before < 0 || after < 0 || !(jh_class_of(before) & JH_C_HAN) || !(jh_class_of(after) & JH_C_HAN))
+		return 0;
+	const phrase_ent *first = edge_row(cfg, run->text, run->len, ws);
+	const phrase_ent *last = edge_row(cfg, run->text, run->len, mid);
+	return first && last && cp_in(before, cfg->ph_text + first->prev_not) &&
+	       cp_in(after, cfg->ph_text + last->next_not);
+}
+
 /* Look for a phrase of the table around the suspect character [a, b) of a
  * traditional paragraph; the longest wins, then the leftmost.  Returns the
  * end of what was reported, or 0. */
@@ -877,7 +911,9 @@ static size_t phrase_at(jh_brun *run, const para *pp, size_t a, size_t b, size_t
 			if (we < run->len && *next_not && cp_in(decode_at(run->text, run->len, we, &n), next_not))
 				continue;
 			size_t rl = strcspn(right, "|");
-			script_emit_fix(run, ws, we, right, rl, right[rl] == '|', NULL);
+			int split = l == 2 && split_reading(run, cfg, ws, we, bounds[s + 1]);
+			script_emit_fix(run, ws, we, right, rl, right[rl] == '|' || split,
+			                split ? "（前后各成一词时原文不误，须人工判断）" : NULL);
 			return we;
 		}
 	return 0;
