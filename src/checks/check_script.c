@@ -24,6 +24,7 @@
 #include "tablecache.h"
 #include "utf8.h"
 
+#include "foreign.h"
 #include "script.h"
 
 static const char *const variant_params[] = {"variant", "chars", "phrases", "paragraph-min", NULL};
@@ -420,6 +421,38 @@ static const char *word_entry(const variant_cfg *w, char prefix, const char *s, 
 
 enum { WORD_MAX = 4, CTX = WORD_MAX - 1, RUN_MAX = 64 };
 
+/* Whether the Han characters around [a, b), up to a character of another
+ * class (16 at most each way), or the run itself hold a Japanese form
+ * (foreign.h: 駅, 変): 東京駅 is Japanese, and converting 東 alone would
+ * leave 东京駅, neither Chinese nor Japanese. */
+static int japanese_near(const jh_brun *run, const para *pp, size_t a, size_t b)
+{
+	size_t n;
+	for (size_t p = a; p < b; p += n ? n : 1)
+		if (jh_japanese_wide_form(decode_at(run->text, b, p, &n)))
+			return 1;
+	size_t p = a;
+	for (int k = 0; k < 16 && p > pp->start; k++) {
+		size_t q = jh_utf8_start_back(run->text, p);
+		int32_t cp = decode_at(run->text, run->len, q, &n);
+		if (cp < 0 || q + n != p || !(jh_class_of(cp) & JH_C_HAN))
+			break;
+		if (jh_japanese_wide_form(cp))
+			return 1;
+		p = q;
+	}
+	p = b;
+	for (int k = 0; k < 16 && p < pp->end; k++) {
+		int32_t cp = decode_at(run->text, run->len, p, &n);
+		if (cp < 0 || !(jh_class_of(cp) & JH_C_HAN))
+			break;
+		if (jh_japanese_wide_form(cp))
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
 /* A run of minority characters [a, b) of paragraph p: one finding.  Where
  * a word of the table covers a character of the run (with its neighbours,
  * half converted or not: 头发, 晒干, 終於), the whole word is written as
@@ -557,9 +590,14 @@ static void emit_chars(jh_brun *run, const para *pp, size_t a, size_t b, int v, 
 		}
 		k++;
 	}
+	int japanese = japanese_near(run, pp, a, b);
+	if (japanese)
+		single = 0;
 	if (alts.len)
 		rc |= jh_buf_puts(&note, "（") || jh_buf_append(&note, alts.data, alts.len) ||
 		      jh_buf_puts(&note, "，须按词义选择）");
+	else if (japanese)
+		rc |= jh_buf_puts(&note, "（旁有日文字形，或是日文）");
 	rc |= jh_buf_terminate(&fix) || jh_buf_terminate(&note);
 	if (rc) {
 		run->err = JH_ERR_NOMEM;
