@@ -647,6 +647,75 @@ START_TEST(conversion_leaves_words_alone)
 }
 END_TEST
 
+/* A two-character entry whose characters can each end a word with the
+ * character before and start one with the character after (額頭|發燙, not
+ * 頭髮 written wrong) is no sure conversion error: the fix is unsafe there.
+ * Where either neighbour makes no word with it (機器|隻能, 把頭發|盤), the
+ * fix stays safe. */
+START_TEST(conversion_split_reading)
+{
+	jh_ruleset *rs = script_rules(NULL, NULL, NULL);
+	static const struct {
+		const char *text, *match;
+		int safety;
+	} cases[] = {
+		{"他額頭發燙，整個人昏昏沉沉的，一句話也說不出來。", "頭發", JH_UNSAFE},
+		{"碼頭發燙的鐵板上坐著幾個工人，誰也不想再搬貨了。", "頭發", JH_UNSAFE},
+		{"她心頭發顫，轉身就走，連門也沒有關上。", "頭發", JH_UNSAFE},
+		{"他撓了撓頭發，轉身就走，連門也沒有關上。", "頭發", JH_SAFE},
+		{"她把頭發盤起來，戴上帽子，匆匆出了門。", "頭發", JH_SAFE},
+		{"這台機器隻能在晚上運行，白天要關掉。", "隻能", JH_SAFE},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		jh_findings fs = JH_FINDINGS_INIT;
+		test_check(rs, cases[i].text, strlen(cases[i].text), &fs);
+		const jh_finding *f = first_of(&fs, "script.conversion-error");
+		ck_assert_msg(f != NULL, "%s: not found", cases[i].text);
+		ck_assert_str_eq(span(cases[i].text, f), cases[i].match);
+		ck_assert_msg(f->safety == cases[i].safety, "%s: safety %d", cases[i].text, (int)f->safety);
+		jh_findings_clear(&fs);
+	}
+	jh_ruleset_free(rs);
+}
+END_TEST
+
+/* A run beside a Japanese form (駅, in HKSCS but written by no Chinese
+ * text) is never converted in part by a safe fix: 東京駅 → 东京駅 is
+ * neither language.  Under a line of kana such a line is Japanese and
+ * left alone; elsewhere the fix is unsafe.  Without the form it stays
+ * safe. */
+START_TEST(variant_japanese_forms_near)
+{
+	jh_ruleset *rs = script_rules(NULL, NULL, NULL);
+	static const struct {
+		const char *text, *match;
+		int safety; /* -1: no finding */
+	} cases[] = {
+		{"我们约在東京駅碰头，然后一起去吃饭，这几年他过得还不错。", "東", JH_UNSAFE},
+		{"第七章　新宿駅東口\n他们在那里等了很久，谁也没有说话，后来才一起离开。", "東", JH_UNSAFE},
+		{"我们约在東京站碰头，然后一起去吃饭，这几年他过得还不错。", "東", JH_SAFE},
+		{"她在信里写道：“駅前の本屋で待っています。”\n新宿駅東口\n"
+		 "后来他们一起回国了，在一家贸易公司工作，这几年过得还不错。",
+		 NULL, -1},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		jh_findings fs = JH_FINDINGS_INIT;
+		test_check(rs, cases[i].text, strlen(cases[i].text), &fs);
+		const jh_finding *f = first_of(&fs, "script.mixed-variant");
+		if (cases[i].safety < 0) {
+			ck_assert_msg(f == NULL, "%s: flagged %s", cases[i].text, f ? span(cases[i].text, f) : "");
+		} else {
+			ck_assert_msg(f != NULL, "%s: not found", cases[i].text);
+			ck_assert_str_eq(span(cases[i].text, f), cases[i].match);
+			ck_assert_msg((int)f->safety == cases[i].safety, "%s: safety %d", cases[i].text,
+			              (int)f->safety);
+		}
+		jh_findings_clear(&fs);
+	}
+	jh_ruleset_free(rs);
+}
+END_TEST
+
 START_TEST(invisible_and_controls)
 {
 	jh_ruleset *rs = script_rules(NULL, NULL, NULL);
@@ -745,6 +814,8 @@ Suite *script_suite(void)
 	tcase_add_test(tc, variant_doubt_classes);
 	tcase_add_test(tc, variant_quotation_does_not_vote);
 	tcase_add_test(tc, conversion_errors);
+	tcase_add_test(tc, conversion_split_reading);
+	tcase_add_test(tc, variant_japanese_forms_near);
 	tcase_add_test(tc, conversion_table_read_when_needed);
 	tcase_add_test(tc, conversion_table_cache);
 	tcase_add_test(tc, script_tables_cache);

@@ -24,6 +24,7 @@
 #include "tablecache.h"
 #include "utf8.h"
 
+#include "foreign.h"
 #include "script.h"
 
 static const char *const variant_params[] = {"variant", "chars", "phrases", "paragraph-min", NULL};
@@ -420,6 +421,38 @@ static const char *word_entry(const variant_cfg *w, char prefix, const char *s, 
 
 enum { WORD_MAX = 4, CTX = WORD_MAX - 1, RUN_MAX = 64 };
 
+/* Whether the Han characters around [a, b), up to a character of another
+ * class (16 at most each way), or the run itself hold a Japanese form
+ * (foreign.h: 駅, 変): 東京駅 is Japanese, and converting 東 alone would
+ * leave 东京駅, neither Chinese nor Japanese. */
+static int japanese_near(const jh_brun *run, const para *pp, size_t a, size_t b)
+{
+	size_t n;
+	for (size_t p = a; p < b; p += n ? n : 1)
+		if (jh_japanese_wide_form(decode_at(run->text, b, p, &n)))
+			return 1;
+	size_t p = a;
+	for (int k = 0; k < 16 && p > pp->start; k++) {
+		size_t q = jh_utf8_start_back(run->text, p);
+		int32_t cp = decode_at(run->text, run->len, q, &n);
+		if (cp < 0 || q + n != p || !(jh_class_of(cp) & JH_C_HAN))
+			break;
+		if (jh_japanese_wide_form(cp))
+			return 1;
+		p = q;
+	}
+	p = b;
+	for (int k = 0; k < 16 && p < pp->end; k++) {
+		int32_t cp = decode_at(run->text, run->len, p, &n);
+		if (cp < 0 || !(jh_class_of(cp) & JH_C_HAN))
+			break;
+		if (jh_japanese_wide_form(cp))
+			return 1;
+		p += n;
+	}
+	return 0;
+}
+
 /* A run of minority characters [a, b) of paragraph p: one finding.  Where
  * a word of the table covers a character of the run (with its neighbours,
  * half converted or not: 头发, 晒干, 終於), the whole word is written as
@@ -557,9 +590,14 @@ static void emit_chars(jh_brun *run, const para *pp, size_t a, size_t b, int v, 
 		}
 		k++;
 	}
+	int japanese = japanese_near(run, pp, a, b);
+	if (japanese)
+		single = 0;
 	if (alts.len)
 		rc |= jh_buf_puts(&note, "（") || jh_buf_append(&note, alts.data, alts.len) ||
 		      jh_buf_puts(&note, "，须按词义选择）");
+	else if (japanese)
+		rc |= jh_buf_puts(&note, "（旁有日文字形，或是日文）");
 	rc |= jh_buf_terminate(&fix) || jh_buf_terminate(&note);
 	if (rc) {
 		run->err = JH_ERR_NOMEM;
@@ -826,6 +864,40 @@ static int numeral_fix(jh_brun *run, size_t a, size_t b, int32_t cp)
 	return 1;
 }
 
+/* The edge row of the phrase table for the character at p: "+頭" lists
+ * the characters that make a word before 頭 (its prev_not) and after it
+ * (its next_not). */
+static const phrase_ent *edge_row(const variant_cfg *cfg, const char *text, size_t len, size_t p)
+{
+	char key[8];
+	size_t n;
+	decode_at(text, len, p, &n);
+	if (n < 1 || n > 4)
+		return NULL;
+	key[0] = '+';
+	memcpy(key + 1, text + p, n);
+	return find_phrase(cfg, key, n + 1);
+}
+
+/* Can the two-character window [ws, we) (its second character at mid) be
+ * read as the ends of two words, one with the character before and one
+ * with the character after: 額頭|發燙 (forehead burning), not 頭髮 written
+ * wrong?  Then the window is no sure conversion error. */
+static int split_reading(jh_brun *run, const variant_cfg *cfg, size_t ws, size_t we, size_t mid)
+{
+	if (ws == 0 || we >= run->len)
+		return 0;
+	size_t n;
+	int32_t before = decode_at(run->text, run->len, jh_utf8_prev(run->text, ws), &n);
+	int32_t after = decode_at(run->text, run->len, we, &n);
+	if (before < 0 || after < 0 || !(jh_class_of(before) & JH_C_HAN) || !(jh_class_of(after) & JH_C_HAN))
+		return 0;
+	const phrase_ent *first = edge_row(cfg, run->text, run->len, ws);
+	const phrase_ent *last = edge_row(cfg, run->text, run->len, mid);
+	return first && last && cp_in(before, cfg->ph_text + first->prev_not) &&
+	       cp_in(after, cfg->ph_text + last->next_not);
+}
+
 /* Look for a phrase of the table around the suspect character [a, b) of a
  * traditional paragraph; the longest wins, then the leftmost.  Returns the
  * end of what was reported, or 0. */
@@ -877,7 +949,9 @@ static size_t phrase_at(jh_brun *run, const para *pp, size_t a, size_t b, size_t
 			if (we < run->len && *next_not && cp_in(decode_at(run->text, run->len, we, &n), next_not))
 				continue;
 			size_t rl = strcspn(right, "|");
-			script_emit_fix(run, ws, we, right, rl, right[rl] == '|', NULL);
+			int split = l == 2 && split_reading(run, cfg, ws, we, bounds[s + 1]);
+			script_emit_fix(run, ws, we, right, rl, right[rl] == '|' || split,
+			                split ? "（前后各成一词时原文不误，须人工判断）" : NULL);
 			return we;
 		}
 	return 0;

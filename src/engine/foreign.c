@@ -4,9 +4,10 @@
  * . , ? in Korean), so the script and punctuation rules leave a Japanese or
  * Korean sentence alone.  A sentence is Japanese when it has hiragana,
  * Korean when it has hangul.  A sentence of kanji only is Japanese by its
- * shinjitai forms (foreign_forms.h: 変 駅 歩, which no Chinese character
+ * shinjitai forms (foreign_forms.h: 変 歩 戦, which no Chinese character
  * set holds): two of them, or one with kana on its line or on the line
- * before or after it (a heading 環境変数 over Japanese prose; one such form
+ * before or after it (for this one, the wider table: 駅, which HKSCS
+ * holds but no Chinese text writes) (a heading 環境変数 over Japanese prose; one such form
  * alone in Chinese prose is a slip or a filter dodge, censor.japanese-form's
  * to report).  A paragraph (a line) in which such sentences are at least
  * half is left alone whole, and so is a document in which more than half
@@ -58,6 +59,14 @@ static int is_japanese_form(int32_t cp)
 		return 0;
 	unsigned k = (unsigned)(cp - JH_JAPANESE_FORMS_FIRST);
 	return (jh_japanese_form_bits[k / 32] >> (k % 32)) & 1u;
+}
+
+int jh_japanese_wide_form(int32_t cp)
+{
+	if (cp < JH_JAPANESE_FORMS_FIRST || cp >= JH_JAPANESE_FORMS_END)
+		return 0;
+	unsigned k = (unsigned)(cp - JH_JAPANESE_FORMS_FIRST);
+	return ((jh_japanese_wide_bits[k / 32] | jh_japanese_form_bits[k / 32]) >> (k % 32)) & 1u;
 }
 
 static int ends_sentence(int32_t cp)
@@ -149,13 +158,13 @@ static int line_may_be_foreign(const char *text, size_t a, size_t b)
 		if (c >= 0xE4 && c <= 0xE9 && p + 2 < b && (t[p + 1] & 0xC0) == 0x80 &&
 		    (t[p + 2] & 0xC0) == 0x80) {
 			cp = (int32_t)((c & 0x0F) << 12 | (t[p + 1] & 0x3Fu) << 6 | (t[p + 2] & 0x3Fu));
-			if (is_japanese_form(cp))
+			if (jh_japanese_wide_form(cp))
 				return 1;
 			p += 3;
 			continue;
 		}
 		p += jh_utf8_decode(t + p, b - p, &cp);
-		if (is_foreign_letter(cp) || is_japanese_form(cp))
+		if (is_foreign_letter(cp) || jh_japanese_wide_form(cp))
 			return 1;
 	}
 	return 0;
@@ -193,7 +202,7 @@ static int line_sentences(sentences *s, const char *text, size_t len, size_t pos
 	s->line_end = b + 1;
 	if (!line_may_be_foreign(text, a, b))
 		return JH_OK;
-	size_t start = a, total = 0, foreign = 0, forms = 0;
+	size_t start = a, total = 0, foreign = 0, forms = 0, wide = 0;
 	int has = 0, any = 0, kana = -1, by_kana = 0;
 	for (size_t p = a; p < b;) {
 		int32_t cp;
@@ -203,6 +212,7 @@ static int line_sentences(sentences *s, const char *text, size_t len, size_t pos
 		if (!is_foreign_letter(cp) && cp > ' ')
 			any = 1;
 		forms += (size_t)is_japanese_form(cp);
+		wide += (size_t)jh_japanese_wide_form(cp);
 		p += k;
 		/* a run of closing marks and quotes ends with the sentence */
 		if (ends_sentence(cp) || p == b) {
@@ -214,7 +224,7 @@ static int line_sentences(sentences *s, const char *text, size_t len, size_t pos
 					break;
 				p += nk;
 			}
-			if (!has && forms) {
+			if (!has && wide) { /* 東京駅 under a line of kana */
 				if (kana < 0)
 					kana = kana_near(text, len, a, b);
 				has = kana;
@@ -230,7 +240,7 @@ static int line_sentences(sentences *s, const char *text, size_t len, size_t pos
 			}
 			start = p;
 			has = any = 0;
-			forms = 0;
+			forms = wide = 0;
 		}
 	}
 	if (foreign && 2 * foreign >= total) { /* the paragraph is foreign */

@@ -15,4 +15,9 @@
 int jh_foreign_drop(jh_findings *out, size_t first, const char *text, size_t len,
                     const jh_rule *const *rules, size_t n_rules);
 
+/* Whether cp is a Japanese form a Chinese text would not write: in
+ * foreign_forms.h's first table or its wider one (駅: Jōyō, in HKSCS but in
+ * neither GB 2312, Big5, the General Standard table nor OpenCC). */
+int jh_japanese_wide_form(int32_t cp);
+
 #endif

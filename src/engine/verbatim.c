@@ -26,13 +26,22 @@
 #define STOP "\\s<>\"'`\\x{3000}-\\x{303F}\\x{FF01}-\\x{FF0F}\\x{FF1A}-\\x{FF20}" \
              "\\x{FF3B}-\\x{FF40}\\x{FF5B}-\\x{FF65}\\x{2018}-\\x{201F}\\x{2026}\\x{2014}"
 
+/* The Chinese top-level domains of IANA's root zone (IDN), longest first
+ * where one begins another. */
+#define HAN_TLD "(?:中国|中國|中文网|公司|网络|網絡|网址|網址|网站|网店|在线|在綫|集团|商城|商标|商店|测试|測試|" \
+	"香港|台湾|台灣|澳门|澳門|新加坡|政务|公益|移动|我爱你|手机|游戏|企业|信息|广东|佛山|时尚|微博|" \
+	"购物|世界|娱乐|健康|招聘|餐厅|八卦|机构|组织机构|慈善|大众汽车|嘉里大酒店|嘉里|天主教|工行|联通|" \
+	"通販|点看|點看|香格里拉|电讯盈科|亚马逊|谷歌|诺基亚|飞利浦|大拿|政府)"
+
 /* Spans a rule may touch at their edges (a space before a URL is the
  * copywriting convention) but not inside. */
 static const char soft_pattern[] =
 	/* a URL: scheme or www., up to a stop; a final . , ; : ! ? ) ] is prose */
 	"(?i:(?:https?|ftp|file|git|ssh|sftp)://|www\\.)[^" STOP "]*[^" STOP ".,;:!?)\\]]"
-	/* an e-mail address; its domain may be Han (例子.com) */
-	"|[A-Za-z0-9._%+-]+@[\\p{L}\\p{N}-]+(?:\\.[\\p{L}\\p{N}-]+)*\\.[A-Za-z]{2,}(?![A-Za-z])"
+	/* an e-mail address; its domain may be Han (例子.com), and so may its
+	 * top level (例子.中国, 网址.公司: the Chinese IDN top-level domains;
+	 * the prose after one is Han too, so it ends where the name does) */
+	"|[A-Za-z0-9._%+-]+@[\\p{L}\\p{N}-]+(?:\\.[\\p{L}\\p{N}-]+)*\\.(?:[A-Za-z]{2,}(?![A-Za-z])|" HAN_TLD ")"
 	/* an absolute or home path of two parts or more (/usr/share/文档/README);
 	 * a | ends it, as in a table row (|/home/user|普通用户权限) */
 	"|(?<![A-Za-z0-9_./\\\\])(?:~|\\.{1,2})?/[A-Za-z0-9_.@+-]+(?:/[^" STOP "/,;:!?)\\]|]+)+/?"
