@@ -335,6 +335,50 @@ START_TEST(missing_chars_quiet_on_whole_chapters)
 }
 END_TEST
 
+/* The same Han characters of a chapter without its 的, laid out as
+ * regular verse (clauses of five, two to a line), are a poem: few 的 by
+ * form, not flagged; laid out as prose (clauses of six and nine) they are
+ * flagged. */
+static char *han_layout(const char *text, const int *clause, size_t nclause)
+{
+	size_t n = strlen(text), o = 0, k = 0, in = 0;
+	char *out = malloc(2 * n + 16);
+	ck_assert_ptr_nonnull(out);
+	for (size_t p = 0; p + 2 < n; p++) {
+		unsigned char c = (unsigned char)text[p];
+		if (c < 0xE4 || c > 0xE9) /* a BMP Han character: three bytes, E4..E9 lead */
+			continue;
+		memcpy(out + o, text + p, 3), o += 3, p += 2;
+		if (++in == (size_t)clause[k % nclause]) {
+			const char *m = k % 2 ? "。\n" : "，";
+			memcpy(out + o, m, strlen(m)), o += strlen(m);
+			in = 0, k++;
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
+START_TEST(missing_chars_verse_is_not_judged)
+{
+	jh_ruleset *rs = censor_rules();
+	char *text = test_read_sample("000_a5949cc1b610da24.txt");
+	drop_char(text, "的");
+	static const int five[] = {5}, prose[] = {6, 9};
+	char *verse = han_layout(text, five, 1), *lines = han_layout(text, prose, 2);
+	jh_findings fs = JH_FINDINGS_INIT;
+	test_check(rs, lines, strlen(lines), &fs);
+	ck_assert_msg(first_of(&fs, "censor.missing-chars") != NULL, "prose without 的 not flagged");
+	jh_findings_clear(&fs);
+	test_check(rs, verse, strlen(verse), &fs);
+	ck_assert_msg(first_of(&fs, "censor.missing-chars") == NULL, "verse flagged");
+	ck_assert_uint_eq(test_count_rule(&fs, "censor.missing-chars.insert"), 0);
+	jh_findings_clear(&fs);
+	free(verse), free(lines), free(text);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
 /* The floor test: one character taken out of a chapter (every 的, every 了
  * or every 不) is found by itself, and the length it needs follows from the
  * character's rate: a short stretch without 不 is not judged. */
@@ -851,6 +895,7 @@ Suite *censor_suite(void)
 	TCase *tc = test_tcase("censor", 30);
 	tcase_add_test(tc, missing_chars_real_chapter);
 	tcase_add_test(tc, missing_chars_quiet_on_whole_chapters);
+	tcase_add_test(tc, missing_chars_verse_is_not_judged);
 	tcase_add_test(tc, missing_chars_one_character);
 	tcase_add_test(tc, word_model_shared_by_rule_sets);
 	tcase_add_test(tc, word_model_cache);

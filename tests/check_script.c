@@ -672,7 +672,7 @@ START_TEST(conversion_split_reading)
 		const jh_finding *f = first_of(&fs, "script.conversion-error");
 		ck_assert_msg(f != NULL, "%s: not found", cases[i].text);
 		ck_assert_str_eq(span(cases[i].text, f), cases[i].match);
-		ck_assert_msg(f->safety == cases[i].safety, "%s: safety %d", cases[i].text, (int)f->safety);
+		ck_assert_msg((int)f->safety == (int)cases[i].safety, "%s: safety %d", cases[i].text, (int)f->safety);
 		jh_findings_clear(&fs);
 	}
 	jh_ruleset_free(rs);
