@@ -160,4 +160,20 @@ expect_exit 2 "extensions = c.x is an error" -- $J check "$W"
 expect_grep "not a file extension" "$TMP/err" "extensions error says why"
 rm -f "$W/.jinghua.ini"
 
+
+# Markdown $…$: maths only by pandoc's tex_math_dollars rule, and a $ before
+# a shell variable or digits is that variable: prices and $VAR/$1 are prose,
+# never cut by the Latin–Han spacing; real formulae are still spaced
+md_fix() { printf '%s\n' "$1" | $J fix --stdout --profile docs --type markdown - 2>/dev/null; }
+for s in '原价$20，现价$15。' '变量$HOME和$USER都要设置。' '用$1和$2表示参数。' '设${name}和${x}为空。' \
+	'运费$5，税$3，共计$8。' '先设$PATH再运行$0。' '设${x}和$y$。'; do
+	got=$(md_fix "$s")
+	if [ "$got" = "$s" ]; then pass; else fail "markdown \$: '$s' became '$got'"; fi
+done
+for pair in '公式$a+b$很简单。|公式 $a+b$ 很简单。' '线段$AB=CD$成立，设$n$个点。|线段 $AB=CD$ 成立，设 $n$ 个点。' \
+	'取$x_1$和$x_2$。|取 $x_1$ 和 $x_2$。'; do
+	got=$(md_fix "${pair%%|*}")
+	if [ "$got" = "${pair#*|}" ]; then pass; else fail "markdown maths: '${pair%%|*}' became '$got'"; fi
+done
+
 finish

@@ -869,9 +869,74 @@ static int inword_heading_masked(const jh_strset *set, const char *text, const s
 	return 0;
 }
 
+/* Is the bar at pos (丨 or ｜) on a line that is nothing but two pieces
+ * of 2-8 Han characters (斗破苍穹丨天蚕土豆), the shape censor.separator
+ * leaves alone as a title and its author? */
+static int inword_bar_line(const char *text, size_t len, size_t pos, size_t bar_len)
+{
+	/* bounded both ways: a line of one piece is 8 characters at most, so a
+	 * long line (a 16 MB record) costs a few steps a bar */
+	size_t p = pos, cl;
+	int32_t cp = -1;
+	int n = 0;
+	while (p > 0 && text[p - 1] != '\n') {
+		size_t q = char_start_before(text, p);
+		if (++n > 8 || !is_han_at(text, len, q, &cl) || q + cl != p)
+			return 0;
+		jh_utf8_decode((const unsigned char *)text + q, cl, &cp);
+		if (cp == 0x4E28)
+			return 0;
+		p = q;
+	}
+	if (n < 2)
+		return 0;
+	n = 0;
+	for (p = pos + bar_len; p < len && is_han_at(text, len, p, &cl); p += cl) {
+		jh_utf8_decode((const unsigned char *)text + p, cl, &cp);
+		if (++n > 8 || cp == 0x4E28)
+			return 0;
+	}
+	if (n < 2)
+		return 0;
+	while (p < len && (text[p] == ' ' || text[p] == '\t' || text[p] == '\r'))
+		p++;
+	return p >= len || text[p] == '\n';
+}
+
+/* A bar between two Han characters on such a line: a word of `masked`
+ * across it (他把匕丨首藏在靴子里: 匕首) is a word pulled apart; else the
+ * pieces are a title and its author, as censor.separator takes them. */
+static void inword_bar(jh_brun *run, const jh_char *c)
+{
+	size_t n;
+	if (c->prev_cp < 0 || c->prev_cp == 0x4E28 || !(jh_class_of(c->prev_cp) & JH_C_HAN))
+		return;
+	size_t after = c->pos + c->len;
+	if (!is_han_at(run->text, run->len, after, &n) ||
+	    !inword_bar_line(run->text, run->len, c->pos, c->len))
+		return;
+	period_cfg *cfg = (period_cfg *)run->cfg;
+	period_arg arg = {cfg, run->diag_fn, run->payload};
+	if (jh_lazy_get(&cfg->once, period_load, &arg) != JH_OK)
+		return;
+	word_list masked_list = {&cfg->masked, NULL};
+	if (sep_in_word(&masked_list, run->text, run->len, c->prev_pos, c->pos, after))
+		jh_brun_emit_safety(run, c->pos, after, NULL, 0, NULL, run->rule->safety);
+}
+
+static void inword_han_mark(const void *cfg, uint16_t *table, uint16_t bit)
+{
+	(void)cfg;
+	table[0x4E28] |= bit; /* 丨 is a Han character */
+}
+
 static void inword_step(jh_brun *run, const jh_char *c)
 {
 	size_t n2, n;
+	if (c->cp == 0x4E28 || c->cp == 0xFF5C) {
+		inword_bar(run, c);
+		return;
+	}
 	if (!inword_mark(c->cp) || c->prev_cp < 0 || !(jh_class_of(c->prev_cp) & JH_C_HAN))
 		return;
 	size_t after = c->pos + c->len;
@@ -943,8 +1008,8 @@ const jh_builtin_def jh_checks_punct[] = {
 	 qstyle_finish, 1},
 	{"period", JH_C_ASCII_PUNCT, period_params, period_compile, period_free, period_step, NULL, 0,
 	 JH_HAN_ALL, NULL, period_ascii},
-	{"in-word", JH_C_SPACE | JH_C_ASCII_PUNCT | JH_C_CJK_PUNCT | JH_C_KANA | JH_C_OTHER,
-	 inword_params, inword_compile, period_free, inword_step, NULL, 0, JH_HAN_ALL, NULL,
-	 inword_ascii},
+	{"in-word", JH_C_SPACE | JH_C_ASCII_PUNCT | JH_C_CJK_PUNCT | JH_C_KANA | JH_C_OTHER | JH_C_HAN,
+	 inword_params, inword_compile, period_free, inword_step, NULL, 0, JH_HAN_WANTS,
+	 inword_han_mark, inword_ascii},
 	{NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };

@@ -29,6 +29,11 @@ typedef struct {
 	char *href;         /* its target */
 	int pending_soft;   /* a soft line break before the next text */
 	int failed;
+	/* the inline $…$ span being read: where its text starts in the prose
+	 * and the document, where it ends, and how many segments came before */
+	int math;
+	int math_started;
+	size_t math_c0, math_n, math_t0, math_t1;
 } mdctx;
 
 void md_prose_free(md_prose *m)
@@ -136,11 +141,75 @@ static int cb_leave_block(MD_BLOCKTYPE type, void *detail, void *ud)
 	return 0;
 }
 
+static int ident_char(unsigned char c)
+{
+	return c == '_' || (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z');
+}
+
+/* Is doc[t0-1 .. t1] (a $…$ span md4c found, $ included) maths?  pandoc's
+ * tex_math_dollars rule: the opening $ has a non-space right after it, the
+ * closing one a non-space right before it and no digit right after it
+ * ($20，现价$15 is two prices).  And a $ followed by a shell variable or a
+ * digit is that variable, never maths: a "closing" $ followed by a name,
+ * digit or { starts one ($HOME和$USER), and an opening $ whose name or
+ * number runs straight into Han text or full-width punctuation is one
+ * ($HOME和…, $1和…, $20，…), not the start of a formula ($x$, $AB=CD$). */
+static int math_span_ok(const char *doc, size_t len, size_t t0, size_t t1)
+{
+	if (t0 == 0 || t1 >= len || t1 <= t0 || doc[t0 - 1] != '$' || doc[t1] != '$')
+		return 1; /* not the shape expected: leave md4c's reading */
+	unsigned char first = (unsigned char)doc[t0], last = (unsigned char)doc[t1 - 1];
+	if (first == ' ' || first == '\t' || first == '\n' || first == '\r' ||
+	    last == ' ' || last == '\t' || last == '\n' || last == '\r')
+		return 0;
+	if (t1 + 1 < len) {
+		unsigned char after = (unsigned char)doc[t1 + 1];
+		if (ident_char(after) || after == '{')
+			return 0;
+	}
+	size_t i = t0;
+	if (doc[i] == '{') { /* ${name} */
+		size_t j = i + 1;
+		if (j < t1 && !(doc[j] >= '0' && doc[j] <= '9') && ident_char((unsigned char)doc[j])) {
+			while (j < t1 && ident_char((unsigned char)doc[j]))
+				j++;
+			if (j < t1 && doc[j] == '}')
+				return 0;
+		}
+		return 1;
+	}
+	if (ident_char((unsigned char)doc[i])) {
+		while (i < t1 && ident_char((unsigned char)doc[i]))
+			i++;
+		if (i < t1 && (unsigned char)doc[i] >= 0x80)
+			return 0;
+	}
+	return 1;
+}
+
+/* md4c's $…$ span turned out not to be maths: what was read as its text
+ * (neutralised context) is read again from the document, dollars
+ * included, as prose. */
+static void unmath(mdctx *x)
+{
+	md_prose *m = x->m;
+	m->len = x->math_c0;
+	m->n_segs = x->math_n;
+	if (m->text)
+		m->text[m->len] = '\0';
+	if (add_seg(x, x->doc + x->math_t0 - 1, x->math_t1 - x->math_t0 + 2, x->math_t0 - 1, SEG_PROSE))
+		x->failed = 1;
+}
+
 static int cb_enter_span(MD_SPANTYPE type, void *detail, void *ud)
 {
 	mdctx *x = ud;
 	if (type == MD_SPAN_CODE)
 		x->code_span++;
+	else if (type == MD_SPAN_LATEXMATH) {
+		x->math = 1;
+		x->math_started = 0;
+	}
 	else if (type == MD_SPAN_A && x->link_depth++ == 0) {
 		MD_SPAN_A_DETAIL *a = detail;
 		free(x->href);
@@ -157,7 +226,12 @@ static int cb_leave_span(MD_SPANTYPE type, void *detail, void *ud)
 	mdctx *x = ud;
 	if (type == MD_SPAN_CODE)
 		x->code_span--;
-	else if (type == MD_SPAN_A && --x->link_depth == 0 && x->href) {
+	else if (type == MD_SPAN_LATEXMATH) {
+		if (x->math_started && !x->link_depth && !memchr(x->doc + x->math_t0, '\n', x->math_t1 - x->math_t0) &&
+		    !math_span_ok(x->doc, x->len, x->math_t0, x->math_t1))
+			unmath(x);
+		x->math = 0;
+	} else if (type == MD_SPAN_A && --x->link_depth == 0 && x->href) {
 		/* An autolink (<https://…>, a bare URL or e-mail address): its text
 		 * is its target, which is not prose. */
 		md_prose *m = x->m;
@@ -313,6 +387,15 @@ static int cb_text(MD_TEXTTYPE type, const MD_CHAR *s, MD_SIZE n, void *ud)
 			synth(x, " ");
 			return 0;
 		}
+		if (x->math && type == MD_TEXT_LATEXMATH) {
+			if (!x->math_started) {
+				x->math_started = 1;
+				x->math_c0 = x->m->len;
+				x->math_n = x->m->n_segs;
+				x->math_t0 = (size_t)(s - x->doc);
+			}
+			x->math_t1 = (size_t)(s - x->doc) + n;
+		}
 		if (add_seg(x, s, n, (size_t)(s - x->doc),
 		            type == MD_TEXT_NORMAL && !x->code_span ? SEG_PROSE : SEG_CODE))
 			x->failed = 1;
@@ -355,7 +438,7 @@ static size_t front_matter(const char *doc, size_t len)
 int markdown_prose(const char *doc, size_t len, md_prose *out)
 {
 	memset(out, 0, sizeof *out);
-	mdctx x = {out, doc, len, 0, 0, 0, 0, NULL, 0, 0};
+	mdctx x = {out, doc, len, 0, 0, 0, 0, NULL, 0, 0, 0, 0, 0, 0, 0, 0};
 	MD_PARSER p = {0};
 	p.flags = MD_DIALECT_GITHUB | MD_FLAG_LATEXMATHSPANS;
 	p.enter_block = cb_enter_block;
