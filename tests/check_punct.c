@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "tests.h"
 
 #define RULES_DIR JH_SRCDIR "/rules"
@@ -351,6 +353,61 @@ START_TEST(safe_fixes_restore_width_and_spaces)
 }
 END_TEST
 
+/* A copy of s (n bytes) that ends right before a page no byte of which
+ * can be read: a read past the text's end is a crash in any build, not
+ * only under AddressSanitizer.  *map and *maplen are for munmap. */
+static char *at_page_end(const char *s, size_t n, void **map, size_t *maplen)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE), len = (n / pg + 2) * pg;
+	char *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(m, MAP_FAILED);
+	ck_assert_int_eq(mprotect(m + len - pg, pg, PROT_NONE), 0);
+	*map = m;
+	*maplen = len;
+	return memcpy(m + len - pg - n, s, n);
+}
+
+/* A URL or address at the very end of the text (no line break after it),
+ * on a line with a finding of a family that must not edit it: where the
+ * URL ends was looked for one byte past the text after its last dot and
+ * letters (found by fuzzing: "\0www.a").  The comma before it is still
+ * reported, and nothing in the URL is. */
+START_TEST(url_at_text_end)
+{
+	static const struct {
+		const char *text;
+		size_t n, url; /* its length, where the URL starts */
+	} cases[] = {
+		{"\0www.a", 6, 1},
+		{"好,见www.example.com", 22, 7},
+		{"好,见www.example.com.cn", 25, 7},
+		{"好,见 https://example.com/a/报告.docx", 41, 8},
+		{"好,写信到a.b@example.org", 28, 13},
+	};
+	jh_ruleset *rs = real_rules();
+	jh_check_options opts = {0};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		size_t n = cases[i].n, maplen;
+		ck_assert_uint_eq(n, i == 0 ? 6 : strlen(cases[i].text));
+		void *map;
+		const char *t = at_page_end(cases[i].text, n, &map, &maplen);
+		jh_findings fs = JH_FINDINGS_INIT;
+		ck_assert_int_eq(jh_check(rs, t, n, &opts, &fs), JH_OK);
+		int comma = 0;
+		for (size_t k = 0; k < fs.count; k++) {
+			const jh_finding *f = &fs.items[k];
+			comma |= f->byte_start == 3 && !strncmp(f->rule_id, "punct.", 6);
+			ck_assert_msg(strncmp(f->rule_id, "punct.", 6) || f->byte_end <= cases[i].url,
+			              "%s: %s at %zu-%zu", cases[i].text, f->rule_id, f->byte_start, f->byte_end);
+		}
+		ck_assert_msg(i == 0 || comma, "%s: the comma is not reported", cases[i].text);
+		jh_findings_clear(&fs);
+		munmap(map, maplen);
+	}
+	jh_ruleset_free(rs);
+}
+END_TEST
+
 Suite *punct_suite(void)
 {
 	Suite *s = suite_create("punct and layout");
@@ -367,6 +424,7 @@ Suite *punct_suite(void)
 	tc = test_tcase("real rules", 30);
 	tcase_add_test(tc, quiet_on_clean_text);
 	tcase_add_test(tc, safe_fixes_restore_width_and_spaces);
+	tcase_add_test(tc, url_at_text_end);
 	suite_add_tcase(s, tc);
 	return s;
 }

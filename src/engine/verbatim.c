@@ -197,7 +197,9 @@ static size_t soft_end(const char *text, size_t s, size_t e, size_t b)
 			q++;
 		if (q == p + 1 || q - p > 9)
 			continue;
-		if (han_at(text, q, b) || ((text[q] == ',' || text[q] == ';') && han_at(text, q + 1, b)))
+		/* q may be the line's end, and that the text's end: no byte there */
+		if (han_at(text, q, b) ||
+		    (q < b && (text[q] == ',' || text[q] == ';') && han_at(text, q + 1, b)))
 			return q;
 	}
 	return e;
