@@ -909,10 +909,10 @@ static size_t phrase_at(jh_brun *run, const para *pp, size_t a, size_t b, size_t
 	int nb = 0, na = 0;
 	size_t before[K], after[K];
 	for (size_t p = a; nb < K && p > pp->start && p > done;) {
-		size_t q = jh_utf8_prev(run->text, p), n;
+		size_t q = jh_utf8_start_back(run->text, p), n;
 		int32_t cp = decode_at(run->text, run->len, q, &n);
-		if (cp < 0 || !(jh_class_of(cp) & JH_C_HAN))
-			break;
+		if (cp < 0 || q + n != p || !(jh_class_of(cp) & JH_C_HAN))
+			break; /* as in emit_chars: a character that ends where the next begins */
 		before[nb++] = p = q;
 	}
 	for (size_t p = b; na < K && p < pp->end;) {
