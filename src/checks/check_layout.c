@@ -448,6 +448,20 @@ static int continues_sentence(const char *text, size_t p, size_t e)
 	return 0;
 }
 
+/* A character no sentence or heading ends on: a particle or preposition
+ * that needs what follows (冒着热气的⏎面条, 她把⏎门关上). */
+static int cannot_end(int32_t cp)
+{
+	static const char ties[] = "的地把被从向对和与跟给让将朝往";
+	for (size_t p = 0; ties[p];) {
+		int32_t t;
+		p += jh_utf8_decode((const unsigned char *)ties + p, sizeof ties - 1 - p, &t);
+		if (t == cp)
+			return 1;
+	}
+	return 0;
+}
+
 /* Is there a clause or sentence mark (，、；：。！？) in [p, e)? */
 static int has_clause_mark(const char *text, size_t p, size_t e)
 {
@@ -530,13 +544,16 @@ static size_t han_run_forward(const char *text, size_t p, size_t e)
 	return n;
 }
 
-/* A couplet of verse across the break: the clause before the ， and the
- * first clause of the next line have the same length of 4, 5 or 7
- * characters (床前明月光，⏎疑是地上霜。). */
+/* A couplet of verse across the break: the line before is one clause of
+ * 4, 5 or 7 characters and its ， (after its indent: [start, mark)), and
+ * the next line opens with a clause of the same length (床前明月光，⏎
+ * 疑是地上霜。).  Prose cut at a ， has more than one clause before the
+ * cut, or clauses of other lengths. */
 static int verse_across(const char *text, size_t start, size_t mark, size_t p, size_t e)
 {
+	start += blank_prefix(text + start, mark - start);
 	size_t a = han_run_back(text, start, mark), b = han_run_forward(text, p, e);
-	return a == b && (a == 4 || a == 5 || a == 7);
+	return a == b && (a == 4 || a == 5 || a == 7) && han_run_forward(text, start, mark) == a;
 }
 
 /* The join of two lines: the finding spans the line break, the blank
@@ -614,8 +631,8 @@ static void split_finish(jh_brun *run)
 			if (blanks)
 				split_emit(run, prev.end, body,
 				           !(s.dominant.kind != IND_NONE && in.kind == IND_NONE), SPLIT_COMMA);
-			else if (idsp || (in.kind == IND_NONE && wrap.one_line &&
-			                  !verse_across(run->text, prev.start, at, body, l.end)))
+			else if ((idsp || (in.kind == IND_NONE && wrap.one_line)) &&
+			         !verse_across(run->text, prev.start, at, body, l.end))
 				split_emit(run, prev.end, body, 1, SPLIT_COMMA);
 		} else if (tight && end && (jh_class_of(end) & JH_C_HAN) && !blanks &&
 		           s.dominant.kind != IND_NONE &&
@@ -633,11 +650,12 @@ static void split_finish(jh_brun *run)
 		} else if (tight && end && (jh_class_of(end) & JH_C_HAN) && !blanks &&
 		           !wrap.hard_wrapped && (in.kind == IND_IDSP || in.kind == IND_MIXED) &&
 		           indent_of(run->text, &prev).kind != IND_NONE &&
-		           has_clause_mark(run->text, prev.start, at) &&
+		           (has_clause_mark(run->text, prev.start, at) || cannot_end(end)) &&
 		           continues_sentence(run->text, body, l.end)) {
 			/* 冒着热气的⏎　　面条，旁边…: an indented line of prose (a
-			 * clause mark inside: not a heading, 第一章　重逢, nor a
-			 * line of verse without marks) that stops on a Han character,
+			 * clause mark inside, or a last character no line ends on:
+			 * not a heading, 第一章　重逢, nor a line of verse without
+			 * marks) that stops on a Han character,
 			 * the next indented and going on.  Novel text ends every
 			 * paragraph on a mark; but an author may leave one off, so
 			 * the join is offered, not applied.  Hard-wrapped text
