@@ -898,6 +898,34 @@ static int split_reading(jh_brun *run, const variant_cfg *cfg, size_t ws, size_t
 	       cp_in(after, cfg->ph_text + last->next_not);
 }
 
+/* A window that reads as the ends of two words (額頭|發燙) as well as one
+ * word converted wrong (頭髮): more often the first, so no fix, not even
+ * an unsafe one; the conversion is an alternative to check, and the
+ * finding information. */
+static void split_emit(jh_brun *run, size_t ws, size_t we, const char *right, size_t rl)
+{
+	jh_buf msg = {0};
+	int rc = jh_buf_puts(&msg, "“");
+	rc |= jh_buf_append(&msg, run->text + ws, we - ws);
+	rc |= jh_buf_puts(&msg, "”前后各成一词时原文不误；若是简繁转换错误，应作“");
+	rc |= jh_buf_append(&msg, right, rl);
+	rc |= jh_buf_puts(&msg, "”（须人工判断）");
+	rc |= jh_buf_terminate(&msg);
+	if (!rc)
+		rc = jh_findings_add(run->out, run->rule->id, run->rule_index, JH_INFO, ws, we, msg.data,
+		                     NULL, 0, JH_UNSAFE);
+	if (!rc && run->rule->has_fix) {
+		char *alt = strndup(right, rl);
+		jh_edit e = {ws, we, alt};
+		rc = alt ? jh_findings_add_alternative(run->out, run->out->count - 1, &e, 1)
+		         : JH_ERR_NOMEM;
+		free(alt);
+	}
+	if (rc)
+		run->err = rc;
+	jh_buf_free(&msg);
+}
+
 /* Look for a phrase of the table around the suspect character [a, b) of a
  * traditional paragraph; the longest wins, then the leftmost.  Returns the
  * end of what was reported, or 0. */
@@ -949,9 +977,10 @@ static size_t phrase_at(jh_brun *run, const para *pp, size_t a, size_t b, size_t
 			if (we < run->len && *next_not && cp_in(decode_at(run->text, run->len, we, &n), next_not))
 				continue;
 			size_t rl = strcspn(right, "|");
-			int split = l == 2 && split_reading(run, cfg, ws, we, bounds[s + 1]);
-			script_emit_fix(run, ws, we, right, rl, right[rl] == '|' || split,
-			                split ? "（前后各成一词时原文不误，须人工判断）" : NULL);
+			if (l == 2 && split_reading(run, cfg, ws, we, bounds[s + 1]))
+				split_emit(run, ws, we, right, rl);
+			else
+				script_emit_fix(run, ws, we, right, rl, right[rl] == '|', NULL);
 			return we;
 		}
 	return 0;
