@@ -351,7 +351,7 @@ int ms_index_masked(const jh_wordmap *m, int last, struct ms_key **out)
 }
 
 /* Mark the masked words whose first (or last) character is cp. */
-static void ms_mark(const struct ms_key *k, size_t n, int32_t cp, uint8_t *mark)
+static void ms_mark(const struct ms_key *k, size_t n, int32_t cp, uint64_t *mark)
 {
 	size_t lo = 0, hi = n;
 	while (lo < hi) {
@@ -362,7 +362,7 @@ static void ms_mark(const struct ms_key *k, size_t n, int32_t cp, uint8_t *mark)
 			hi = mid;
 	}
 	for (; lo < n && k[lo].cp == cp; lo++)
-		mark[k[lo].i] = 1;
+		mark[k[lo].i >> 6] |= 1ull << (k[lo].i & 63);
 }
 
 /* Mark the masked words that make a two-character word with the context
@@ -372,7 +372,7 @@ static void ms_mark(const struct ms_key *k, size_t n, int32_t cp, uint8_t *mark)
  * they are enumerated from the sorted indexes and each confirmed with
  * jh_wm_get, the test a word-by-word filter would make. */
 static void ms_touching(const ms_cfg *c, const char *lc, size_t lcn, const char *rc, size_t rcn,
-                        uint8_t *mark)
+                        uint64_t *mark)
 {
 	const jh_wordmap *m = c->words;
 	for (int side = 0; side < 2; side++) {
@@ -447,25 +447,31 @@ int ms_candidates(const ms_cfg *c, const ms_ctx *x, const char *t, const size_t 
 	char lc[8], rc[8]; /* the context characters touching the mask, simplified */
 	size_t lcn = nl ? ms_simplify(c, t + lb[1], lb[0] - lb[1], lc) : 0;
 	size_t rcn = nr ? ms_simplify(c, t + ra[0], ra[1] - ra[0], rc) : 0;
-	uint8_t *mark = c->masked.n ? calloc(c->masked.n, 1) : NULL;
+	/* a bit per listed word: the few marked are found a word of 64 bits
+	 * at a time (walking every listed word was 7 k instructions a mask) */
+	size_t nmark = (c->masked.n + 63) / 64;
+	uint64_t *mark = c->masked.n ? calloc(nmark, sizeof *mark) : NULL;
 	if (c->masked.n && !mark)
 		return -1;
 	if (mark)
 		ms_touching(c, lc, lcn, rc, rcn, mark);
 	int listed = 0;
-	for (size_t i = 0; i < c->masked.n; i++) { /* in list order, as ranked ties expect */
-		const char *w = c->masked.buf + c->masked.off[i];
-		size_t wn = c->masked.len[i];
-		if (!mark[i] || !fits_length(fit, n_chars(w, wn)))
-			continue; /* most listed words fit nowhere */
-		if (c->mr) { /* the model scores them (ms_restore): kept apart, unscored */
-			if (listed < MS_MAX_CAND / 2 && ++listed)
-				ms_add(v, &n, w, wn, MS_LISTED);
-			continue;
+	for (size_t blk = 0; blk < nmark; blk++) { /* in list order, as ranked ties expect */
+		for (uint64_t bits = mark[blk]; bits; bits &= bits - 1) {
+			size_t i = blk * 64 + (size_t)__builtin_ctzll(bits);
+			const char *w = c->masked.buf + c->masked.off[i];
+			size_t wn = c->masked.len[i];
+			if (!fits_length(fit, n_chars(w, wn)))
+				continue; /* most listed words fit nowhere */
+			if (c->mr) { /* the model scores them (ms_restore): kept apart, unscored */
+				if (listed < MS_MAX_CAND / 2 && ++listed)
+					ms_add(v, &n, w, wn, MS_LISTED);
+				continue;
+			}
+			double s = ms_score(c, x, w, wn, &joins);
+			if (joins)
+				ms_add(v, &n, w, wn, s);
 		}
-		double s = ms_score(c, x, w, wn, &joins);
-		if (joins)
-			ms_add(v, &n, w, wn, s);
 	}
 	free(mark);
 	const jh_wordmap *m = c->words;

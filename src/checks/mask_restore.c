@@ -215,11 +215,21 @@ static double score(shared *x, const int32_t *f, int fn, unsigned src)
 	 * once for both passes; those inside the right context, once a mask */
 	uint32_t ids[WIN + 1][MAX_WORD + 1];
 	for (int i = q->nl + 1; i <= n; i++)
-		for (int d = 1; d <= MAX_WORD && d <= i; d++) {
-			int j = i - d;
-			uint32_t id = j >= rs ? x->rid[j - rs][i - rs] : word_id(x->m, w + j, d);
+		for (int d = 1; d <= MAX_WORD && d <= i && i - d >= rs; d++) {
+			uint32_t id = x->rid[i - d - rs][i - rs];
 			ids[i][d] = id || d == 1 ? id : NO_WORD;
 		}
+	/* the others by start, each stretch's hash one step from the last */
+	for (int j = q->nl + 1 > MAX_WORD ? q->nl + 1 - MAX_WORD : 0; j < rs; j++) {
+		uint64_t h = JH_FNV0;
+		for (int i = j + 1; i <= n && i - j <= MAX_WORD; i++) {
+			h = jh_fnv_step(h, w[i - 1]);
+			if (i <= q->nl)
+				continue;
+			uint32_t id = word_id_h(x->m, w + j, i - j, jh_hash_fin(h));
+			ids[i][i - j] = id || i - j == 1 ? id : NO_WORD;
+		}
+	}
 	double dp[WIN + 1];
 	jh_lm_state st[WIN + 1];
 	memcpy(dp, x->dp, (size_t)(q->nl + 1) * sizeof *dp);
@@ -251,10 +261,16 @@ static int edge_word(const jh_mr *m, const int32_t *w, int nl, int fe, int n)
 		int at = e ? fe : nl;
 		if (at == 0 || at == n)
 			continue;
-		for (int j = at - 1; j >= 0 && at - j < MAX_WORD; j--)
-			for (int i = at + 1; i <= n && i - j <= MAX_WORD; i++)
-				if (word_id(m, w + j, i - j))
+		for (int j = at - 1; j >= 0 && at - j < MAX_WORD; j--) {
+			uint64_t h = JH_FNV0;
+			for (int k = j; k < at; k++)
+				h = jh_fnv_step(h, w[k]);
+			for (int i = at + 1; i <= n && i - j <= MAX_WORD; i++) {
+				h = jh_fnv_step(h, w[i - 1]);
+				if (word_id_h(m, w + j, i - j, jh_hash_fin(h)))
 					return 1;
+			}
+		}
 	}
 	return 0;
 }
@@ -549,10 +565,17 @@ static int crosses(const jh_mr *m, const jh_mr_query *q, const jh_mr_alt *a)
 	memcpy(w + q->nl, a->cp, (size_t)a->n * sizeof *w);
 	memcpy(w + q->nl + a->n, q->right, (size_t)q->nr * sizeof *w);
 	int fe = q->nl + a->n, n = fe + q->nr;
-	for (int j = q->nl; j >= 0 && fe - j <= MAX_WORD; j--)
-		for (int i = fe + (j == q->nl); i <= n && i - j <= MAX_WORD; i++)
-			if (word_id(m, w + j, i - j))
+	for (int j = q->nl; j >= 0 && fe - j <= MAX_WORD; j--) {
+		int i = fe + (j == q->nl);
+		uint64_t h = JH_FNV0;
+		for (int k = j; k < i - 1; k++)
+			h = jh_fnv_step(h, w[k]);
+		for (; i <= n && i - j <= MAX_WORD; i++) {
+			h = jh_fnv_step(h, w[i - 1]);
+			if (word_id_h(m, w + j, i - j, jh_hash_fin(h)))
 				return 1;
+		}
+	}
 	return 0;
 }
 

@@ -66,14 +66,19 @@ static inline uint64_t bloom_bit(const int32_t *cp, int n)
 }
 
 /* jh_lm_word, with the filter in front. */
-static inline uint32_t word_id(const jh_mr *m, const int32_t *cp, int n)
+static inline uint32_t word_id_h(const jh_mr *m, const int32_t *cp, int n, uint64_t h)
 {
 	if (n >= 2 && m->t.bloom) {
-		uint64_t b = bloom_bit(cp, n);
+		uint64_t b = h >> (64 - BLOOM_BITS); /* bloom_bit, from the same hash */
 		if (!(m->t.bloom[b >> 6] >> (b & 63) & 1))
 			return 0;
 	}
-	return jh_lm_word(m->lm, cp, n);
+	return jh_lm_word_h(m->lm, cp, n, h);
+}
+
+static inline uint32_t word_id(const jh_mr *m, const int32_t *cp, int n)
+{
+	return word_id_h(m, cp, n, jh_hash_cps(cp, n));
 }
 
 /* Where the slots of fills of len characters start in a word's K_ALL:

@@ -286,7 +286,13 @@ uint32_t jh_lm_word(const jh_lm *lm, const int32_t *cp, int n)
 {
 	if (n < 1 || n > JH_LM_MAX_WORD)
 		return 0;
-	uint64_t h = jh_hash_cps(cp, n);
+	return jh_lm_word_h(lm, cp, n, jh_hash_cps(cp, n));
+}
+
+uint32_t jh_lm_word_h(const jh_lm *lm, const int32_t *cp, int n, uint64_t h)
+{
+	if (n < 1 || n > JH_LM_MAX_WORD)
+		return 0;
 	for (size_t i = h & (lm->index_cap - 1);; i = (i + 1) & (lm->index_cap - 1)) {
 		const word_slot *s = &lm->index[i];
 		if (!s->h)

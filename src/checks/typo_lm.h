@@ -28,6 +28,8 @@ void jh_lm_free(jh_lm *lm);
 
 /* The model's id of the word cp[0..n), 0 when the lexicon lacks it. */
 uint32_t jh_lm_word(const jh_lm *lm, const int32_t *cp, int n);
+/* The same with h = jh_hash_cps(cp, n) known. */
+uint32_t jh_lm_word_h(const jh_lm *lm, const int32_t *cp, int n, uint64_t h);
 
 /* Words of the lexicon: ids 1..count-1; the characters of one (at most
  * max of them, the return is its length; 0 for no word). */

@@ -157,6 +157,119 @@ static void shortest_g(char *buf, size_t size, double score)
 	snprintf(buf, size, "%.*g", lo, score);
 }
 
+/* The same form for a score in [1e-7, 1) by exact integer arithmetic,
+ * without a conversion of libc (shortest_g's 4 or 5 pairs of snprintf and
+ * strtod were a tenth of a mask's cost in censor.mask.suggest): x = m 2^e,
+ * scaled by 10^q to V = m 5^q / 2^s in [10^16, 10^17), rounded to p
+ * digits for p = 1, 2, ..., and kept at the first p whose decimal lies
+ * strictly between x's neighbouring midpoints (on one when m is even:
+ * strtod rounds half to even).  Returns 0 (use shortest_g) outside that
+ * range, at a power of two and on an exact tie of the rounding. */
+static int shortest_fast(char *buf, size_t size, double x)
+{
+	if (!(x >= 1e-7 && x < 1) || size < 32)
+		return 0;
+	int be;
+	double f = frexp(x, &be);
+	if (f == 0.5)
+		return 0;
+	typedef unsigned __int128 u128;
+	uint64_t m = (uint64_t)ldexp(f, 53);
+	int e = be - 53;
+	static const uint64_t p10[18] = {1ull, 10ull, 100ull, 1000ull, 10000ull, 100000ull, 1000000ull,
+	                                 10000000ull, 100000000ull, 1000000000ull, 10000000000ull,
+	                                 100000000000ull, 1000000000000ull, 10000000000000ull,
+	                                 100000000000000ull, 1000000000000000ull,
+	                                 10000000000000000ull, 100000000000000000ull};
+	int q = 17;
+	u128 n5 = 0, t = 0, rem = 0;
+	int s = 0;
+	for (int tries = 0; tries < 10; tries++) {
+		if (q < 17 || q > 23)
+			return 0;
+		u128 f5 = 1;
+		for (int i = 0; i < q; i++)
+			f5 *= 5;
+		n5 = f5;
+		s = -e - q;
+		if (s <= 0 || s >= 120)
+			return 0;
+		u128 n = (u128)m * f5;
+		t = n >> s;
+		rem = n & (((u128)1 << s) - 1);
+		if (t >= p10[17])
+			q--;
+		else if (t < p10[16])
+			q++;
+		else
+			break;
+	}
+	if (t < p10[16] || t >= p10[17])
+		return 0;
+	u128 bm = (u128)(2 * m - 1) * n5, bp = (u128)(2 * m + 1) * n5;
+	u128 one = (u128)1 << s;
+	for (int p = 1; p <= 17; p++) {
+		uint64_t u = p10[17 - p];
+		uint64_t rp = (uint64_t)(t / u), r = (uint64_t)(t % u);
+		u128 twice = 2 * ((u128)r * one + rem), whole = (u128)u * one;
+		if (twice == whole)
+			return 0; /* an exact tie: libc's rounding decides */
+		if (twice > whole)
+			rp++;
+		u128 a = ((u128)rp * u) << (s + 1);
+		int ok = (a > bm && a < bp) || ((a == bm || a == bp) && !(m & 1));
+		if (!ok)
+			continue;
+		/* rp has p digits (p + 1 on a carry to 10^p); value rp 10^(17 - p - q) */
+		int X = 16 - q; /* the decimal exponent of the first digit */
+		if (rp == p10[p]) {
+			rp = p10[p - 1];
+			X++;
+		}
+		char dg[20];
+		for (int i = p - 1; i >= 0; i--) {
+			dg[i] = (char)('0' + rp % 10);
+			rp /= 10;
+		}
+		int nd = p;
+		while (nd > 1 && dg[nd - 1] == '0')
+			nd--;
+		char *o = buf;
+		if (X < -4 || X >= p) {
+			*o++ = dg[0];
+			if (nd > 1) {
+				*o++ = '.';
+				for (int i = 1; i < nd; i++)
+					*o++ = dg[i];
+			}
+			int ax = X < 0 ? -X : X;
+			*o++ = 'e';
+			*o++ = X < 0 ? '-' : '+';
+			if (ax >= 100)
+				*o++ = (char)('0' + ax / 100);
+			*o++ = (char)('0' + ax / 10 % 10);
+			*o++ = (char)('0' + ax % 10);
+		} else if (X < 0) {
+			*o++ = '0';
+			*o++ = '.';
+			for (int i = -1; i > X; i--)
+				*o++ = '0';
+			for (int i = 0; i < nd; i++)
+				*o++ = dg[i];
+		} else { /* X == 0: 1 after a carry, or d.ddd */
+			*o++ = dg[0];
+			if (nd > 1) {
+				*o++ = '.';
+				for (int i = 1; i < nd; i++)
+					*o++ = dg[i];
+			}
+		}
+		*o = '\0';
+		return 1;
+	}
+	return 0;
+}
+
 static void jo_score(jout *j, double score)
 {
 	if (!(score >= 0)) {
@@ -164,7 +277,8 @@ static void jo_score(jout *j, double score)
 		return;
 	}
 	char buf[32];
-	shortest_g(buf, sizeof buf, score);
+	if (!shortest_fast(buf, sizeof buf, score))
+		shortest_g(buf, sizeof buf, score);
 	jo_puts(j, buf);
 	if (!strpbrk(buf, ".e"))
 		jo_puts(j, ".0");
