@@ -53,6 +53,13 @@ CROSS_FREQ = 30       # the same for a word in which the character is right
 # form is its second candidate).  鍾意 "to like" (Hong Kong) is a word
 # jieba lacks: 十分鍾意 is no 十分鐘.
 JUDGEMENT = {"皇後"}
+# Clocks and bells jieba knows but counts below MIN_FREQ (闹钟 61, 挂钟 15):
+# a text converted character by character writes them 鬧鍾, 掛鍾, where 鍾
+# is only "to love" (鍾情) or a surname.  Taken whatever their frequency or
+# tag (原子钟 is "nr" in jieba).  Not words that start with 钟 (钟点, 钟摆):
+# 鍾 is a surname there, 老鍾點了點頭.
+CLOCK_WORDS = {"闹钟", "挂钟", "座钟", "摆钟", "丧钟", "铜钟", "生物钟", "自鸣钟",
+               "一刻钟", "半分钟", "原子钟", "石英钟"}
 EXTRA_NEXT_NOT = {"十分鍾": "意"}
 NAME_TAGS = {"nr", "nrt", "nrfg", "ns", "nt", "nz"}  # jieba tags of names: 马里, 里德
 # Pairs (written, standard) that Taiwan's dictionaries accept both ways, so
@@ -167,7 +174,8 @@ def main():
     amb = {c: v for c, v in st.items() if len(c) == 1 and (len(v) > 1 or v[0] == c)}
     words = sorted(w for w, n in freq.items()
                    if 2 <= len(w) <= MAX_LEN and n >= MIN_FREQ and any(c in amb for c in w)
-                   and (w not in names or w in common) and w not in EXCLUDE)
+                   and (w not in names or w in common) and w not in EXCLUDE
+                   or w in CLOCK_WORDS)
     # (STPhrases entries that jieba does not know are mostly names and rare
     # phrases, 国梁 → 國樑: taking them in flags 劉國梁.)
     t_tw = convert("s2tw.json", words)
@@ -266,6 +274,16 @@ def main():
                     if n > e[3]:
                         e[1], e[2], e[3] = p, q, n
     close_rights(table, {w for v in stp.values() for w in v})
+    # A number before a number is one number: 三十|分鍾 is 三十分鐘 as 十分鍾
+    # is 十分鐘 (十分 "very" is no word after 三).  A numeral (or 數, 第)
+    # before an entry that starts with a numeral guards it only where the
+    # rest could then be right: where the rest is an entry of its own with
+    # the same fix (十分鍾: 分鍾 → 分鐘), the numeral is dropped from the
+    # guard.  Not where the rest is right alone (五一|只放三天假).
+    for w, e in table.items():
+        rest = table.get(w[1:])
+        if len(w) >= 3 and w[0] in NUMERALS and rest and rest[0][0] == e[0][0][1:]:
+            e[1] = "".join(x for x in e[1] if x not in NUMERALS + "數第")
     # ---- edge rows: the two-character words around a two-character entry ----
     two = sorted({w for w, n in freq.items() if len(w) == 2 and n >= EDGE_FREQ and w not in names}
                  | {w for w in common if len(w) == 2 and HAN.match(w)})

@@ -870,8 +870,9 @@ static int inword_heading_masked(const jh_strset *set, const char *text, const s
 }
 
 /* Is the bar at pos (丨 or ｜) on a line that is nothing but two pieces
- * of 2-8 Han characters (斗破苍穹丨天蚕土豆), the shape censor.separator
- * leaves alone as a title and its author? */
+ * of 2-8 Han characters (斗破苍穹丨天蚕土豆), or such a line with up to
+ * three more short pieces after spaces (长夜将明丨北山 著), the shape
+ * censor.separator leaves alone as a title and its author? */
 static int inword_bar_line(const char *text, size_t len, size_t pos, size_t bar_len)
 {
 	/* bounded both ways: a line of one piece is 8 characters at most, so a
@@ -890,14 +891,36 @@ static int inword_bar_line(const char *text, size_t len, size_t pos, size_t bar_
 	}
 	if (n < 2)
 		return 0;
-	n = 0;
-	for (p = pos + bar_len; p < len && is_han_at(text, len, p, &cl); p += cl) {
-		jh_utf8_decode((const unsigned char *)text + p, cl, &cp);
-		if (++n > 8 || cp == 0x4E28)
+	/* the first piece after the bar has 2-8 characters, up to three more
+	 * (北山 著) 1-8 each, after 1-3 spaces, tabs or ideographic spaces */
+	p = pos + bar_len;
+	for (int piece = 0; piece < 4; piece++) {
+		if (piece > 0) {
+			size_t q = p;
+			int sp = 0;
+			while (q < len && sp < 3) {
+				if (text[q] == ' ' || text[q] == '\t')
+					q++;
+				else if (q + 3 <= len && (unsigned char)text[q] == 0xE3 &&
+					 (unsigned char)text[q + 1] == 0x80 && (unsigned char)text[q + 2] == 0x80)
+					q += 3; /* U+3000 */
+				else
+					break;
+				sp++;
+			}
+			if (sp == 0 || q >= len || !is_han_at(text, len, q, &cl))
+				break;
+			p = q;
+		}
+		n = 0;
+		for (; p < len && is_han_at(text, len, p, &cl); p += cl) {
+			jh_utf8_decode((const unsigned char *)text + p, cl, &cp);
+			if (++n > 8 || cp == 0x4E28)
+				return 0;
+		}
+		if (n < (piece == 0 ? 2 : 1))
 			return 0;
 	}
-	if (n < 2)
-		return 0;
 	while (p < len && (text[p] == ' ' || text[p] == '\t' || text[p] == '\r'))
 		p++;
 	return p >= len || text[p] == '\n';
