@@ -344,7 +344,13 @@ static void doubled_flush(jh_brun *run)
 	int unsure = triple || doubled_after_stammer(run->text, a) ||
 	             (cfg->min_clause && doubled_short_clause(run->text, run->len, a, cfg->min_clause));
 	size_t at = run->out->count;
-	jh_brun_emit_safety(run, a, c, g, 1, NULL, unsure ? JH_UNSAFE : run->rule->safety);
+	/* the rule's message counts one copy too many (重复了一个字); a triple
+	 * says how many are spare */
+	char msg[64];
+	if (triple)
+		snprintf(msg, sizeof msg, "虚词“%.*s”多打了%s个字", (int)(c - a), run->text + a,
+		         spare == 2 ? "两" : "一");
+	jh_brun_emit_safety(run, a, c, g, 1, triple ? msg : NULL, unsure ? JH_UNSAFE : run->rule->safety);
 	/* Keeping two trusts the word (说的 + 的确); one 的确 typed with its
 	 * 的 three times reads the same, so keeping one is offered too. */
 	if (triple && spare == 1 && !run->err && run->out->count == at + 1 &&
