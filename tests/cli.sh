@@ -176,4 +176,15 @@ for pair in '公式$a+b$很简单。|公式 $a+b$ 很简单。' '线段$AB=CD$�
 	if [ "$got" = "${pair#*|}" ]; then pass; else fail "markdown maths: '${pair%%|*}' became '$got'"; fi
 done
 
+# an e-mail address whose local part is Han: its domain's dots are not
+# prose in any profile nor in Markdown; a stray . between Han still is
+for args in '' '--profile docs' '--profile novel' '--type markdown' '--profile docs --type markdown' '--unsafe'; do
+	for s in '报名请写信给张三@例子.中国或者admin@foo.cn。' '小王@公司.中国' '请联系李四@研究所.公司。'; do
+		got=$(printf '%s\n' "$s" | $J fix --stdout $args - 2>/dev/null)
+		case "$got" in *'@例子.中国'*|*'@公司.中国'|*'@研究所.公司'*) pass ;; *) fail "e-mail ($args): '$s' became '$got'" ;; esac
+	done
+	got=$(printf '请把信寄给小李@他家.然后回来。\n' | $J fix --stdout $args - 2>/dev/null)
+	if [ "$got" = '请把信寄给小李@他家。然后回来。' ]; then pass; else fail "stray dot after @ ($args): '$got'"; fi
+done
+
 finish

@@ -40,8 +40,11 @@ static const char soft_pattern[] =
 	"(?i:(?:https?|ftp|file|git|ssh|sftp)://|www\\.)[^" STOP "]*[^" STOP ".,;:!?)\\]]"
 	/* an e-mail address; its domain may be Han (例子.com), and so may its
 	 * top level (例子.中国, 网址.公司: the Chinese IDN top-level domains;
-	 * the prose after one is Han too, so it ends where the name does) */
-	"|[A-Za-z0-9._%+-]+@[\\p{L}\\p{N}-]+(?:\\.[\\p{L}\\p{N}-]+)*\\.(?:[A-Za-z]{2,}(?![A-Za-z])|" HAN_TLD ")"
+	 * the prose after one is Han too, so it ends where the name does).
+	 * Its local part may be Han (张三@例子.中国): that cannot be told from
+	 * the prose before it, so the span then begins at the @, which is
+	 * enough to keep the rules off the domain's dots */
+	"|[A-Za-z0-9._%+-]*@[\\p{L}\\p{N}-]+(?:\\.[\\p{L}\\p{N}-]+)*\\.(?:[A-Za-z]{2,}(?![A-Za-z])|" HAN_TLD ")"
 	/* an absolute or home path of two parts or more (/usr/share/文档/README);
 	 * a | ends it, as in a table row (|/home/user|普通用户权限) */
 	"|(?<![A-Za-z0-9_./\\\\])(?:~|\\.{1,2})?/[A-Za-z0-9_.@+-]+(?:/[^" STOP "/,;:!?)\\]|]+)+/?"
