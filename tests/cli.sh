@@ -176,6 +176,20 @@ for pair in '公式$a+b$很简单。|公式 $a+b$ 很简单。' '线段$AB=CD$�
 	if [ "$got" = "${pair#*|}" ]; then pass; else fail "markdown maths: '${pair%%|*}' became '$got'"; fi
 done
 
+# a `code` span: verbatim in plain text too (nothing put inside it), and in
+# Markdown one word to the docs spacing, spaced on both sides or neither
+tx_fix() { printf '%s\n' "$1" | $J fix --stdout --profile docs --type text - 2>/dev/null; }
+for pair in '执行`git提交`命令即可。|执行`git提交`命令即可。' '运行`a,b.c`再说,然后重启.|运行`a,b.c`再说，然后重启。' \
+	'在`src目录`下运行make即可。|在`src目录`下运行 make 即可。'; do
+	got=$(tx_fix "${pair%%|*}")
+	if [ "$got" = "${pair#*|}" ]; then pass; else fail "plain code span: '${pair%%|*}' became '$got'"; fi
+done
+for pair in '执行`git提交`命令即可。|执行 `git提交` 命令即可。' '先看`日志.txt`再说。|先看 `日志.txt` 再说。' \
+	'用`ls`列出文件。|用 `ls` 列出文件。' '设置`中文`选项。|设置`中文`选项。' '执行 `git提交`命令。|执行 `git提交` 命令。'; do
+	got=$(md_fix "${pair%%|*}")
+	if [ "$got" = "${pair#*|}" ]; then pass; else fail "markdown code span: '${pair%%|*}' became '$got'"; fi
+done
+
 # an e-mail address whose local part is Han: its domain's dots are not
 # prose in any profile nor in Markdown; a stray . between Han still is
 for args in '' '--profile docs' '--profile novel' '--type markdown' '--profile docs --type markdown' '--unsafe'; do

@@ -1,5 +1,5 @@
 /* verbatim.c — the parts of a line that are not prose: URLs, e-mail
- * addresses, paths, format specifiers and terminal control sequences.  A spacing, punctuation, script
+ * addresses, paths, `code` spans, format specifiers and terminal control sequences.  A spacing, punctuation, script
  * or typo rule never edits them (a space in a URL breaks it, a 。 in a path
  * names another file); censor rules still see them (censor.url is about
  * URLs).
@@ -52,7 +52,11 @@ static const char soft_pattern[] =
 	/* a relative path of ASCII parts (src/main.c, TCP/IP) */
 	"|(?<![A-Za-z0-9_./\\\\])[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.@+-]+)+"
 	/* a Windows path */
-	"|(?<![A-Za-z0-9])[A-Za-z]:\\\\[^" STOP ",;:!?)\\]]*";
+	"|(?<![A-Za-z0-9])[A-Za-z]:\\\\[^" STOP ",;:!?)\\]]*"
+	/* a code span of plain text, `git提交` (Markdown's are cut out by the
+	 * parser): backticks around at most 200 characters on one line.  Its
+	 * inside is code: a space or a 。 put there changes what it names */
+	"|`[^`\\n]{1,200}`";
 
 /* Spans not even touched at their edges: what a program fills in, so the
  * text around it is not ours to space (%s个文件 may read 3个文件); and
@@ -229,7 +233,8 @@ static int add_spans(spans *s, const pcre2_code *re, const char *text, size_t a,
 		}
 		if (jh_grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v))
 			return JH_ERR_NOMEM;
-		size_t end = hard ? ov[1] : soft_end(text, ov[0], ov[1], b);
+		/* a `code` span ends at its backtick, whatever is in it */
+		size_t end = hard || text[ov[0]] == '`' ? ov[1] : soft_end(text, ov[0], ov[1], b);
 		s->v[s->n++] = (span){ov[0], end, hard};
 		at = end;
 	}
