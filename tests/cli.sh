@@ -180,7 +180,9 @@ done
 # Markdown one word to the docs spacing, spaced on both sides or neither
 tx_fix() { printf '%s\n' "$1" | $J fix --stdout --profile docs --type text - 2>/dev/null; }
 for pair in '执行`git提交`命令即可。|执行`git提交`命令即可。' '运行`a,b.c`再说,然后重启.|运行`a,b.c`再说，然后重启。' \
-	'在`src目录`下运行make即可。|在`src目录`下运行 make 即可。'; do
+	'在`src目录`下运行make即可。|在`src目录`下运行 make 即可。' \
+	"带有\`-a'的\`-b'选项,默认关闭.|带有\`-a'的\`-b'选项，默认关闭。" '反向引号 (``) 执行命令,结果 (``) 送出.|反向引号 (``) 执行命令，结果 (``) 送出。' \
+	'通过page`设定大小,或者通过width`设定宽度.|通过 page`设定大小，或者通过 width`设定宽度。'; do
 	got=$(tx_fix "${pair%%|*}")
 	if [ "$got" = "${pair#*|}" ]; then pass; else fail "plain code span: '${pair%%|*}' became '$got'"; fi
 done

@@ -55,8 +55,13 @@ static const char soft_pattern[] =
 	"|(?<![A-Za-z0-9])[A-Za-z]:\\\\[^" STOP ",;:!?)\\]]*"
 	/* a code span of plain text, `git提交` (Markdown's are cut out by the
 	 * parser): backticks around at most 200 characters on one line.  Its
-	 * inside is code: a space or a 。 put there changes what it names */
-	"|`[^`\\n]{1,200}`";
+	 * inside is code: a space or a 。 put there changes what it names.  No
+	 * ' in it: `quote' is the quoting of manual pages and TeX, and between
+	 * two of them (带有`-nonormalize'的`-user'选项) is prose; nor a
+	 * backtick next to another: 反向引号 (``) is the mark itself; nor
+	 * one right after a letter or digit, a closing one (通过page`设定…
+	 * 通过width`设定: the prose between two such is no code) */
+	"|(?<![`A-Za-z0-9])`[^`'\\n]{1,200}`(?!`)";
 
 /* Spans not even touched at their edges: what a program fills in, so the
  * text around it is not ours to space (%s个文件 may read 3个文件); and
