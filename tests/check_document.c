@@ -172,9 +172,14 @@ START_TEST(markdown_mapping)
 	ck_assert(tishi);
 	ck_assert(jh_document_is_markdown(d));
 	jh_document_free(d);
-	/* the same text as plain text: everything is prose */
-	f = fixed_of(&s, "a.txt", "`好,的`\n", &ds);
-	ck_assert_str_eq(f, "`好，的`\n");
+	/* the same text as plain text: a `code` span on one line is kept
+	 * verbatim there too, the prose after it is fixed */
+	f = fixed_of(&s, "a.txt", "`好,的`是代码,这是正文\n", &ds);
+	ck_assert_str_eq(f, "`好,的`是代码，这是正文\n");
+	free(f);
+	/* a backtick pair across lines is no span: both lines are prose */
+	f = fixed_of(&s, "a.txt", "`好,的\n好,的`\n", &ds);
+	ck_assert_str_eq(f, "`好，的\n好，的`\n");
 	free(f);
 	ck_assert_uint_eq(ds.count, 0);
 	test_diags_free(&ds);

@@ -176,4 +176,31 @@ for pair in '公式$a+b$很简单。|公式 $a+b$ 很简单。' '线段$AB=CD$�
 	if [ "$got" = "${pair#*|}" ]; then pass; else fail "markdown maths: '${pair%%|*}' became '$got'"; fi
 done
 
+# a `code` span: verbatim in plain text too (nothing put inside it), and in
+# Markdown one word to the docs spacing, spaced on both sides or neither
+tx_fix() { printf '%s\n' "$1" | $J fix --stdout --profile docs --type text - 2>/dev/null; }
+for pair in '执行`git提交`命令即可。|执行`git提交`命令即可。' '运行`a,b.c`再说,然后重启.|运行`a,b.c`再说，然后重启。' \
+	'在`src目录`下运行make即可。|在`src目录`下运行 make 即可。' \
+	"带有\`-a'的\`-b'选项,默认关闭.|带有\`-a'的\`-b'选项，默认关闭。" '反向引号 (``) 执行命令,结果 (``) 送出.|反向引号 (``) 执行命令，结果 (``) 送出。' \
+	'通过page`设定大小,或者通过width`设定宽度.|通过 page`设定大小，或者通过 width`设定宽度。'; do
+	got=$(tx_fix "${pair%%|*}")
+	if [ "$got" = "${pair#*|}" ]; then pass; else fail "plain code span: '${pair%%|*}' became '$got'"; fi
+done
+for pair in '执行`git提交`命令即可。|执行 `git提交` 命令即可。' '先看`日志.txt`再说。|先看 `日志.txt` 再说。' \
+	'用`ls`列出文件。|用 `ls` 列出文件。' '设置`中文`选项。|设置`中文`选项。' '执行 `git提交`命令。|执行 `git提交` 命令。'; do
+	got=$(md_fix "${pair%%|*}")
+	if [ "$got" = "${pair#*|}" ]; then pass; else fail "markdown code span: '${pair%%|*}' became '$got'"; fi
+done
+
+# an e-mail address whose local part is Han: its domain's dots are not
+# prose in any profile nor in Markdown; a stray . between Han still is
+for args in '' '--profile docs' '--profile novel' '--type markdown' '--profile docs --type markdown' '--unsafe'; do
+	for s in '报名请写信给张三@例子.中国或者admin@foo.cn。' '小王@公司.中国' '请联系李四@研究所.公司。'; do
+		got=$(printf '%s\n' "$s" | $J fix --stdout $args - 2>/dev/null)
+		case "$got" in *'@例子.中国'*|*'@公司.中国'|*'@研究所.公司'*) pass ;; *) fail "e-mail ($args): '$s' became '$got'" ;; esac
+	done
+	got=$(printf '请把信寄给小李@他家.然后回来。\n' | $J fix --stdout $args - 2>/dev/null)
+	if [ "$got" = '请把信寄给小李@他家。然后回来。' ]; then pass; else fail "stray dot after @ ($args): '$got'"; fi
+done
+
 finish

@@ -164,6 +164,25 @@ for t in да Ελλάδα éé ô привет «да»; do
 	got=$($J fix --to-utf8 --stdout short1.txt 2>/dev/null)
 	if [ "$got" = "$t" ]; then pass; else fail "short UTF-8 '$t' read as '$got'"; fi
 done
+# One or two characters of GB18030 or Big5 whose bytes are valid UTF-8 that
+# reads as no text (水 is ˮ, 说 ˵, 十 ʮ, 时间 ʱ¼ä; 禮 in Big5 is §, 職 ¾)
+# are read as GB18030 or Big5; short UTF-8 of letters (café, é, naïve, да),
+# digits and signs (±5%), a lone IPA letter (ʃ), emoji or Chinese, stays UTF-8.
+for t in 水 说 十 山 水说 色 时间; do
+	printf '%s\n' "$t" | iconv -t GB18030 >short1.txt
+	got=$($J fix --to-utf8 --stdout short1.txt 2>/dev/null)
+	if [ "$got" = "$t" ]; then pass; else fail "one-character GB18030 '$t' read as '$got'"; fi
+done
+for t in 禮 職 簡; do
+	printf '%s\n' "$t" | iconv -t BIG5 >short1.txt
+	got=$($J fix --to-utf8 --stdout short1.txt 2>/dev/null)
+	if [ "$got" = "$t" ]; then pass; else fail "one-character Big5 '$t' read as '$got'"; fi
+done
+for t in café é naïve ô ʃ ˈ '±5%' ° 😀 中文 水; do
+	printf '%s\n' "$t" >short1.txt
+	got=$($J fix --to-utf8 --stdout short1.txt 2>/dev/null)
+	if [ "$got" = "$t" ]; then pass; else fail "short UTF-8 '$t' read as '$got'"; fi
+done
 # fix --diff of a short GBK file shows the text decoded, changes nothing;
 # fix writes GBK back, --to-utf8 UTF-8
 printf '什么,好。\n' | iconv -t GB18030 >shortdiff.txt

@@ -485,6 +485,34 @@ static int utf8_maybe_legacy(const char *data, size_t len)
 	return high;
 }
 
+/* Does valid UTF-8 text read as no text of any language: its non-ASCII
+ * characters all symbols or marks no writing is made of (C1 controls and
+ * the Latin-1 signs ¡-¿ but the · of Chinese, × ÷, IPA letters, spacing
+ * modifier letters, combining marks alone), its ASCII only white space
+ * and sentence marks?  水 in GBK is ˮ, 说 is ˵, 十 is ʮ, 路人 is ·ÈË: no
+ * letter of a script, nor a digit (±5 is a reading). */
+static int utf8_no_letters(const char *data, size_t len)
+{
+	const unsigned char *s = (const unsigned char *)data;
+	int high = 0;
+	for (size_t i = 0; i < len;) {
+		if (s[i] < 0x80) {
+			if (!strchr(" \t\r\n\f\v,.!?;:", s[i]) || !s[i])
+				return 0;
+			i++;
+			continue;
+		}
+		int32_t cp;
+		size_t n = jh_utf8_decode(s + i, len - i, &cp);
+		if (cp < 0 || !((cp >= 0x80 && cp <= 0xBF && cp != 0xB7) || cp == 0xD7 || cp == 0xF7 ||
+		                (cp >= 0x250 && cp <= 0x36F)))
+			return 0;
+		high = 1;
+		i += n;
+	}
+	return high;
+}
+
 /* Is a legacy decoding plausible text?  C1 controls are not text in any
  * single-byte code page (they are what UTF-8 continuation bytes become in
  * ISO-8859-x), and a decoding that leaves many bytes undecodable is the
@@ -671,6 +699,10 @@ int decode_text(const char *data, size_t len, const char *want, decoded *out, ch
 		/* valid UTF-8 by chance: only when every character is among the
 		 * most common (a Russian да is 写邪 in GBK: 邪 is not) */
 		const char *g = short_cjk(data, len, SHORT_STRICT, 100, 2, 1);
+		/* or when its UTF-8 reading is no text at all (水 is ˮ): then one
+		 * common character is enough, in GB18030 or Big5 (禮 is §) */
+		if (!g && utf8_no_letters(data, len))
+			g = short_cjk(data, len, SHORT_COMMON, 100, 1, 0);
 		if (g) {
 			snprintf(name, sizeof name, "%s", g);
 			guessed = 1;

@@ -24,6 +24,7 @@ typedef struct {
 	size_t len;
 	int code_block;     /* inside a code block: nothing is prose */
 	int code_span;
+	size_t code_c0;     /* where the code span being read starts in the prose */
 	int link_depth;
 	size_t link_seg;    /* first segment of the link being read */
 	char *href;         /* its target */
@@ -201,12 +202,40 @@ static void unmath(mdctx *x)
 		x->failed = 1;
 }
 
+/* A code span is one word to the spacing rules, spaced from the Han on both
+ * sides or on neither: one that begins or ends in ASCII (`git提交`, read
+ * neutralised as letters) reads as Latin at its other end too, so 执行`git提交`命令
+ * is spaced after the span as well as before it (autocorrect spaces both).
+ * Its text is context only, never reported, so nothing is lost. */
+static void code_edges(mdctx *x)
+{
+	md_prose *m = x->m;
+	if (x->code_block || x->code_c0 >= m->len)
+		return;
+	unsigned char *t = (unsigned char *)m->text + x->code_c0;
+	size_t n = m->len - x->code_c0, k = n;
+	while (k > 0 && (t[k - 1] & 0xC0) == 0x80)
+		k--; /* the last character starts at k - 1 */
+	if (!k)
+		return;
+	int a = t[0] < 0x80 && t[0] != ' ', b = t[n - 1] < 0x80 && t[n - 1] != ' ';
+	if (a && t[n - 1] >= 0x80)
+		memset(t + k - 1, 'x', n - k + 1);
+	else if (b && t[0] >= 0x80) {
+		size_t e = 1;
+		while (e < n && (t[e] & 0xC0) == 0x80)
+			e++;
+		memset(t, 'x', e);
+	}
+}
+
 static int cb_enter_span(MD_SPANTYPE type, void *detail, void *ud)
 {
 	mdctx *x = ud;
-	if (type == MD_SPAN_CODE)
+	if (type == MD_SPAN_CODE) {
 		x->code_span++;
-	else if (type == MD_SPAN_LATEXMATH) {
+		x->code_c0 = x->m->len;
+	} else if (type == MD_SPAN_LATEXMATH) {
 		x->math = 1;
 		x->math_started = 0;
 	}
@@ -224,9 +253,10 @@ static int cb_enter_span(MD_SPANTYPE type, void *detail, void *ud)
 static int cb_leave_span(MD_SPANTYPE type, void *detail, void *ud)
 {
 	mdctx *x = ud;
-	if (type == MD_SPAN_CODE)
+	if (type == MD_SPAN_CODE) {
 		x->code_span--;
-	else if (type == MD_SPAN_LATEXMATH) {
+		code_edges(x);
+	} else if (type == MD_SPAN_LATEXMATH) {
 		if (x->math_started && !x->link_depth && !memchr(x->doc + x->math_t0, '\n', x->math_t1 - x->math_t0) &&
 		    !math_span_ok(x->doc, x->len, x->math_t0, x->math_t1))
 			unmath(x);

@@ -5,8 +5,8 @@
  * Korean sentence alone.  A sentence is Japanese when it has hiragana,
  * Korean when it has hangul.  A sentence of kanji only is Japanese by its
  * shinjitai forms (foreign_forms.h: 変 歩 戦, which no Chinese character
- * set holds): two of them, or one with kana on its line or on the line
- * before or after it (for this one, the wider table: 駅, which HKSCS
+ * set holds): two of them, or one with kana on its line or on the nearest
+ * line before or after it that is not blank (for this one, the wider table: 駅, which HKSCS
  * holds but no Chinese text writes) (a heading 環境変数 over Japanese prose; one such form
  * alone in Chinese prose is a slip or a filter dodge, censor.japanese-form's
  * to report).  A paragraph (a line) in which such sentences are at least
@@ -109,21 +109,45 @@ static int has_char(const char *text, size_t a, size_t b, int (*pred)(int32_t))
 	return 0;
 }
 
-/* Kana on the line [a, b) or on the line before or after it. */
+/* Is [a, b) blank: white space only (an ideographic space too)? */
+static int blank_line(const char *text, size_t a, size_t b)
+{
+	for (size_t p = a; p < b;) {
+		int32_t cp;
+		p += jh_utf8_decode((const unsigned char *)text + p, b - p, &cp);
+		if (!(cp == ' ' || cp == '\t' || cp == '\r' || cp == '\f' || cp == '\v' || cp == 0x3000))
+			return 0;
+	}
+	return 1;
+}
+
+/* Kana on the line [a, b) or on the nearest line before or after it that
+ * is not blank: a heading stands a blank line above its paragraph
+ * (第一章　駅前広場, a blank line, 朝の駅前広場は…).  Each blank run is
+ * walked by the two lines around it at most, once each (kana_near is asked
+ * once a line). */
 static int kana_near(const char *text, size_t len, size_t a, size_t b)
 {
 	if (has_char(text, a, b, is_kana))
 		return 1;
-	size_t pa, pb;
-	if (a > 0) {
-		jh_line_bounds(text, len, a - 1, &pa, &pb);
-		if (has_char(text, pa, pb, is_kana))
-			return 1;
+	size_t pa = a, pb;
+	while (pa > 0) {
+		jh_line_bounds(text, len, pa - 1, &pa, &pb);
+		if (!blank_line(text, pa, pb)) {
+			if (has_char(text, pa, pb, is_kana))
+				return 1;
+			break;
+		}
 	}
-	if (b < len) {
-		jh_line_bounds(text, len, b + 1, &pa, &pb);
-		if (has_char(text, pa, pb, is_kana))
-			return 1;
+	pb = b;
+	while (pb < len) {
+		jh_line_bounds(text, len, pb + 1, &pa, &pb);
+		if (!blank_line(text, pa, pb)) {
+			if (has_char(text, pa, pb, is_kana))
+				return 1;
+			break;
+		}
+		b = pb;
 	}
 	return 0;
 }

@@ -1,5 +1,5 @@
 /* verbatim.c — the parts of a line that are not prose: URLs, e-mail
- * addresses, paths, format specifiers and terminal control sequences.  A spacing, punctuation, script
+ * addresses, paths, `code` spans, format specifiers and terminal control sequences.  A spacing, punctuation, script
  * or typo rule never edits them (a space in a URL breaks it, a 。 in a path
  * names another file); censor rules still see them (censor.url is about
  * URLs).
@@ -40,8 +40,11 @@ static const char soft_pattern[] =
 	"(?i:(?:https?|ftp|file|git|ssh|sftp)://|www\\.)[^" STOP "]*[^" STOP ".,;:!?)\\]]"
 	/* an e-mail address; its domain may be Han (例子.com), and so may its
 	 * top level (例子.中国, 网址.公司: the Chinese IDN top-level domains;
-	 * the prose after one is Han too, so it ends where the name does) */
-	"|[A-Za-z0-9._%+-]+@[\\p{L}\\p{N}-]+(?:\\.[\\p{L}\\p{N}-]+)*\\.(?:[A-Za-z]{2,}(?![A-Za-z])|" HAN_TLD ")"
+	 * the prose after one is Han too, so it ends where the name does).
+	 * Its local part may be Han (张三@例子.中国): that cannot be told from
+	 * the prose before it, so the span then begins at the @, which is
+	 * enough to keep the rules off the domain's dots */
+	"|[A-Za-z0-9._%+-]*@[\\p{L}\\p{N}-]+(?:\\.[\\p{L}\\p{N}-]+)*\\.(?:[A-Za-z]{2,}(?![A-Za-z])|" HAN_TLD ")"
 	/* an absolute or home path of two parts or more (/usr/share/文档/README);
 	 * a | ends it, as in a table row (|/home/user|普通用户权限) */
 	"|(?<![A-Za-z0-9_./\\\\])(?:~|\\.{1,2})?/[A-Za-z0-9_.@+-]+(?:/[^" STOP "/,;:!?)\\]|]+)+/?"
@@ -49,7 +52,16 @@ static const char soft_pattern[] =
 	/* a relative path of ASCII parts (src/main.c, TCP/IP) */
 	"|(?<![A-Za-z0-9_./\\\\])[A-Za-z0-9_.-]+(?:/[A-Za-z0-9_.@+-]+)+"
 	/* a Windows path */
-	"|(?<![A-Za-z0-9])[A-Za-z]:\\\\[^" STOP ",;:!?)\\]]*";
+	"|(?<![A-Za-z0-9])[A-Za-z]:\\\\[^" STOP ",;:!?)\\]]*"
+	/* a code span of plain text, `git提交` (Markdown's are cut out by the
+	 * parser): backticks around at most 200 characters on one line.  Its
+	 * inside is code: a space or a 。 put there changes what it names.  No
+	 * ' in it: `quote' is the quoting of manual pages and TeX, and between
+	 * two of them (带有`-nonormalize'的`-user'选项) is prose; nor a
+	 * backtick next to another: 反向引号 (``) is the mark itself; nor
+	 * one right after a letter or digit, a closing one (通过page`设定…
+	 * 通过width`设定: the prose between two such is no code) */
+	"|(?<![`A-Za-z0-9])`[^`'\\n]{1,200}`(?!`)";
 
 /* Spans not even touched at their edges: what a program fills in, so the
  * text around it is not ours to space (%s个文件 may read 3个文件); and
@@ -226,7 +238,8 @@ static int add_spans(spans *s, const pcre2_code *re, const char *text, size_t a,
 		}
 		if (jh_grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v))
 			return JH_ERR_NOMEM;
-		size_t end = hard ? ov[1] : soft_end(text, ov[0], ov[1], b);
+		/* a `code` span ends at its backtick, whatever is in it */
+		size_t end = hard || text[ov[0]] == '`' ? ov[1] : soft_end(text, ov[0], ov[1], b);
 		s->v[s->n++] = (span){ov[0], end, hard};
 		at = end;
 	}
