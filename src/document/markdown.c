@@ -468,7 +468,7 @@ static size_t front_matter(const char *doc, size_t len)
 int markdown_prose(const char *doc, size_t len, md_prose *out)
 {
 	memset(out, 0, sizeof *out);
-	mdctx x = {out, doc, len, 0, 0, 0, 0, NULL, 0, 0, 0, 0, 0, 0, 0, 0};
+	mdctx x = {.m = out, .doc = doc, .len = len};
 	MD_PARSER p = {0};
 	p.flags = MD_DIALECT_GITHUB | MD_FLAG_LATEXMATHSPANS;
 	p.enter_block = cb_enter_block;
