@@ -137,7 +137,7 @@ expect_exit 0 "test-rules on the shipped rules" -- $J test-rules
 # in .jinghua.ini changes the list (none = files without an extension)
 W=$TMP/walk-types
 mkdir -p "$W/src"
-printf 'int main(void){ printf("你好,世界.\\n"); }\n' >"$W/src/main.c"
+printf '/* 问候,然后退出. */\nint main(void){ printf("你好,世界.\\n"); }\n' >"$W/src/main.c"
 printf '{"msg": "你好,世界."}\n' >"$W/a.json"
 printf 'msg = "保存成功,请刷新."\n' >"$W/s.py"
 printf '<p>你好,世界</p>\n' >"$W/i.html"

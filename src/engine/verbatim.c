@@ -61,7 +61,13 @@ static const char soft_pattern[] =
 	 * backtick next to another: 反向引号 (``) is the mark itself; nor
 	 * one right after a letter or digit, a closing one (通过page`设定…
 	 * 通过width`设定: the prose between two such is no code) */
-	"|(?<![`A-Za-z0-9])`[^`'\\n]{1,200}`(?!`)";
+	"|(?<![`A-Za-z0-9])`[^`'\\n]{1,200}`(?!`)"
+	/* a string literal of code in plain text, printf("%s:%d,出错了\n"):
+	 * ASCII quotes around at most 200 characters on one line holding a
+	 * format specifier or a backslash escape, which prose does not (a
+	 * comma there is the program's, not the prose's) */
+	"|\"(?=[^\"\\n]{0,200}(?:%[-+ #0-9.*]*[diouxXeEfgcsp]|\\\\[ntr0\"\\\\]))"
+	"(?:[^\"\\\\\\n]|\\\\.){1,200}\"";
 
 /* Spans not even touched at their edges: what a program fills in, so the
  * text around it is not ours to space (%s个文件 may read 3个文件); and
