@@ -187,6 +187,58 @@ START_TEST(markdown_mapping)
 }
 END_TEST
 
+/* A space between Han and Latin letters, inserted at a point. */
+static const char space_rules[] =
+	"[layout.tspace]\nkind = regex\nmessage = space\n"
+	"pattern = (?<=\\p{Han})(?=[A-Za-z])|(?<=[A-Za-z])(?=\\p{Han})\n"
+	"fix = $0\\s\nsafety = safe\nbad = 好A -> 好 A\ngood = 好 A\n";
+
+/* The same, as an edit of the letter itself (C → "C "). */
+static const char space_rules2[] =
+	"[layout.tspace2]\nkind = regex\nmessage = space\n"
+	"pattern = [A-Za-z](?=\\p{Han})\nfix = $0\\s\nsafety = safe\nbad = A好 -> A 好\ngood = A 好\n";
+
+START_TEST(markdown_space_outside_markup)
+{
+	/* the text, and what each rule set makes of it */
+	static const char *const cases[][3] = {
+		/* never inside an element before its closing tag or after its
+		 * opening tag: outside it */
+		{"快捷键<kbd>Ctrl</kbd>+<kbd>C</kbd>复制\n", "快捷键 <kbd>Ctrl</kbd>+<kbd>C</kbd> 复制\n",
+		 "快捷键<kbd>Ctrl</kbd>+<kbd>C</kbd> 复制\n"},
+		{"按<kbd>Ctrl</kbd>键\n", "按 <kbd>Ctrl</kbd> 键\n", "按<kbd>Ctrl</kbd> 键\n"},
+		{"<b>English</b>粗体\n", "<b>English</b> 粗体\n", "<b>English</b> 粗体\n"},
+		{"粗体<b>English</b>\n", "粗体 <b>English</b>\n", "粗体<b>English</b>\n"},
+		{"<b>A</b><i>中</i>\n", "<b>A</b> <i>中</i>\n", "<b>A</b> <i>中</i>\n"},
+		/* Markdown spans: a space inside a closing ** ends no emphasis */
+		{"这是**粗体**English\n", "这是**粗体** English\n", "这是**粗体**English\n"},
+		{"English**粗体**好\n", "English **粗体**好\n", "English **粗体**好\n"},
+		{"这是~~删除~~English\n", "这是~~删除~~ English\n", "这是~~删除~~English\n"},
+		{"见[文档](http://x/a)English\n", "见[文档](http://x/a) English\n",
+		 "见[文档](http://x/a)English\n"},
+		/* must not change: already spaced, or no Han beside a letter */
+		{"按 <kbd>Ctrl</kbd> 键\n", "按 <kbd>Ctrl</kbd> 键\n", "按 <kbd>Ctrl</kbd> 键\n"},
+		{"<kbd>Ctrl</kbd>+<kbd>C</kbd>\n", "<kbd>Ctrl</kbd>+<kbd>C</kbd>\n",
+		 "<kbd>Ctrl</kbd>+<kbd>C</kbd>\n"},
+	};
+	const char *const sets[] = {space_rules, space_rules2};
+	for (size_t k = 0; k < 2; k++) {
+		jh_ruleset *rs = test_ruleset(sets[k]);
+		jh_settings s = settings_of(rs, JH_DOC_AUTO);
+		test_diags ds = TEST_DIAGS_INIT;
+		for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+			char *f = fixed_of(&s, "a.md", cases[i][0], &ds);
+			ck_assert_msg(!strcmp(f, cases[i][1 + k]), "rules %zu: %s gave %s, want %s", k,
+			              cases[i][0], f, cases[i][1 + k]);
+			free(f);
+		}
+		ck_assert_uint_eq(ds.count, 0);
+		test_diags_free(&ds);
+		jh_ruleset_free(rs);
+	}
+}
+END_TEST
+
 START_TEST(inline_switches)
 {
 	jh_ruleset *rs = test_ruleset(comma_rules);
@@ -384,6 +436,7 @@ Suite *document_suite(void)
 	tcase_add_test(tc, decode_round_trips);
 	tcase_add_test(tc, decode_odd_bytes_kept);
 	tcase_add_test(tc, markdown_mapping);
+	tcase_add_test(tc, markdown_space_outside_markup);
 	tcase_add_test(tc, inline_switches);
 	tcase_add_test(tc, globs);
 	tcase_add_test(tc, config_discovery_and_merging);

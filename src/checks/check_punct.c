@@ -926,6 +926,54 @@ static int inword_bar_line(const char *text, size_t len, size_t pos, size_t bar_
 	return p >= len || text[p] == '\n';
 }
 
+/* Is the bar at pos (丨 or ｜) a column or title separator after a
+ * short prefix: a piece of 2-4 Han characters that starts the line or
+ * follows ：, :, 【, [, a space, tab or U+3000 (深度丨中国新能源汽车,
+ * 萌萌：分享：专访｜王小明), with two more Han characters or ASCII letters
+ * or digits after the bar?  censor.separator leaves that shape alone; a
+ * dodge in it (他把匕丨首藏在靴子里) is decided here by the word. */
+static int inword_bar_prefix(const char *text, size_t len, size_t pos, size_t bar_len)
+{
+	size_t p = pos, cl;
+	int32_t cp = -1;
+	int n = 0;
+	while (p > 0 && text[p - 1] != '\n') {
+		size_t q = char_start_before(text, p);
+		if (!is_han_at(text, len, q, &cl) || q + cl != p)
+			break;
+		jh_utf8_decode((const unsigned char *)text + q, cl, &cp);
+		if (cp == 0x4E28 || ++n > 4)
+			return 0;
+		p = q;
+	}
+	if (n < 2)
+		return 0;
+	if (p > 0 && text[p - 1] != '\n') {
+		size_t q = char_start_before(text, p);
+		jh_utf8_decode((const unsigned char *)text + q, p - q, &cp);
+		if (cp != 0xFF1A && cp != ':' && cp != 0x3010 && cp != '[' && cp != ' ' && cp != '\t' &&
+		    cp != 0x3000)
+			return 0;
+	}
+	p = pos + bar_len;
+	for (int i = 0; i < 2; i++) {
+		if (p >= len)
+			return 0;
+		if (is_han_at(text, len, p, &cl)) {
+			jh_utf8_decode((const unsigned char *)text + p, cl, &cp);
+			if (cp == 0x4E28)
+				return 0;
+			p += cl;
+		} else if ((text[p] >= '0' && text[p] <= '9') || (text[p] >= 'A' && text[p] <= 'Z') ||
+		           (text[p] >= 'a' && text[p] <= 'z')) {
+			p++;
+		} else {
+			return 0;
+		}
+	}
+	return 1;
+}
+
 /* A bar between two Han characters on such a line: a word of `masked`
  * across it (他把匕丨首藏在靴子里: 匕首) is a word pulled apart; else the
  * pieces are a title and its author, as censor.separator takes them. */
@@ -936,7 +984,8 @@ static void inword_bar(jh_brun *run, const jh_char *c)
 		return;
 	size_t after = c->pos + c->len;
 	if (!is_han_at(run->text, run->len, after, &n) ||
-	    !inword_bar_line(run->text, run->len, c->pos, c->len))
+	    (!inword_bar_line(run->text, run->len, c->pos, c->len) &&
+	     !inword_bar_prefix(run->text, run->len, c->pos, c->len)))
 		return;
 	period_cfg *cfg = (period_cfg *)run->cfg;
 	period_arg arg = {cfg, run->diag_fn, run->payload};

@@ -270,32 +270,66 @@ static unsigned touches(const md_prose *m, size_t s, size_t e)
  * replaced by "t "): reduced to what it changes, when that is prose alone
  * (a space after the code span).  Returns the kinds the reduced edit
  * touches; the edit is rewritten only when that is prose. */
-static unsigned shrink_edit(const md_prose *m, jh_edit *e)
+static void edit_trim(const md_prose *m, const jh_edit *e, size_t *pi, size_t *pj)
 {
 	size_t s = e->byte_start, t = e->byte_end;
-	char *r = e->replacement ? e->replacement : NULL;
+	const char *r = e->replacement;
 	size_t rl = r ? strlen(r) : 0, i = 0, j = 0;
 	while (s + i < t && i < rl && m->text[s + i] == r[i])
 		i++;
 	while (t - j > s + i && rl - j > i && m->text[t - 1 - j] == r[rl - 1 - j])
 		j++;
+	*pi = i;
+	*pj = j;
+}
+
+/* Is the edit, reduced, an insertion between two segments (C → "C " at
+ * the end of <kbd>C</kbd>)?  Then where it goes is map_point_ok's. */
+static int shrinks_to_edge(const md_prose *m, const jh_edit *e)
+{
+	size_t i, j;
+	if (e->byte_start == e->byte_end || !e->replacement)
+		return 0;
+	edit_trim(m, e, &i, &j);
+	size_t c = e->byte_start + i;
+	if (c != e->byte_end - j || !m->n_segs)
+		return 0;
+	size_t k = md_seg_at(m, c);
+	return k > 0 && m->segs[k].c == c;
+}
+
+static unsigned shrink_edit(const md_prose *m, jh_edit *e)
+{
+	size_t s = e->byte_start, t = e->byte_end;
+	char *r = e->replacement ? e->replacement : NULL;
+	size_t rl = r ? strlen(r) : 0, i, j;
+	edit_trim(m, e, &i, &j);
 	unsigned k = touches(m, s + i, t - j);
 	if (k == (1u << SEG_PROSE)) {
 		e->byte_start = s + i;
 		e->byte_end = t - j;
-		r[rl - j] = '\0'; /* the list owns its replacement strings */
-		e->replacement = r + i;
+		if (r) {
+			r[rl - j] = '\0'; /* the list owns its replacement strings */
+			e->replacement = r + i;
+		}
 	}
 	return k;
 }
 
-/* A point between segments goes to the prose side. */
+/* A point between segments goes to the prose side, outside the markup
+ * between them: after closing markup, before opening markup
+ * (<kbd>C</kbd>复制: after </kbd>).  -1 when no place is sure. */
+static int map_point_ok(const md_prose *m, size_t c, size_t *at)
+{
+	return md_point_to_doc(m, c, at);
+}
+
 static size_t map_point(const md_prose *m, size_t c)
 {
-	size_t lo = md_seg_at(m, c);
-	if (m->n_segs && m->segs[lo].c == c && lo > 0 && m->segs[lo - 1].kind == SEG_PROSE)
-		return md_to_doc(m, c, 1);
-	return md_to_doc(m, c, 0);
+	size_t at;
+	if (map_point_ok(m, c, &at) == 0)
+		return at;
+	return md_to_doc(m, c, 1);
 }
 
 /* Edits on the prose → edits on the document; 0 when one cannot be made
@@ -304,13 +338,21 @@ static int map_edits(const md_prose *m, jh_edit *edits, size_t n)
 {
 	for (size_t j = 0; j < n; j++) {
 		jh_edit *e = &edits[j];
+		/* reduced to what it changes (C → "C " inserts after C), so an
+		 * insertion at a segment's edge is placed by map_point_ok, outside
+		 * the markup there, not inside an element before its closing tag */
 		unsigned ek = touches(m, e->byte_start, e->byte_end);
-		if (ek != (1u << SEG_PROSE))
+		if (ek != (1u << SEG_PROSE) || shrinks_to_edge(m, e))
 			ek = shrink_edit(m, e);
 		if (ek != (1u << SEG_PROSE))
 			return 0;
-		size_t a = e->byte_start == e->byte_end ? map_point(m, e->byte_start)
-		                                        : md_to_doc(m, e->byte_start, 0);
+		size_t a;
+		if (e->byte_start == e->byte_end) {
+			if (map_point_ok(m, e->byte_start, &a) != 0)
+				return 0;
+		} else {
+			a = md_to_doc(m, e->byte_start, 0);
+		}
 		size_t b = e->byte_start == e->byte_end ? a : md_to_doc(m, e->byte_end, 1);
 		/* an edit must cover the same bytes in the document: no markup inside */
 		if (b - a != e->byte_end - e->byte_start)
@@ -319,6 +361,14 @@ static int map_edits(const md_prose *m, jh_edit *edits, size_t n)
 		e->byte_end = b;
 	}
 	return 1;
+}
+
+static void widen(jh_finding *f, const jh_edit *e)
+{
+	if (e->byte_start < f->byte_start)
+		f->byte_start = e->byte_start;
+	if (e->byte_end > f->byte_end)
+		f->byte_end = e->byte_end;
 }
 
 /* Findings on the prose → findings on the document. */
@@ -353,6 +403,14 @@ static void map_markdown(const md_prose *m, jh_findings *fs)
 			if (f->byte_end < f->byte_start)
 				f->byte_end = f->byte_start;
 		}
+		/* an insertion placed past the markup at the finding's edge
+		 * (<kbd>C</kbd>复制: after </kbd>) widens the finding to it, as
+		 * the fixer applies only edits inside their finding */
+		for (size_t j = 0; f->has_fix && j < f->n_edits; j++)
+			widen(f, &f->edits[j]);
+		for (size_t j = 0; j < f->n_alternatives; j++)
+			for (size_t q = 0; q < f->alternatives[j].n_edits; q++)
+				widen(f, &f->alternatives[j].edits[q]);
 		fs->items[w++] = *f;
 	}
 	fs->count = w;

@@ -150,6 +150,12 @@ typedef struct {
 	size_t n_segs, cap_segs;
 	size_t *html; /* ranges of raw HTML in the document, pairs */
 	size_t n_html, cap_html;
+	/* where Markdown spans (emphasis, strikethrough, links) open and close,
+	 * as prose offsets: 2c for an opening, 2c + 1 for a closing, in order */
+	size_t *marks;
+	size_t n_marks, cap_marks;
+	const char *doc; /* the document parsed (not owned) */
+	size_t doc_len;
 } md_prose;
 
 /* 0, JH_ERR_NOMEM, or -1 when md4c cannot take the document (over 4 GB). */
@@ -158,6 +164,12 @@ void md_prose_free(md_prose *m);
 /* Map a prose offset to the document; end = 1 prefers the end of the
  * segment before a boundary. */
 size_t md_to_doc(const md_prose *m, size_t c, int end);
+/* Map a point between two prose segments to the document so that what is
+ * inserted there lands outside the markup: after closing markup (</kbd>,
+ * a closing **), before opening markup (<kbd>, an opening **).  Returns 0
+ * and sets *at, or -1 when no such place is sure (markup of both kinds
+ * that cannot be told apart). */
+int md_point_to_doc(const md_prose *m, size_t c, size_t *at);
 /* Index of the segment that holds prose offset c (the last starting at or before it). */
 size_t md_seg_at(const md_prose *m, size_t c);
 /* Map a document offset to the prose (the next prose position). */

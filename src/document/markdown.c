@@ -42,6 +42,7 @@ void md_prose_free(md_prose *m)
 	free(m->text);
 	free(m->segs);
 	free(m->html);
+	free(m->marks);
 	memset(m, 0, sizeof *m);
 }
 
@@ -229,9 +230,36 @@ static void code_edges(mdctx *x)
 	}
 }
 
+/* A Markdown span opening (close 0) or closing (close 1) at the current
+ * prose offset: its markup (**, _, ~~, [, ](url)) lies there in the
+ * document, between two prose segments. */
+static int span_has_markup(MD_SPANTYPE type)
+{
+	return type == MD_SPAN_EM || type == MD_SPAN_STRONG || type == MD_SPAN_DEL ||
+	       type == MD_SPAN_U || type == MD_SPAN_A || type == MD_SPAN_WIKILINK;
+}
+
+static void add_mark(mdctx *x, int close)
+{
+	md_prose *m = x->m;
+	if (m->n_marks == m->cap_marks) {
+		size_t nc = m->cap_marks ? m->cap_marks * 2 : 32;
+		size_t *nm = realloc(m->marks, nc * sizeof *nm);
+		if (!nm) {
+			x->failed = 1;
+			return;
+		}
+		m->marks = nm;
+		m->cap_marks = nc;
+	}
+	m->marks[m->n_marks++] = 2 * m->len + (close ? 1 : 0);
+}
+
 static int cb_enter_span(MD_SPANTYPE type, void *detail, void *ud)
 {
 	mdctx *x = ud;
+	if (span_has_markup(type))
+		add_mark(x, 0);
 	if (type == MD_SPAN_CODE) {
 		x->code_span++;
 		x->code_c0 = x->m->len;
@@ -253,6 +281,8 @@ static int cb_enter_span(MD_SPANTYPE type, void *detail, void *ud)
 static int cb_leave_span(MD_SPANTYPE type, void *detail, void *ud)
 {
 	mdctx *x = ud;
+	if (span_has_markup(type))
+		add_mark(x, 1);
 	if (type == MD_SPAN_CODE) {
 		x->code_span--;
 		code_edges(x);
@@ -468,6 +498,8 @@ static size_t front_matter(const char *doc, size_t len)
 int markdown_prose(const char *doc, size_t len, md_prose *out)
 {
 	memset(out, 0, sizeof *out);
+	out->doc = doc;
+	out->doc_len = len;
 	mdctx x = {.m = out, .doc = doc, .len = len};
 	MD_PARSER p = {0};
 	p.flags = MD_DIALECT_GITHUB | MD_FLAG_LATEXMATHSPANS;
@@ -539,4 +571,106 @@ size_t md_to_prose(const md_prose *m, size_t t)
 			return s->t <= t ? s->c + (t - s->t) : s->c;
 	}
 	return m->len;
+}
+
+/* Does a span open (want 0) or close (want 1) at prose offset c? */
+static int mark_at(const md_prose *m, size_t c, int want)
+{
+	size_t lo = 0, hi = m->n_marks, key = 2 * c + (size_t)want;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->marks[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* marks are in prose order, closings and openings at one offset mixed */
+	for (size_t i = lo; i > 0 && m->marks[i - 1] / 2 == c; i--)
+		if (m->marks[i - 1] == key)
+			return 1;
+	for (size_t i = lo; i < m->n_marks && m->marks[i] / 2 == c; i++)
+		if (m->marks[i] == key)
+			return 1;
+	return 0;
+}
+
+/* The raw HTML range that starts at t, or -1. */
+static long html_at(const md_prose *m, size_t t)
+{
+	size_t lo = 0, hi = m->n_html / 2;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (m->html[2 * mid] < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < m->n_html / 2 && m->html[2 * lo] == t ? (long)lo : -1;
+}
+
+int md_point_to_doc(const md_prose *m, size_t c, size_t *at)
+{
+	size_t i = md_seg_at(m, c);
+	if (!m->n_segs || m->segs[i].c != c || i == 0 || m->segs[i - 1].kind != SEG_PROSE) {
+		*at = md_to_doc(m, c, 0);
+		return 0;
+	}
+	const md_seg *p = &m->segs[i - 1], *s = &m->segs[i];
+	size_t pe = p->t + p->len, ns = s->t;
+	*at = pe;
+	if (ns <= pe || !m->doc || ns > m->doc_len)
+		return 0;
+	const char *d = m->doc;
+	int closed = mark_at(m, c, 1), opened = mark_at(m, c, 0), delims = 0;
+	/* past the closing markup: closing tags (</kbd>), and the delimiters
+	 * of a span that closes here (**, ~~, ](url)) when none opens here */
+	size_t q = pe;
+	while (q < ns) {
+		long h = html_at(m, q);
+		if (h >= 0) {
+			size_t e = m->html[2 * h + 1];
+			if (e > ns || e - q < 2 || d[q + 1] != '/')
+				break;
+			q = e;
+			continue;
+		}
+		if (!closed || opened)
+			break;
+		if (d[q] == '*' || d[q] == '_' || d[q] == '~') {
+			q++;
+			delims = 1;
+			continue;
+		}
+		if (d[q] == ']') {
+			/* a link's end: its target up to the next tag or the gap's end */
+			size_t e = q;
+			while (e < ns && d[e] != '\\' && d[e] != '<')
+				e++;
+			if (e < ns && d[e] == '\\')
+				break;
+			q = e;
+			delims = 1;
+			continue;
+		}
+		break;
+	}
+	/* the rest must be opening markup: a closing tag after it, or
+	 * delimiters both closing and opening here, leave no sure place */
+	for (size_t r = q; r < ns;) {
+		long h = html_at(m, r);
+		if (h >= 0) {
+			size_t e = m->html[2 * h + 1];
+			if (e > ns)
+				break;
+			if (e - r >= 2 && d[r + 1] == '/')
+				return -1;
+			r = e;
+			continue;
+		}
+		if (closed && (opened || delims))
+			return -1;
+		r++;
+	}
+	*at = q;
+	return 0;
 }
