@@ -452,13 +452,12 @@ static int continues_sentence(const char *text, size_t p, size_t e)
  * that needs what follows (冒着热气的⏎面条, 她把⏎门关上). */
 static int cannot_end(int32_t cp)
 {
-	static const char ties[] = "的地把被从向对和与跟给让将朝往";
-	for (size_t p = 0; ties[p];) {
-		int32_t t;
-		p += jh_utf8_decode((const unsigned char *)ties + p, sizeof ties - 1 - p, &t);
-		if (t == cp)
+	/* 的地把被从向对和与跟给让将朝往 */
+	static const int32_t ties[] = {0x7684, 0x5730, 0x628A, 0x88AB, 0x4ECE, 0x5411, 0x5BF9, 0x548C,
+	                               0x4E0E, 0x8DDF, 0x7ED9, 0x8BA9, 0x5C06, 0x671D, 0x5F80};
+	for (size_t i = 0; i < sizeof ties / sizeof *ties; i++)
+		if (ties[i] == cp)
 			return 1;
-	}
 	return 0;
 }
 
@@ -510,6 +509,13 @@ static wrap_survey survey_wrap(const jh_brun *run)
 	}
 	wrap_survey w = {prose >= 3 && wraps * 20 > prose, 0};
 	w.one_line = prose >= 3 && !w.hard_wrapped && mid * 4 <= prose && bare * 20 <= prose;
+	return w;
+}
+
+static const wrap_survey *survey_once(const jh_brun *run, wrap_survey *w, int *done)
+{
+	if (!*done)
+		*w = survey_wrap(run), *done = 1;
 	return w;
 }
 
@@ -603,7 +609,10 @@ static void split_finish(jh_brun *run)
 {
 	indent_stats s;
 	indent_survey(run, &s);
-	wrap_survey wrap = survey_wrap(run);
+	/* the wrap survey decodes every line: taken only when a candidate
+	 * break needs it (most documents have none) */
+	wrap_survey wrap;
+	int surveyed = 0;
 	line_t l, prev = {0, 0, 0, 0, 0};
 	int have_prev = 0;
 	size_t blanks = 0;
@@ -631,7 +640,7 @@ static void split_finish(jh_brun *run)
 			if (blanks)
 				split_emit(run, prev.end, body,
 				           !(s.dominant.kind != IND_NONE && in.kind == IND_NONE), SPLIT_COMMA);
-			else if ((idsp || (in.kind == IND_NONE && wrap.one_line)) &&
+			else if ((idsp || (in.kind == IND_NONE && survey_once(run, &wrap, &surveyed)->one_line)) &&
 			         !verse_across(run->text, prev.start, at, body, l.end))
 				split_emit(run, prev.end, body, 1, SPLIT_COMMA);
 		} else if (tight && end && (jh_class_of(end) & JH_C_HAN) && !blanks &&
@@ -648,10 +657,11 @@ static void split_finish(jh_brun *run)
 			 * alone, as for ， above. */
 			split_emit(run, prev.end, body, 0, SPLIT_CUT);
 		} else if (tight && end && (jh_class_of(end) & JH_C_HAN) && !blanks &&
-		           !wrap.hard_wrapped && (in.kind == IND_IDSP || in.kind == IND_MIXED) &&
+		           (in.kind == IND_IDSP || in.kind == IND_MIXED) &&
 		           indent_of(run->text, &prev).kind != IND_NONE &&
 		           (has_clause_mark(run->text, prev.start, at) || cannot_end(end)) &&
-		           continues_sentence(run->text, body, l.end)) {
+		           continues_sentence(run->text, body, l.end) &&
+		           !survey_once(run, &wrap, &surveyed)->hard_wrapped) {
 			/* 冒着热气的⏎　　面条，旁边…: an indented line of prose (a
 			 * clause mark inside, or a last character no line ends on:
 			 * not a heading, 第一章　重逢, nor a line of verse without

@@ -873,23 +873,34 @@ static int inword_heading_masked(const jh_strset *set, const char *text, const s
  * of 2-8 Han characters (斗破苍穹丨天蚕土豆), or such a line with up to
  * three more short pieces after spaces (长夜将明丨北山 著), the shape
  * censor.separator leaves alone as a title and its author? */
-static int inword_bar_line(const char *text, size_t len, size_t pos, size_t bar_len)
+/* The Han characters in a row that end at pos, walked back at most max
+ * of them (a long line, a 16 MB record, costs a few steps a bar): their
+ * number, or -1 for more than max or a 丨 among them (a chain of bars is
+ * censor.separator's); *start is where the walk stopped. */
+static int han_piece_before(const char *text, size_t len, size_t pos, int max, size_t *start)
 {
-	/* bounded both ways: a line of one piece is 8 characters at most, so a
-	 * long line (a 16 MB record) costs a few steps a bar */
 	size_t p = pos, cl;
-	int32_t cp = -1;
 	int n = 0;
 	while (p > 0 && text[p - 1] != '\n') {
 		size_t q = char_start_before(text, p);
-		if (++n > 8 || !is_han_at(text, len, q, &cl) || q + cl != p)
-			return 0;
+		if (!is_han_at(text, len, q, &cl) || q + cl != p)
+			break;
+		int32_t cp;
 		jh_utf8_decode((const unsigned char *)text + q, cl, &cp);
-		if (cp == 0x4E28)
-			return 0;
+		if (cp == 0x4E28 || ++n > max)
+			return -1;
 		p = q;
 	}
-	if (n < 2)
+	*start = p;
+	return n;
+}
+
+static int inword_bar_line(const char *text, size_t len, size_t pos, size_t bar_len)
+{
+	size_t p, cl;
+	int32_t cp = -1;
+	int n = han_piece_before(text, len, pos, 8, &p);
+	if (n < 2 || (p > 0 && text[p - 1] != '\n')) /* the piece is the line's start */
 		return 0;
 	/* the first piece after the bar has 2-8 characters, up to three more
 	 * (北山 著) 1-8 each, after 1-3 spaces, tabs or ideographic spaces */
@@ -934,19 +945,9 @@ static int inword_bar_line(const char *text, size_t len, size_t pos, size_t bar_
  * dodge in it (他把匕丨首藏在靴子里) is decided here by the word. */
 static int inword_bar_prefix(const char *text, size_t len, size_t pos, size_t bar_len)
 {
-	size_t p = pos, cl;
+	size_t p, cl;
 	int32_t cp = -1;
-	int n = 0;
-	while (p > 0 && text[p - 1] != '\n') {
-		size_t q = char_start_before(text, p);
-		if (!is_han_at(text, len, q, &cl) || q + cl != p)
-			break;
-		jh_utf8_decode((const unsigned char *)text + q, cl, &cp);
-		if (cp == 0x4E28 || ++n > 4)
-			return 0;
-		p = q;
-	}
-	if (n < 2)
+	if (han_piece_before(text, len, pos, 4, &p) < 2)
 		return 0;
 	if (p > 0 && text[p - 1] != '\n') {
 		size_t q = char_start_before(text, p);
