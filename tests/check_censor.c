@@ -374,6 +374,27 @@ START_TEST(missing_chars_verse_is_not_judged)
 	ck_assert_msg(first_of(&fs, "censor.missing-chars") == NULL, "verse flagged");
 	ck_assert_uint_eq(test_count_rule(&fs, "censor.missing-chars.insert"), 0);
 	jh_findings_clear(&fs);
+	/* a few lines of verse before prose that is all dialogue (each line
+	 * opens with “): the dialogue lines count, the text is no poem */
+	size_t vl = 0;
+	for (int k = 0; k < 6; k++)
+		vl = (size_t)(strchr(verse + vl, '\n') - verse) + 1;
+	char *mixed = malloc(vl + 2 * strlen(lines) + 16);
+	ck_assert_ptr_nonnull(mixed);
+	memcpy(mixed, verse, vl);
+	size_t o = vl;
+	for (const char *q = lines; *q;) {
+		const char *nl = strchr(q, '\n');
+		size_t ll = nl ? (size_t)(nl - q) + 1 : strlen(q);
+		memcpy(mixed + o, "“", 3), o += 3;
+		memcpy(mixed + o, q, ll), o += ll;
+		q += ll;
+	}
+	mixed[o] = '\0';
+	test_check(rs, mixed, o, &fs);
+	ck_assert_msg(first_of(&fs, "censor.missing-chars") != NULL, "dialogue after verse not flagged");
+	jh_findings_clear(&fs);
+	free(mixed);
 	free(verse), free(lines), free(text);
 	jh_ruleset_free(rs);
 }

@@ -485,7 +485,7 @@ static int mc_load_words(void *arg)
 static int verse_line(const char *text, size_t p, size_t e, int *marked)
 {
 	size_t n = 0, len = 0, clauses = 0;
-	int same = 1;
+	int same = 1, other = 0;
 	*marked = 0;
 	while (p < e) {
 		int32_t cp;
@@ -496,8 +496,11 @@ static int verse_line(const char *text, size_t p, size_t e, int *marked)
 		}
 		int mark = cp == 0xFF0C || cp == 0x3002 || cp == 0xFF1F || cp == 0xFF01 ||
 		           cp == 0xFF1B || cp == 0x3001;
+		/* anything else (a quote, a colon, a name's dot) is prose, a
+		 * title or a name, no verse; the line still counts as one with
+		 * a mark when it has one, so dialogue does not shrink the base */
 		if (!mark && cp != ' ' && cp != 0x3000 && cp != '\t' && cp != '\r')
-			return 0; /* anything else: prose, a title, a name */
+			other = 1;
 		if (!mark)
 			continue;
 		*marked = 1;
@@ -508,7 +511,7 @@ static int verse_line(const char *text, size_t p, size_t e, int *marked)
 		}
 		n = 0;
 	}
-	return !n && clauses >= 2 && same && (len == 4 || len == 5 || len == 7);
+	return !other && !n && clauses >= 2 && same && (len == 4 || len == 5 || len == 7);
 }
 
 /* Is the text verse: of its lines with a clause mark, at least four, more
