@@ -200,6 +200,48 @@ START_TEST(lead_reaches_before_trigger)
 }
 END_TEST
 
+START_TEST(trigger_words_gate)
+{
+	/* the same rule with and without words, and a lead: the match starts
+	 * before the trigger word (请访问) and must be found from it */
+	jh_ruleset *rs = test_ruleset(
+		"[censor.site-w]\nkind = regex\nmessage = m\n"
+		"pattern = (?:请访问)?(?:www\\.)?(?:biqu|ddxs)[a-z]*\\.la\ntrigger = wbd\n"
+		"trigger-words = www biqu ddxs\nlead = 3\nbad = 请访问www.biquge.la\ngood = web.la\n"
+		"[censor.site-all]\nkind = regex\nmessage = m\n"
+		"pattern = (?:请访问)?(?:www\\.)?(?:biqu|ddxs)[a-z]*\\.la\ntrigger = wbd\n"
+		"lead = 3\nbad = 请访问www.biquge.la\ngood = web.la\n");
+	static const char *texts[] = {
+		"他说请访问www.biquge.la就走了", "bbb ddd wbd ddxs.la www.bad.la biqu.la",
+		"请访问biquge.la", "webdb biquge", "ddxsbiqu.la",
+	};
+	for (size_t c = 0; c < sizeof texts / sizeof *texts; c++) {
+		jh_findings fs = JH_FINDINGS_INIT;
+		test_check(rs, texts[c], strlen(texts[c]), &fs);
+		/* each match of the ungated rule, and the gated one's the same */
+		size_t gated = 0, all = 0;
+		for (size_t i = 0; i < fs.count; i++)
+			if (!strcmp(fs.items[i].rule_id, "censor.site-w"))
+				gated++;
+			else
+				all++;
+		ck_assert_msg((gated == all && all > 0) || (c == 3 && all == 0), "text %zu: %zu vs %zu", c,
+		              gated, all);
+		for (size_t i = 0; i + 1 < fs.count; i += 2) {
+			ck_assert_uint_eq(fs.items[i].byte_start, fs.items[i + 1].byte_start);
+			ck_assert_uint_eq(fs.items[i].byte_end, fs.items[i + 1].byte_end);
+		}
+		jh_findings_clear(&fs);
+	}
+	/* the lead-in is part of the match found from the word */
+	jh_findings fs = JH_FINDINGS_INIT;
+	test_check(rs, texts[0], strlen(texts[0]), &fs);
+	test_assert_finding(&fs, 0, "censor.site-w", 6, 28, NULL);
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
 START_TEST(lookbehind_before_trigger)
 {
 	jh_ruleset *rs = test_ruleset(
@@ -534,6 +576,13 @@ START_TEST(compile_errors)
 		{"[typo.badtrig]\ntrigger = z-a\nkind = regex\nmessage = m\npattern = x\nbad = x\n"
 		 "good = y\n",
 		 "bad trigger"},
+		/* a word no trigger character starts could never let the rule run */
+		{"[typo.badwords]\ntrigger = x\ntrigger-words = xy zz\nkind = regex\nmessage = m\n"
+		 "pattern = x\nbad = x\ngood = y\n",
+		 "bad trigger-words"},
+		{"[typo.badwords]\npattern = x\ntrigger-words = x\nkind = regex\nmessage = m\n"
+		 "bad = x\ngood = y\n",
+		 "bad trigger-words"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		test_diags ds = TEST_DIAGS_INIT;
@@ -831,6 +880,7 @@ Suite *regex_suite(void)
 	tcase_add_test(tc, match_across_trigger_chunks);
 	tcase_add_test(tc, lead_reaches_before_trigger);
 	tcase_add_test(tc, lookbehind_before_trigger);
+	tcase_add_test(tc, trigger_words_gate);
 	tcase_add_test(tc, trigger_ranges_and_astral);
 	tcase_add_test(tc, many_triggered_rules);
 	tcase_add_test(tc, fix_templates);

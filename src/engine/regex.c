@@ -25,6 +25,7 @@ void jh_regexes_free(jh_regexes *rx)
 		pcre2_code_free(rx->v[i].unfixed_doc);
 		pcre2_code_free(rx->v[i].skip_lines);
 		jh_pre_free(&rx->v[i].pre);
+		free(rx->v[i].words);
 	}
 	free(rx->v);
 	for (int i = 0; i < 256; i++)
@@ -155,6 +156,58 @@ static int param_pattern(const jh_rule *r, const char *key, uint32_t opts, pcre2
 	return JH_ERR_RULES;
 }
 
+/* x->words from spec (words separated by spaces), each of which must
+ * start with one of x's trigger characters: a word that does not could
+ * never let the rule run. */
+static int parse_words(const jh_regexes *rx, jh_rx *x, const char *spec)
+{
+	size_t n = strlen(spec);
+	char *w = malloc(n + 1);
+	if (!w)
+		return JH_ERR_NOMEM;
+	size_t o = 0;
+	unsigned count = 0;
+	for (size_t i = 0; i < n;) {
+		if (spec[i] == ' ' || spec[i] == '\t') {
+			i++;
+			continue;
+		}
+		size_t s = i;
+		while (i < n && spec[i] != ' ' && spec[i] != '\t')
+			i++;
+		int32_t cp;
+		if (jh_utf8_decode((const unsigned char *)spec + s, i - s, &cp) <= 0 || cp < 0 ||
+		    !(jh_trigger_mask(rx, cp) & ((uint64_t)1 << x->bit))) {
+			free(w);
+			return JH_ERR_RULES;
+		}
+		memcpy(w + o, spec + s, i - s);
+		o += i - s;
+		w[o++] = '\0';
+		count++;
+	}
+	if (!count) {
+		free(w);
+		return JH_ERR_RULES;
+	}
+	x->words = w;
+	x->n_words = count;
+	return JH_OK;
+}
+
+/* Does one of x's trigger words start at t? */
+static int word_at(const jh_rx *x, const char *text, size_t len, size_t t)
+{
+	const char *w = x->words;
+	for (unsigned k = 0; k < x->n_words; k++) {
+		size_t wl = strlen(w);
+		if (w[0] == text[t] && wl <= len - t && !memcmp(text + t, w, wl))
+			return 1;
+		w += wl + 1;
+	}
+	return 0;
+}
+
 int jh_regexes_add(jh_regexes *rx, jh_rule *r, long rule_index, jh_diag_fn diag_fn, void *payload)
 {
 	int errcode;
@@ -227,7 +280,24 @@ int jh_regexes_add(jh_regexes *rx, jh_rule *r, long rule_index, jh_diag_fn diag_
 			return JH_ERR_RULES;
 		}
 	}
+	x->words = NULL;
+	x->n_words = 0;
+	if (r->trigger_words) {
+		int rc = r->trigger ? parse_words(rx, x, r->trigger_words) : JH_ERR_RULES;
+		if (rc == JH_ERR_NOMEM) {
+			pcre2_code_free(code);
+			return rc;
+		}
+		if (rc) {
+			jh_report(diag_fn, payload, JH_ERROR, r->file, r->line, 0, r->id,
+			          "bad trigger-words '%s': words separated by spaces, each starting with "
+			          "a trigger character", r->trigger_words);
+			pcre2_code_free(code);
+			return JH_ERR_RULES;
+		}
+	}
 	if (r->trigger && jh_pre_build(&x->pre, r->pattern, r->lead, &rx->pre_classes)) {
+		free(x->words);
 		pcre2_code_free(code);
 		return JH_ERR_NOMEM;
 	}
@@ -474,6 +544,8 @@ int jh_regex_run(const jh_regexes *rx, size_t slot, const jh_rule *rule, const c
 			if (ev == n_positions)
 				break;
 			t = positions[ev++];
+			if (x->words && !word_at(x, text, len, t))
+				continue;
 			start = back_chars(text, t, x->lead, pr->resume);
 			pcre2_set_offset_limit(scratch->mctx, t);
 		}

@@ -21,6 +21,13 @@ typedef struct {
 	size_t pre_seen;    /* trigger positions the scan has seen for it; atomic */
 	unsigned bit;       /* its bit in trigger masks */
 	unsigned lead;      /* match may start this many characters before the trigger */
+	/* `trigger-words`: the rule runs only at a trigger where one of these
+	 * starts (NUL-terminated, one after another in one block), or NULL.
+	 * A rule with a lead gets no check before PCRE2 (regex_pre.h), and
+	 * one whose triggers are common letters (censor.url: h, w, m, b …)
+	 * was called at every one of them in technical text. */
+	char *words;
+	unsigned n_words;
 	uint32_t pairs;     /* capture groups + 1: the ovector pairs this pattern sets */
 	/* JIT compiling costs ~250,000 instructions a pattern, more than the
 	 * interpreter spends on a few calls: a pattern is JIT-compiled once it

@@ -56,7 +56,7 @@ typedef struct {
 
 typedef struct {
 	uint32_t file, line, kind, flags, severity, safety, lead, foreign;
-	uint32_t id, family, message, description, fix, pattern, trigger, lexicon, check;
+	uint32_t id, family, message, description, fix, pattern, trigger, trigger_words, lexicon, check;
 	uint32_t path, data_dir;
 	uint32_t map, n_map;
 	uint32_t params, n_params, examples, n_examples;
@@ -239,6 +239,7 @@ void jh_rc_store(const jh_ruleset *rs, const char *dir, size_t n_files, unsigned
 		rr.fix = put_str(&w, r->fix);
 		rr.pattern = put_str(&w, r->pattern);
 		rr.trigger = put_str(&w, r->trigger);
+		rr.trigger_words = put_str(&w, r->trigger_words);
 		rr.lexicon = put_str(&w, r->lexicon);
 		rr.check = put_str(&w, r->check);
 		rr.path = put_str(&w, r->file);
@@ -361,7 +362,8 @@ static int view_ok(const rc_view *v)
 		    r->safety > JH_UNSAFE || r->foreign > JH_FOREIGN_SENTENCE || !str_ok(v, r->id, 0) || !str_ok(v, r->family, 0) ||
 		    !str_ok(v, r->message, 0) || !str_ok(v, r->path, 0) || !str_ok(v, r->data_dir, 0))
 			return 0;
-		const uint32_t opt[] = {r->description, r->fix, r->pattern, r->trigger, r->lexicon, r->check};
+		const uint32_t opt[] = {r->description, r->fix, r->pattern, r->trigger,
+		                        r->trigger_words, r->lexicon, r->check};
 		for (size_t k = 0; k < sizeof opt / sizeof *opt; k++)
 			if (!str_ok(v, opt[k], 1))
 				return 0;
@@ -464,6 +466,7 @@ static jh_rule *rule_of(const jh_ruleset *rs, const rc_view *v, const rc_rule *r
 	r->enabled_by_default = !!(rr->flags & F_ENABLED);
 	r->pattern = (char *)str_at(v, rr->pattern);
 	r->trigger = (char *)str_at(v, rr->trigger);
+	r->trigger_words = (char *)str_at(v, rr->trigger_words);
 	r->lead = rr->lead;
 	r->foreign = (jh_foreign)rr->foreign;
 	r->lexicon = (char *)str_at(v, rr->lexicon);

@@ -46,6 +46,7 @@ void jh_rule_free(jh_rule *r)
 	free(r->map);
 	free(r->pattern);
 	free(r->trigger);
+	free(r->trigger_words);
 	free(r->lexicon);
 	free(r->data_dir);
 	free(r->check);
@@ -450,6 +451,8 @@ static int handle_key(loader *ld, jh_rule *r, const char *name, const char *valu
 			return append_line(&r->description, value, " ");
 		if (!strcmp(name, "message"))
 			return append_line(&r->message, value, "");
+		if (!strcmp(name, "trigger-words"))
+			return append_line(&r->trigger_words, value, " ");
 		LERR(ld, "key '%s' cannot continue on an indented line", name);
 		return JH_OK;
 	}
@@ -560,7 +563,8 @@ static int handle_key(loader *ld, jh_rule *r, const char *name, const char *valu
 		char **slot;
 	} strings[] = {
 		{"message", &r->message}, {"description", &r->description}, {"pattern", &r->pattern},
-		{"trigger", &r->trigger}, {"lexicon", &r->lexicon}, {"check", &r->check},
+		{"trigger", &r->trigger}, {"trigger-words", &r->trigger_words},
+		{"lexicon", &r->lexicon}, {"check", &r->check},
 	};
 	for (size_t i = 0; i < sizeof strings / sizeof *strings; i++)
 		if (!strcmp(name, strings[i].key))
