@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "interest.h"
 #include "tests.h"
 
 #define RULES_DIR JH_SRCDIR "/rules"
@@ -250,6 +251,65 @@ static unsigned char *select_rules(const jh_ruleset *rs, const char *spec)
 	return on;
 }
 
+/* Findings as one string: rule, span, message, and the fix when safe. */
+static char *findings_text(const jh_ruleset *rs, const char *text, size_t len)
+{
+	jh_findings fs = JH_FINDINGS_INIT;
+	test_check(rs, text, len, &fs);
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *o = open_memstream(&buf, &n);
+	ck_assert_ptr_nonnull(o);
+	for (size_t i = 0; i < fs.count; i++)
+		fprintf(o, "%s %zu-%zu %s %zu\n", fs.items[i].rule_id, fs.items[i].byte_start,
+		        fs.items[i].byte_end, fs.items[i].message, fs.items[i].n_edits);
+	fclose(o);
+	jh_findings_clear(&fs);
+	return buf;
+}
+
+/* A check with other_mark() is woken only at the characters it marks
+ * (builtins.h): the real rules give the same findings as when every
+ * character of their classes wakes them, on text made of the marks they
+ * act on and the ones they must pass over (，。、 …… ！！ “” 「」 《》 □□ ×
+ * ＊ · ｜ line separators), shuffled with Han characters and ASCII. */
+START_TEST(other_marks_change_nothing)
+{
+	jh_ruleset *marked = real_rules();
+	jh_interest_mark_all_others = 1;
+	jh_ruleset *all = real_rules();
+	jh_interest_mark_all_others = 0;
+	static const char *const pieces[] = {
+		"，", "。", "、", "……", "！", "？", "“", "”", "「", "」", "『", "』", "《", "》", "（",
+		"）", "【", "】", "‘", "’", "□", "□□", "×", "＊＊", "·", "•", "｜", "丨", "\u2028",
+		"　", "：", "；", "—", "他", "说", "子", "弹", "的", "國", "们", "这", "是", "好", "\n",
+		"\n\n", "a", " ", "\"", "*", "!", ".", "很好", "天下第一樓", "研究研究", "的的", "！！！！", "？！？！", "〈", "〉"};
+	unsigned seed = 7;
+	for (int round = 0; round < 300; round++) {
+		char text[2048];
+		size_t len = 0;
+		int n = 20 + (int)(seed % 120);
+		for (int k = 0; k < n; k++) {
+			seed = seed * 1103515245u + 12345u;
+			const char *p = pieces[(seed >> 8) % (sizeof pieces / sizeof *pieces)];
+			size_t pl = strlen(p);
+			if (len + pl >= sizeof text)
+				break;
+			memcpy(text + len, p, pl);
+			len += pl;
+		}
+		text[len] = '\0';
+		char *a = findings_text(marked, text, len), *b = findings_text(all, text, len);
+		ck_assert_msg(!strcmp(a, b), "round %d, text: %s\nmarked:\n%s\nall:\n%s", round, text, a,
+		              b);
+		free(a);
+		free(b);
+	}
+	jh_ruleset_free(marked);
+	jh_ruleset_free(all);
+}
+END_TEST
+
 /* Clean prose of several kinds, none of which the punct and layout rules
  * may flag: numbers, times, URLs, file names, English inside Chinese,
  * dialogue in both quote styles, ranges, list numbering. */
@@ -425,6 +485,7 @@ Suite *punct_suite(void)
 	tcase_add_test(tc, quiet_on_clean_text);
 	tcase_add_test(tc, safe_fixes_restore_width_and_spaces);
 	tcase_add_test(tc, url_at_text_end);
+	tcase_add_test(tc, other_marks_change_nothing);
 	suite_add_tcase(s, tc);
 	return s;
 }

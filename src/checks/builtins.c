@@ -205,6 +205,12 @@ static const jh_builtin_def *const tables[] = {
 	jh_checks_layout, jh_checks_typo,
 };
 
+void jh_mark_other(uint16_t *table, uint16_t bit, int32_t cp)
+{
+	if (cp >= 0x80 && cp < 0x10000 && !(jh_class_of(cp) & JH_C_HAN))
+		table[cp] |= bit;
+}
+
 const jh_builtin_def *jh_builtin_find(const char *name)
 {
 	for (size_t t = 0; t < sizeof tables / sizeof *tables; t++)

@@ -91,7 +91,20 @@ typedef struct {
 	 * An error breaks the rule, as a compile error does. */
 	int (*link)(void *cfg, const jh_rule *r, const jh_ruleset *rs, jh_diag_fn diag_fn,
 	            void *payload);
+	/* Which characters of its wake classes that are neither ASCII nor Han
+	 * must wake it: other_mark() calls jh_mark_other() for each (marking
+	 * more is harmless, fewer is not).  On the others its step must do
+	 * nothing, or only what the next step that wakes it, or finish(), does
+	 * the same way (a run of marks closed by the next character it sees).
+	 * NULL: every such character of its classes wakes it.  Full stops and
+	 * commas woke eight checks each, six of which want only quotes,
+	 * brackets or a few marks. */
+	void (*other_mark)(const void *cfg, uint16_t *table, uint16_t bit);
 } jh_builtin_def;
+
+/* For other_mark(): set bit in table[cp] if cp is a BMP code point that is
+ * neither ASCII nor Han (the table's Han entries hold Han checks' lanes). */
+void jh_mark_other(uint16_t *table, uint16_t bit, int32_t cp);
 
 enum { JH_ASCII_NONE = 0, JH_ASCII_ALWAYS = 1, JH_ASCII_AFTER_HAN = 2 };
 

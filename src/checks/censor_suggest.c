@@ -87,10 +87,24 @@ static int ms_compile(const jh_rule *r, void **out, jh_diag_fn diag_fn, void *pa
 	return JH_OK;
 }
 
+static const int32_t mask_cps[] = {'*', 0xFF0A, 0x00D7, 0x25A1, 0x25A0, 0x25CB, 0x25CF, 0x2573};
+
 static int is_mask_cp(int32_t cp)
 {
-	return cp == '*' || cp == 0xFF0A || cp == 0x00D7 || cp == 0x25A1 || cp == 0x25A0 ||
-	       cp == 0x25CB || cp == 0x25CF || cp == 0x2573;
+	for (size_t i = 0; i < sizeof mask_cps / sizeof *mask_cps; i++)
+		if (cp == mask_cps[i])
+			return 1;
+	return 0;
+}
+
+/* The masks are all the step acts on (builtins.h other_mark): a run of
+ * them is closed by the next character that wakes it, or by finish, in
+ * the same way whatever lies between. */
+static void ms_other(const void *cfg, uint16_t *table, uint16_t bit)
+{
+	(void)cfg;
+	for (size_t i = 0; i < sizeof mask_cps / sizeof *mask_cps; i++)
+		jh_mark_other(table, bit, mask_cps[i]);
 }
 
 /* Is the run [s, e) of mark one censor.mask.symbol finds?  Its pattern
@@ -502,6 +516,6 @@ static int ms_link(void *cfg, const jh_rule *r, const jh_ruleset *rs, jh_diag_fn
 
 const jh_builtin_def jh_checks_censor_suggest[] = {
 	{"mask-suggest", JH_C_ASCII_PUNCT | JH_C_CJK_PUNCT | JH_C_OTHER, ms_params, ms_compile, ms_free,
-	 ms_step, ms_finish, 0, JH_HAN_ALL, NULL, NULL, ms_link},
+	 ms_step, ms_finish, 0, JH_HAN_ALL, NULL, NULL, ms_link, ms_other},
 	{NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };

@@ -751,10 +751,14 @@ static void period_step(jh_brun *run, const jh_char *c)
  * segments (子·弹·上·膛), which a lone separator in running text is not,
  * so only the word tells: the characters beside it make a word of
  * `masked`, as for the period above. */
+static const int32_t inword_marks[] = {' ', 0xA0, 0xB7, 0x2022, 0x2027, 0x2219, 0x30FB};
+
 static int inword_mark(int32_t cp)
 {
-	return cp == ' ' || cp == 0xA0 || cp == 0xB7 || cp == 0x2022 || cp == 0x2027 ||
-	       cp == 0x2219 || cp == 0x30FB;
+	for (size_t i = 0; i < sizeof inword_marks / sizeof *inword_marks; i++)
+		if (cp == inword_marks[i])
+			return 1;
+	return 0;
 }
 
 /* Is the line around pos spaced between Han characters elsewhere too
@@ -1072,17 +1076,59 @@ static void inword_ascii(const void *cfg, unsigned char wants[128])
 	wants[' '] = JH_ASCII_AFTER_HAN;
 }
 
+/* The characters outside ASCII and Han that the steps act on (builtins.h
+ * other_mark): the rest of their classes pass through them untouched. */
+static const int32_t newline_other[] = {0x0085, 0x2028, 0x2029};
+
+static void markrun_other(const void *cfg, uint16_t *table, uint16_t bit)
+{
+	const markrun_cfg *c = cfg;
+	/* a run is closed by the next mark that is not next to it, or by
+	 * finish: not seeing the characters between changes nothing */
+	for (size_t i = 0; i < c->n_marks; i++)
+		jh_mark_other(table, bit, c->marks[i]);
+}
+
+static void pairs_other(const void *cfg, uint16_t *table, uint16_t bit)
+{
+	(void)cfg;
+	for (int t = 0; t < P_N; t++) {
+		jh_mark_other(table, bit, jh_open_marks[t]);
+		jh_mark_other(table, bit, jh_close_marks[t]);
+	}
+	for (size_t i = 0; i < sizeof newline_other / sizeof *newline_other; i++)
+		jh_mark_other(table, bit, newline_other[i]);
+}
+
+static void qstyle_other(const void *cfg, uint16_t *table, uint16_t bit)
+{
+	(void)cfg;
+	static const int32_t quotes[] = {0x201C, 0x201D, 0x300C, 0x300D};
+	for (size_t i = 0; i < sizeof quotes / sizeof *quotes; i++)
+		jh_mark_other(table, bit, quotes[i]);
+}
+
+static void inword_other(const void *cfg, uint16_t *table, uint16_t bit)
+{
+	(void)cfg;
+	jh_mark_other(table, bit, 0xFF5C);
+	for (size_t i = 0; i < sizeof inword_marks / sizeof *inword_marks; i++)
+		jh_mark_other(table, bit, inword_marks[i]);
+}
+
 const jh_builtin_def jh_checks_punct[] = {
 	{"run-on", JH_C_HAN | JH_C_CJK_PUNCT | JH_C_ASCII_PUNCT | JH_C_NEWLINE, runon_params,
 	 runon_compile, free, runon_step, runon_finish, 0, JH_HAN_COUNT, NULL},
-	{"mark-run", JH_C_CJK_PUNCT, markrun_params, markrun_compile, free, markrun_step, markrun_flush},
-	{"pairs", JH_C_CJK_PUNCT | JH_C_NEWLINE, NULL, NULL, NULL, pairs_step, pairs_finish},
+	{"mark-run", JH_C_CJK_PUNCT, markrun_params, markrun_compile, free, markrun_step, markrun_flush,
+	 0, JH_HAN_ALL, NULL, NULL, NULL, markrun_other},
+	{"pairs", JH_C_CJK_PUNCT | JH_C_NEWLINE, NULL, NULL, NULL, pairs_step, pairs_finish, 0,
+	 JH_HAN_ALL, NULL, NULL, NULL, pairs_other},
 	{"quote-style", JH_C_CJK_PUNCT, qstyle_params, qstyle_compile, free, qstyle_step,
-	 qstyle_finish, 1},
+	 qstyle_finish, 1, JH_HAN_ALL, NULL, NULL, NULL, qstyle_other},
 	{"period", JH_C_ASCII_PUNCT, period_params, period_compile, period_free, period_step, NULL, 0,
 	 JH_HAN_ALL, NULL, period_ascii},
 	{"in-word", JH_C_SPACE | JH_C_ASCII_PUNCT | JH_C_CJK_PUNCT | JH_C_KANA | JH_C_OTHER | JH_C_HAN,
 	 inword_params, inword_compile, period_free, inword_step, NULL, 0, JH_HAN_WANTS,
-	 inword_han_mark, inword_ascii},
+	 inword_han_mark, inword_ascii, NULL, inword_other},
 	{NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };

@@ -1101,12 +1101,24 @@ static void variant_finish(jh_brun *run)
 /* Han characters, line ends and the quotation marks (variant_step) */
 #define VARIANT_WAKE (JH_C_HAN | JH_C_NEWLINE | JH_C_CJK_PUNCT | JH_C_ASCII_PUNCT)
 
+/* The characters outside ASCII and Han variant_step acts on (builtins.h
+ * other_mark): the quotation marks quote_kind() knows and the line ends. */
+static void variant_other(const void *cfg, uint16_t *table, uint16_t bit)
+{
+	(void)cfg;
+	static const int32_t marks[] = {0x201C, 0x300C, 0x300E, 0x300A, 0x3008, 0x2018, 0x201D,
+	                                0x300D, 0x300F, 0x300B, 0x3009, 0x2019, 0x0085, 0x2028,
+	                                0x2029};
+	for (size_t i = 0; i < sizeof marks / sizeof *marks; i++)
+		jh_mark_other(table, bit, marks[i]);
+}
+
 const jh_builtin_def jh_checks_script[] = {
 	{"variant", VARIANT_WAKE, variant_params, chars_compile, variant_free, variant_step,
-	 variant_finish, 0, JH_HAN_WANTS, variant_mark, variant_ascii},
+	 variant_finish, 0, JH_HAN_WANTS, variant_mark, variant_ascii, NULL, variant_other},
 	{"conversion", VARIANT_WAKE, variant_params, phrases_compile, variant_free, variant_step,
-	 variant_finish, 0, JH_HAN_WANTS, variant_mark, variant_ascii},
+	 variant_finish, 0, JH_HAN_WANTS, variant_mark, variant_ascii, NULL, variant_other},
 	{"regional", VARIANT_WAKE, regional_params, regional_compile, variant_free, variant_step,
-	 variant_finish, 0, JH_HAN_WANTS, variant_mark, variant_ascii},
+	 variant_finish, 0, JH_HAN_WANTS, variant_mark, variant_ascii, NULL, variant_other},
 	{NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };

@@ -62,6 +62,8 @@ static int push_slot(size_t **v, size_t *n, size_t k)
 	return JH_OK;
 }
 
+int jh_interest_mark_all_others;
+
 int jh_interest_build(jh_interest *it, const jh_regexes *rx, const jh_lexicon *lx,
                       const jh_builtins *bi)
 {
@@ -70,6 +72,11 @@ int jh_interest_build(jh_interest *it, const jh_regexes *rx, const jh_lexicon *l
 		return JH_ERR_NOMEM;
 	mark_matchers(it->bits, rx, lx);
 	mark_not_han(it->bits);
+	for (size_t k = 0; bi && k < bi->n; k++)
+		if (bi->v[k].def->other_mark)
+			bi->v[k].def->other_mark(bi->v[k].cfg, it->bits, JH_I_OTHER_MARK);
+	for (int32_t cp = 0x80; jh_interest_mark_all_others && cp < 0x10000; cp++)
+		jh_mark_other(it->bits, JH_I_OTHER_MARK, cp);
 	for (size_t k = 0; bi && k < bi->n; k++) {
 		const jh_builtin_def *d = bi->v[k].def;
 		if (!(d->wake & JH_C_HAN) || d->han == JH_HAN_COUNT)

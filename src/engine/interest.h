@@ -19,6 +19,9 @@ enum {
 	JH_I_LEX = 1u << 0,  /* the lexicon automaton has a root transition on it */
 	JH_I_TRIG = 1u << 1, /* some regex rule's trigger set holds it */
 	JH_I_LANE0 = 2,      /* bits 2-14: one per Han check ("lane") */
+	/* for a character neither ASCII nor Han, whose entry has no lanes:
+	 * some check's other_mark() marks it (builtins.h) */
+	JH_I_OTHER_MARK = 1u << 2,
 	/* a three-byte code point that is not a Han character (CJK and
 	 * full-width punctuation, kana, ...): the scan's run of Han
 	 * characters that wake nothing stops at it, to ask its class */
@@ -48,5 +51,11 @@ typedef struct jh_interest {
 int jh_interest_build(jh_interest *it, const struct jh_regexes *rx, const struct jh_lexicon *lx,
                       const struct jh_builtins *bi);
 void jh_interest_free(jh_interest *it);
+
+/* For the tests: when set, rule sets compiled after mark every BMP
+ * character that is neither ASCII nor Han JH_I_OTHER_MARK, as if no check
+ * had other_mark(): the scan wakes every check of a class, as it did, so
+ * that a test can compare the two. */
+extern int jh_interest_mark_all_others;
 
 #endif

@@ -182,6 +182,8 @@ typedef struct {
 	uint32_t want, wake;
 	size_t n_all, n_repeat, n_class;
 	const waker *wakers, *all; /* per class, n_class apart; every Han character's */
+	const waker *marked;      /* per class, n_class apart: those with other_mark() */
+	const size_t *n_marked;
 	const waker *repeat;      /* a Han character's right after the same one */
 	const size_t *n_wakers;
 	const waker *ascii;       /* per ASCII byte, n_class apart */
@@ -196,6 +198,7 @@ static int visit(scan_ctx *s, size_t i, int32_t cp, size_t n, uint32_t in, uint3
 {
 	jh_scan_result *res = s->res;
 	int han = (cls & JH_C_HAN) != 0, repeat = han && cp == prev_cp && s->n_repeat;
+	int marked = !han && (in & JH_I_OTHER_MARK);
 	if (!han)
 		in &= JH_I_LEX | JH_I_TRIG; /* a Han check is never woken by another class */
 	in &= s->want;
@@ -237,6 +240,9 @@ static int visit(scan_ctx *s, size_t i, int32_t cp, size_t n, uint32_t in, uint3
 			const waker *w = s->wakers + (size_t)b * s->n_class;
 			for (size_t j = 0, nw = s->n_wakers[b]; j < nw; j++)
 				w[j].step(w[j].run, &c);
+			w = s->marked + (size_t)b * s->n_class;
+			for (size_t j = 0, nw = marked ? s->n_marked[b] : 0; j < nw; j++)
+				w[j].step(w[j].run, &c);
 		}
 		for (; lanes; lanes &= lanes - 1) {
 			const waker *w = &s->lane[__builtin_ctz(lanes)];
@@ -275,8 +281,8 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 	 * lists: the interest table says which Han checks each one wakes. */
 	enum { N_CLASSES = 13 };
 	/* and per ASCII byte, those of its class that its ascii_mark() names */
-	waker *wakers = malloc((bi->n ? bi->n : 1) * (N_CLASSES + 2 + 128) * sizeof *wakers);
-	size_t n_wakers[N_CLASSES] = {0}, n_all = 0, n_repeat = 0;
+	waker *wakers = malloc((bi->n ? bi->n : 1) * (2 * N_CLASSES + 2 + 128) * sizeof *wakers);
+	size_t n_wakers[N_CLASSES] = {0}, n_marked[N_CLASSES] = {0}, n_all = 0, n_repeat = 0;
 	unsigned char n_ascii[128] = {0};
 	uint16_t ascii_cls[128];
 	if (!wakers)
@@ -284,6 +290,7 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 	waker *all = wakers + (size_t)N_CLASSES * bi->n; /* woken by every Han character */
 	waker *repeat = all + bi->n; /* woken by a Han character repeated */
 	waker *ascii = repeat + bi->n;
+	waker *marked = ascii + (size_t)128 * bi->n; /* per class, those with other_mark() */
 	uint32_t wake = 0;
 	for (int b = 0; b < 128; b++)
 		ascii_cls[b] = (uint16_t)jh_class_of(b);
@@ -294,7 +301,9 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 		uint32_t w = d->wake & ~(uint32_t)JH_C_HAN;
 		wake |= w;
 		for (int b = 0; b < N_CLASSES; b++)
-			if (w & (1u << b))
+			if ((w & (1u << b)) && d->other_mark)
+				marked[(size_t)b * bi->n + n_marked[b]++] = (waker){d->step, &runs[k], 0};
+			else if (w & (1u << b))
 				wakers[(size_t)b * bi->n + n_wakers[b]++] = (waker){d->step, &runs[k], 0};
 		unsigned char marks[128];
 		memset(marks, JH_ASCII_ALWAYS, sizeof marks);
@@ -330,6 +339,8 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 	s.wakers = wakers;
 	s.all = all;
 	s.n_wakers = n_wakers;
+	s.marked = marked;
+	s.n_marked = n_marked;
 	s.ascii = ascii;
 	s.n_ascii = n_ascii;
 	gate_init(&s.g, rx, enabled);
