@@ -242,6 +242,46 @@ START_TEST(trigger_words_gate)
 }
 END_TEST
 
+/* near-words: the rule runs at a trigger only with one of the words
+ * from lead characters before it to near characters after it. */
+START_TEST(near_words_gate)
+{
+	jh_ruleset *rs = test_ruleset(
+		"[censor.note]\nkind = regex\nmessage = m\n"
+		"pattern = 记住[^。\\n]{0,20}?[a-z]+\\.com\ntrigger = 记住\nlead = 1\n"
+		"near-words = .com 本站\nnear = 24\nbad = 请记住abc.com\ngood = 记住了\n");
+	static const struct {
+		const char *text;
+		size_t n;
+	} cases[] = {
+		{"请记住abc.com。", 1},
+		{"记住，记住，记住。abc.com", 0},     /* no match anyway */
+		{"请记住这个好地方xyz.com吧", 1},     /* the word 7 characters on */
+		{"记住本站", 0},                      /* the word, no match */
+		{"记住了。", 0},
+	};
+	for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+		jh_findings fs = JH_FINDINGS_INIT;
+		test_check(rs, cases[c].text, strlen(cases[c].text), &fs);
+		ck_assert_msg(fs.count == cases[c].n, "case %zu: %zu findings", c, fs.count);
+		jh_findings_clear(&fs);
+	}
+	jh_ruleset_free(rs);
+	/* too near: the word is past the window, so the rule does not run
+	 * even though its pattern would match (the window is the author's
+	 * promise) */
+	rs = test_ruleset("[censor.note]\nkind = regex\nmessage = m\n"
+	                  "pattern = 记住[^。\\n]{0,20}?[a-z]+\\.com\ntrigger = 记住\n"
+	                  "near-words = .com\nnear = 1\nbad = 记住.com\ngood = 记住了\n");
+	jh_findings fs = JH_FINDINGS_INIT;
+	const char *far = "记住这个好地方这个好地方这个好地方xyz.com";
+	test_check(rs, far, strlen(far), &fs);
+	ck_assert_uint_eq(fs.count, 0);
+	jh_findings_clear(&fs);
+	jh_ruleset_free(rs);
+}
+END_TEST
+
 START_TEST(lookbehind_before_trigger)
 {
 	jh_ruleset *rs = test_ruleset(
@@ -583,6 +623,12 @@ START_TEST(compile_errors)
 		{"[typo.badwords]\npattern = x\ntrigger-words = x\nkind = regex\nmessage = m\n"
 		 "bad = x\ngood = y\n",
 		 "bad trigger-words"},
+		{"[typo.near]\npattern = x\ntrigger = x\nnear-words = y\nkind = regex\nmessage = m\n"
+		 "bad = x\ngood = y\n",
+		 "near-words and near go together"},
+		{"[typo.near]\npattern = x\nnear = 3\nnear-words = y\nkind = regex\nmessage = m\n"
+		 "bad = x\ngood = y\n",
+		 "near-words and near go together"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		test_diags ds = TEST_DIAGS_INIT;
@@ -881,6 +927,7 @@ Suite *regex_suite(void)
 	tcase_add_test(tc, lead_reaches_before_trigger);
 	tcase_add_test(tc, lookbehind_before_trigger);
 	tcase_add_test(tc, trigger_words_gate);
+	tcase_add_test(tc, near_words_gate);
 	tcase_add_test(tc, trigger_ranges_and_astral);
 	tcase_add_test(tc, many_triggered_rules);
 	tcase_add_test(tc, fix_templates);

@@ -48,8 +48,9 @@ static char *describe(const jh_ruleset *rs, const char *text)
 		fprintf(o, "%s|%s|%d|%d|%s|%s|%d|%d|%d|%s:%u|%zu\n", in.id, in.family, in.kind,
 		        in.severity, in.message, in.description ? in.description : "-", in.has_fix,
 		        in.safety, in.enabled_by_default, in.file, in.line, in.n_examples);
-		fprintf(o, "  trigger %s|%s|%u\n", r->trigger ? r->trigger : "-",
-		        r->trigger_words ? r->trigger_words : "-", r->lead);
+		fprintf(o, "  trigger %s|%s|%u|%s|%u\n", r->trigger ? r->trigger : "-",
+		        r->trigger_words ? r->trigger_words : "-", r->lead,
+		        r->near_words ? r->near_words : "-", r->near);
 		for (size_t k = 0; k < in.n_examples; k++) {
 			jh_example ex = JH_EXAMPLE_INIT;
 			ck_assert_int_eq(jh_rule_get_example(r, k, &ex), JH_OK);
@@ -197,7 +198,7 @@ END_TEST
 
 #define RULE_A \
 	"[typo.ab]\nkind = regex\nmessage = 甲乙 A\npattern = 甲乙\nfix = 乙甲\nsafety = safe\n" \
-	"trigger = 乙\ntrigger-words = 乙 乙丙\nlead = 1\n" \
+	"trigger = 乙\ntrigger-words = 乙 乙丙\nlead = 1\nnear-words = 甲\nnear = 3\n" \
 	"bad = 甲乙\nfixed = 乙甲\ngood = 乙\n" \
 	"[typo.lex]\nkind = lexicon\nlexicon = lex.tsv\nmessage = 词：{match}→{fix}\nsafety = unsafe\n" \
 	"bad = 在次\ngood = 再次\n"

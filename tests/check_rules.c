@@ -160,6 +160,8 @@ START_TEST(bad_values)
 		 "lead must be", "typo.k"},
 		{"[typo.k]\nkind = regex\nmessage = m\npattern = x\nlead = two\nbad = x\ngood = y\n", 5,
 		 "lead must be", "typo.k"},
+		{"[typo.k]\nkind = regex\nmessage = m\npattern = x\nnear = 0\nbad = x\ngood = y\n", 5,
+		 "near must be", "typo.k"},
 	};
 	expect_errors(cases, sizeof cases / sizeof *cases);
 }

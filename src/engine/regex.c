@@ -1,5 +1,6 @@
 /* regex.c — compiling regex rules with PCRE2 (UTF, JIT) and running them,
  * either over the whole text or only around their trigger characters. */
+#define _GNU_SOURCE /* memmem */
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@ void jh_regexes_free(jh_regexes *rx)
 		pcre2_code_free(rx->v[i].skip_lines);
 		jh_pre_free(&rx->v[i].pre);
 		free(rx->v[i].words);
+		free(rx->v[i].near_words);
 	}
 	free(rx->v);
 	for (int i = 0; i < 256; i++)
@@ -156,10 +158,12 @@ static int param_pattern(const jh_rule *r, const char *key, uint32_t opts, pcre2
 	return JH_ERR_RULES;
 }
 
-/* x->words from spec (words separated by spaces), each of which must
- * start with one of x's trigger characters: a word that does not could
- * never let the rule run. */
-static int parse_words(const jh_regexes *rx, jh_rx *x, const char *spec)
+/* Words separated by spaces, into *out (NUL-terminated, one after the
+ * other) and *count; for trigger words (trig) each must start with one of
+ * x's trigger characters: a word that does not could never let the rule
+ * run. */
+static int parse_words(const jh_regexes *rx, const jh_rx *x, const char *spec, int trig,
+                       char **out, unsigned *n_out)
 {
 	size_t n = strlen(spec);
 	char *w = malloc(n + 1);
@@ -176,8 +180,8 @@ static int parse_words(const jh_regexes *rx, jh_rx *x, const char *spec)
 		while (i < n && spec[i] != ' ' && spec[i] != '\t')
 			i++;
 		int32_t cp;
-		if (jh_utf8_decode((const unsigned char *)spec + s, i - s, &cp) <= 0 || cp < 0 ||
-		    !(jh_trigger_mask(rx, cp) & ((uint64_t)1 << x->bit))) {
+		if (jh_utf8_decode((const unsigned char *)spec + s, i - s, &cp) == 0 || cp < 0 ||
+		    (trig && !(jh_trigger_mask(rx, cp) & ((uint64_t)1 << x->bit)))) {
 			free(w);
 			return JH_ERR_RULES;
 		}
@@ -190,9 +194,22 @@ static int parse_words(const jh_regexes *rx, jh_rx *x, const char *spec)
 		free(w);
 		return JH_ERR_RULES;
 	}
-	x->words = w;
-	x->n_words = count;
+	*out = w;
+	*n_out = count;
 	return JH_OK;
+}
+
+/* Does one of x's near words occur in text[a, b)? */
+static int word_near(const jh_rx *x, const char *text, size_t a, size_t b)
+{
+	const char *w = x->near_words;
+	for (unsigned k = 0; k < x->n_near; k++) {
+		size_t wl = strlen(w);
+		if (wl == 1 ? memchr(text + a, w[0], b - a) != NULL : memmem(text + a, b - a, w, wl) != NULL)
+			return 1;
+		w += wl + 1;
+	}
+	return 0;
 }
 
 /* Does one of x's trigger words start at t? */
@@ -283,7 +300,8 @@ int jh_regexes_add(jh_regexes *rx, jh_rule *r, long rule_index, jh_diag_fn diag_
 	x->words = NULL;
 	x->n_words = 0;
 	if (r->trigger_words) {
-		int rc = r->trigger ? parse_words(rx, x, r->trigger_words) : JH_ERR_RULES;
+		int rc = r->trigger ? parse_words(rx, x, r->trigger_words, 1, &x->words, &x->n_words)
+		                    : JH_ERR_RULES;
 		if (rc == JH_ERR_NOMEM) {
 			pcre2_code_free(code);
 			return rc;
@@ -296,8 +314,29 @@ int jh_regexes_add(jh_regexes *rx, jh_rule *r, long rule_index, jh_diag_fn diag_
 			return JH_ERR_RULES;
 		}
 	}
+	x->near_words = NULL;
+	x->n_near = 0;
+	x->near_after = r->near;
+	if (r->near_words || r->near) {
+		int rc = r->trigger && r->near_words && r->near
+		                 ? parse_words(rx, x, r->near_words, 0, &x->near_words, &x->n_near)
+		                 : JH_ERR_RULES;
+		if (rc == JH_ERR_NOMEM) {
+			free(x->words);
+			pcre2_code_free(code);
+			return rc;
+		}
+		if (rc) {
+			jh_report(diag_fn, payload, JH_ERROR, r->file, r->line, 0, r->id,
+			          "near-words and near go together, with a trigger");
+			free(x->words);
+			pcre2_code_free(code);
+			return JH_ERR_RULES;
+		}
+	}
 	if (r->trigger && jh_pre_build(&x->pre, r->pattern, r->lead, &rx->pre_classes)) {
 		free(x->words);
+		free(x->near_words);
 		pcre2_code_free(code);
 		return JH_ERR_NOMEM;
 	}
@@ -547,6 +586,12 @@ int jh_regex_run(const jh_regexes *rx, size_t slot, const jh_rule *rule, const c
 			if (x->words && !word_at(x, text, len, t))
 				continue;
 			start = back_chars(text, t, x->lead, pr->resume);
+			/* a UTF-8 character has at most four bytes: the window is
+			 * never shorter than near characters */
+			if (x->near_words &&
+			    !word_near(x, text, start, len - t > 4 * (size_t)x->near_after
+			                                   ? t + 4 * (size_t)x->near_after : len))
+				continue;
 			pcre2_set_offset_limit(scratch->mctx, t);
 		}
 		if (start > len)

@@ -55,8 +55,9 @@ typedef struct {
 } rc_xfile;
 
 typedef struct {
-	uint32_t file, line, kind, flags, severity, safety, lead, foreign;
-	uint32_t id, family, message, description, fix, pattern, trigger, trigger_words, lexicon, check;
+	uint32_t file, line, kind, flags, severity, safety, lead, foreign, near, pad;
+	uint32_t id, family, message, description, fix, pattern, trigger, trigger_words, near_words;
+	uint32_t lexicon, check;
 	uint32_t path, data_dir;
 	uint32_t map, n_map;
 	uint32_t params, n_params, examples, n_examples;
@@ -230,7 +231,7 @@ void jh_rc_store(const jh_ruleset *rs, const char *dir, size_t n_files, unsigned
 			.flags = (r->kind_set ? F_KIND_SET : 0) | (r->has_fix ? F_HAS_FIX : 0) |
 			         (r->safety_set ? F_SAFETY_SET : 0) | (r->enabled_by_default ? F_ENABLED : 0),
 			.severity = (uint32_t)r->severity, .safety = (uint32_t)r->safety, .lead = r->lead,
-			.foreign = (uint32_t)r->foreign,
+			.foreign = (uint32_t)r->foreign, .near = r->near,
 		};
 		rr.id = put_str(&w, r->id);
 		rr.family = put_str(&w, r->family);
@@ -240,6 +241,7 @@ void jh_rc_store(const jh_ruleset *rs, const char *dir, size_t n_files, unsigned
 		rr.pattern = put_str(&w, r->pattern);
 		rr.trigger = put_str(&w, r->trigger);
 		rr.trigger_words = put_str(&w, r->trigger_words);
+		rr.near_words = put_str(&w, r->near_words);
 		rr.lexicon = put_str(&w, r->lexicon);
 		rr.check = put_str(&w, r->check);
 		rr.path = put_str(&w, r->file);
@@ -363,7 +365,7 @@ static int view_ok(const rc_view *v)
 		    !str_ok(v, r->message, 0) || !str_ok(v, r->path, 0) || !str_ok(v, r->data_dir, 0))
 			return 0;
 		const uint32_t opt[] = {r->description, r->fix, r->pattern, r->trigger,
-		                        r->trigger_words, r->lexicon, r->check};
+		                        r->trigger_words, r->near_words, r->lexicon, r->check};
 		for (size_t k = 0; k < sizeof opt / sizeof *opt; k++)
 			if (!str_ok(v, opt[k], 1))
 				return 0;
@@ -467,7 +469,9 @@ static jh_rule *rule_of(const jh_ruleset *rs, const rc_view *v, const rc_rule *r
 	r->pattern = (char *)str_at(v, rr->pattern);
 	r->trigger = (char *)str_at(v, rr->trigger);
 	r->trigger_words = (char *)str_at(v, rr->trigger_words);
+	r->near_words = (char *)str_at(v, rr->near_words);
 	r->lead = rr->lead;
+	r->near = rr->near;
 	r->foreign = (jh_foreign)rr->foreign;
 	r->lexicon = (char *)str_at(v, rr->lexicon);
 	r->data_dir = (char *)str_at(v, rr->data_dir);

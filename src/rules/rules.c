@@ -47,6 +47,7 @@ void jh_rule_free(jh_rule *r)
 	free(r->pattern);
 	free(r->trigger);
 	free(r->trigger_words);
+	free(r->near_words);
 	free(r->lexicon);
 	free(r->data_dir);
 	free(r->check);
@@ -453,6 +454,8 @@ static int handle_key(loader *ld, jh_rule *r, const char *name, const char *valu
 			return append_line(&r->message, value, "");
 		if (!strcmp(name, "trigger-words"))
 			return append_line(&r->trigger_words, value, " ");
+		if (!strcmp(name, "near-words"))
+			return append_line(&r->near_words, value, " ");
 		LERR(ld, "key '%s' cannot continue on an indented line", name);
 		return JH_OK;
 	}
@@ -510,6 +513,15 @@ static int handle_key(loader *ld, jh_rule *r, const char *name, const char *valu
 			r->lead = (unsigned)v;
 		return JH_OK;
 	}
+	if (!strcmp(name, "near")) {
+		char *end;
+		unsigned long v = strtoul(value, &end, 10);
+		if (!*value || *end || v < 1 || v > 1000)
+			LERR(ld, "near must be a number of characters from 1 to 1000");
+		else
+			r->near = (unsigned)v;
+		return JH_OK;
+	}
 	if (!strcmp(name, "fix")) {
 		const char *err;
 		char *v = jh_unescape(value, 0, &err);
@@ -564,6 +576,7 @@ static int handle_key(loader *ld, jh_rule *r, const char *name, const char *valu
 	} strings[] = {
 		{"message", &r->message}, {"description", &r->description}, {"pattern", &r->pattern},
 		{"trigger", &r->trigger}, {"trigger-words", &r->trigger_words},
+		{"near-words", &r->near_words},
 		{"lexicon", &r->lexicon}, {"check", &r->check},
 	};
 	for (size_t i = 0; i < sizeof strings / sizeof *strings; i++)

@@ -45,6 +45,8 @@ struct jh_rule {
 	char *trigger;        /* regex: characters where a match can start */
 	unsigned lead;        /* regex: match may start this many characters before a trigger */
 	char *trigger_words;  /* regex: words, one of which starts at a trigger it runs at */
+	char *near_words;     /* regex: words, one of which is near a trigger it runs at */
+	unsigned near;        /* regex: how near, in characters after the trigger */
 	char *lexicon;        /* lexicon: file name under data/ */
 	char *data_dir;       /* folder lexicons are read from */
 	const char *cache_dir; /* the rule set's cache folder (owned by it), or NULL */
