@@ -719,7 +719,8 @@ int decode_text(const char *data, size_t len, const char *want, decoded *out, ch
 		else if (!g)
 			name[0] = '\0';
 	} else if (len <= SHORT_INPUT && utf8_maybe_legacy(data, len)) {
-		/* valid UTF-8 by chance: only when every character is among the
+		/* valid UTF-8 by chance (asked of short inputs only, the ones
+		 * short_cjk decides): only when every character is among the
 		 * most common (a Russian да is 写邪 in GBK: 邪 is not) */
 		const char *g = short_cjk(data, len, SHORT_STRICT, 100, 2, 1);
 		/* or when its UTF-8 reading is no text at all (水 is ˮ): then one
