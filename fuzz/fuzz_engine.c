@@ -1,6 +1,7 @@
 /* fuzz_engine.c — the whole engine on arbitrary bytes: jh_check with the
  * real rules/ (default selection, then every rule on) and the invariants
- * every finding must satisfy.  Run: fuzz/build/fuzz_engine
+ * every finding must satisfy; and the UTF-8 validator's paths against the
+ * decoder.  Run: fuzz/build/fuzz_engine
  * fuzz/corpus/engine (see fuzz/README.md). */
 #include <stdint.h>
 #include "common.h"
@@ -109,6 +110,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!text)
 		return 0;
 	memcpy(text, data, size);
+	/* each path of the validator (portable, SSE2, AVX2) stops where the
+	 * decoder does */
+	size_t valid = 0;
+	for (int32_t cp = 0; valid < size && cp >= 0;) {
+		size_t n = jh_utf8_decode((const unsigned char *)text + valid, size - valid, &cp);
+		if (cp >= 0)
+			valid += n;
+	}
+	for (int impl = 0; impl <= 2; impl++)
+		FUZZ_ASSERT(jh_utf8_valid_prefix_with(impl, text, size) == valid,
+		            "validator %d: %zu, the decoder %zu", impl, jh_utf8_valid_prefix_with(impl, text, size), valid);
 	for (int all_on = 0; all_on < 2; all_on++) {
 		jh_findings fs = JH_FINDINGS_INIT;
 		jh_check_options opts = {JH_CHECK_OPTIONS_VERSION, all_on ? fuzz_all_rules(rs) : NULL, NULL, "fuzz.txt",

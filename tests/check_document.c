@@ -107,6 +107,62 @@ START_TEST(decode_odd_bytes_kept)
 }
 END_TEST
 
+/* Text that is not all UTF-8 is still read as UTF-8 when its valid
+ * multibyte sequences outweigh its stray bytes, wherever they are: in a
+ * long valid prefix (counted last, a block at a time, until they do), in
+ * the valid stretches between the stray bytes, or both. */
+static int reads_as_utf8(const char *t, size_t len)
+{
+	decoded d;
+	char err[200];
+	ck_assert_int_eq(decode_text(t, len, NULL, &d, err, sizeof err), 0);
+	int utf8 = d.utf8;
+	if (utf8)
+		ck_assert(d.text == t && d.len == len); /* the bytes as they are, not a copy */
+	decoded_free(&d);
+	return utf8;
+}
+
+START_TEST(decode_mostly_utf8)
+{
+	enum { PREFIX = 70000, MAX = PREFIX + 4096 };
+	char *t = malloc(MAX);
+	ck_assert_ptr_nonnull(t);
+	/* Chinese, its last character cut */
+	size_t n = 0;
+	while (n + 3 <= PREFIX) {
+		memcpy(t + n, "中", 3);
+		n += 3;
+	}
+	ck_assert(reads_as_utf8(t, n - 1));
+	/* a stray Latin-1 byte every 997 bytes */
+	for (size_t i = 500; i < n; i += 997)
+		t[i] = (char)0xB7;
+	ck_assert(reads_as_utf8(t, n));
+	/* ASCII, then ten stray bytes between nine two-byte characters: one
+	 * short; two more at the very end of the prefix (past its first block)
+	 * tip the balance */
+	memset(t, 'a', PREFIX);
+	n = PREFIX;
+	for (int k = 0; k < 10; k++) {
+		memcpy(t + n, k < 9 ? "\xFF" "ab\xC3\xA9" : "\xFF", k < 9 ? 5 : 1);
+		n += k < 9 ? 5 : 1;
+	}
+	ck_assert(!reads_as_utf8(t, n));
+	memcpy(t + PREFIX - 4, "\xC3\xA9\xC3\xA9", 4);
+	ck_assert(reads_as_utf8(t, n));
+	/* no valid prefix: stray bytes, each before a stretch long enough to
+	 * be counted a vector at a time, whose two-byte characters come last */
+	n = 0;
+	for (int k = 0; k < 10; k++) {
+		memcpy(t + n, "\xFF" "aaaaaaaaaaaaaaaaaaaa\xC3\xA9\xC3\xA9", 25);
+		n += 25;
+	}
+	ck_assert(reads_as_utf8(t, n));
+	free(t);
+}
+END_TEST
+
 /* ---- documents: Markdown, switches ---- */
 
 static const char comma_rules[] =
@@ -435,6 +491,7 @@ Suite *document_suite(void)
 	TCase *tc = test_tcase("document", 4);
 	tcase_add_test(tc, decode_round_trips);
 	tcase_add_test(tc, decode_odd_bytes_kept);
+	tcase_add_test(tc, decode_mostly_utf8);
 	tcase_add_test(tc, markdown_mapping);
 	tcase_add_test(tc, markdown_space_outside_markup);
 	tcase_add_test(tc, inline_switches);

@@ -1,5 +1,7 @@
 /* check_utf8.c — strict UTF-8 decoding (RFC 3629, Unicode table 3-7), the
- * maximal-subpart lengths the scanner steps by, and display widths. */
+ * maximal-subpart lengths the scanner steps by, display widths, and the
+ * validator's vector paths (SSE2, AVX2) against the decoder. */
+#include <stdlib.h>
 #include <string.h>
 #include "tests.h"
 #include "utf8.h"
@@ -230,6 +232,169 @@ START_TEST(valid_prefix)
 }
 END_TEST
 
+/* The valid prefix by the decoder alone, one character at a time: what
+ * every implementation of jh_utf8_valid_prefix must say. */
+static size_t decoder_prefix(const unsigned char *t, size_t len)
+{
+	size_t i = 0;
+	while (i < len) {
+		int32_t cp;
+		size_t n = jh_utf8_decode(t + i, len - i, &cp);
+		if (cp < 0)
+			break;
+		i += n;
+	}
+	return i;
+}
+
+/* Every implementation on a copy of exactly len bytes (the sanitizer
+ * build sees a read past the end) gives the decoder's answer. */
+static void same_prefix(const unsigned char *t, size_t len, const char *what, size_t at)
+{
+	unsigned char *c = malloc(len ? len : 1);
+	ck_assert(c);
+	memcpy(c, t, len);
+	size_t want = decoder_prefix(c, len);
+	for (int impl = 0; impl <= 2; impl++) {
+		size_t got = jh_utf8_valid_prefix_with(impl, (const char *)c, len);
+		if (got != want)
+			ck_abort_msg("%s at %zu, length %zu: implementation %d says %zu, the decoder %zu", what,
+			             at, len, impl, got, want);
+	}
+	ck_assert_uint_eq(jh_utf8_valid_prefix((const char *)c, len), want);
+	free(c);
+}
+
+/* Texts of each kind of character, with one defect written over them at
+ * every offset (across the 16- and 32-byte blocks and the three bytes a
+ * block reads before it), and cut at every length. */
+START_TEST(valid_prefix_defect_at_every_byte)
+{
+	static const char *const kinds[] = {
+		"中文的文字，是這樣寫的。", "plain ASCII text, and more of it\n", "é ü ß ж ω",
+		"𠮷野家🙂", "a中é𠮷\n\t中文", "\xE0\xA4\x85\xED\x9F\xBF\xEF\xBF\xBF\xF4\x8F\xBF\xBF\xC2\x80"};
+	static const char *const defects[] = {
+		"\x80", "\xBF", "\xC0\x80", "\xC1\xBF", "\xC2", "\xC2\x41", "\xDF\xC0",
+		"\xE0\x80\x80", "\xE0\x9F\xBF", "\xE4\xB8", "\xE4", "\xE4\x41", "\xED\xA0\x80",
+		"\xED\xBF\xBF", "\xF0\x80\x80\x80", "\xF0\x8F\xBF\xBF", "\xF0\x9F\x99",
+		"\xF4\x90\x80\x80", "\xF5\x80\x80\x80", "\xF8\x88\x80\x80\x80", "\xFE", "\xFF",
+		"\xE4\xB8\xAD\xAD", "\xF0\x9F\x99\x82\x82"};
+	enum { LEN = 150 };
+	unsigned char base[LEN], t[LEN];
+	for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+		size_t kl = strlen(kinds[k]), n = 0;
+		while (n + kl <= LEN) { /* whole copies: the base is valid */
+			memcpy(base + n, kinds[k], kl);
+			n += kl;
+		}
+		ck_assert_uint_eq(decoder_prefix(base, n), n);
+		for (size_t at = 0; at <= n; at++) {
+			same_prefix(base, at, "cut", at);
+			for (size_t d = 0; d < sizeof defects / sizeof *defects; d++) {
+				size_t dl = strlen(defects[d]);
+				if (at + dl > n)
+					continue;
+				memcpy(t, base, n);
+				memcpy(t + at, defects[d], dl);
+				same_prefix(t, n, defects[d], at);
+				same_prefix(t, at + dl, defects[d], at); /* the defect last */
+			}
+		}
+	}
+}
+END_TEST
+
+/* Every lead byte C0-FF followed by bytes from each range a second,
+ * third or fourth byte can fall in, at the offsets around a block's
+ * start and end. */
+START_TEST(valid_prefix_sequences_at_block_edges)
+{
+	static const unsigned char next[] = {0x00, 0x41, 0x7F, 0x80, 0x8F, 0x90, 0x9F, 0xA0,
+	                                     0xBF, 0xC0, 0xC2, 0xE0, 0xE4, 0xF0, 0xF4, 0xFF};
+	static const unsigned char last[] = {0x41, 0x80, 0xBF, 0xC0};
+	static const size_t offsets[] = {0, 14, 15, 16, 29, 30, 31, 61};
+	enum { N = 16, LEN = 64 };
+	unsigned char t[LEN];
+	for (unsigned lead = 0xC0; lead <= 0xFF; lead++)
+		for (size_t a = 0; a < N; a++)
+			for (size_t b = 0; b < N; b++)
+				for (size_t c = 0; c < sizeof last; c++)
+					for (size_t o = 0; o < sizeof offsets / sizeof *offsets; o++) {
+						size_t at = offsets[o];
+						memset(t, 'x', sizeof t);
+						const unsigned char seq[] = {(unsigned char)lead, next[a], next[b], last[c]};
+						size_t sl = at + 4 <= LEN ? 4 : LEN - at;
+						memcpy(t + at, seq, sl);
+						/* exactly LEN, and cut just after the sequence */
+						for (int cut = 0; cut < 2; cut++) {
+							size_t len = cut ? at + sl : LEN;
+							size_t want = decoder_prefix(t, len);
+							for (int impl = 0; impl <= 2; impl++)
+								if (jh_utf8_valid_prefix_with(impl, (const char *)t, len) != want)
+									ck_abort_msg("%02X %02X %02X %02X at %zu, length %zu: "
+									             "implementation %d", lead, next[a], next[b],
+									             last[c], at, len, impl);
+						}
+					}
+}
+END_TEST
+
+START_TEST(valid_prefix_random)
+{
+	/* mostly valid text of every kind, now and then a defect */
+	static const char *const pieces[] = {"中", "文", "。", "a", "\n", " ", "é", "ж", "𠮷", "🙂",
+	                                     "\xEF\xBF\xBF", "\xE0\xA0\x80", "\xED\x9F\xBF",
+	                                     "\xF4\x8F\xBF\xBF", "\x80", "\xE4\xB8", "\xF0\x9F",
+	                                     "\xED\xA0\x80", "\xC0\xAF", "\xFF"};
+	enum { VALID = 14 };
+	unsigned seed = 4242;
+	unsigned char *t = malloc(4096);
+	ck_assert(t);
+	for (int round = 0; round < 3000; round++) {
+		size_t len = 0, want = (size_t)(round * 131 % 4000);
+		unsigned defect_every = 1u + (unsigned)(round % 5) * 200u; /* from dense to rare */
+		while (len + 4 <= want) {
+			seed = seed * 1103515245u + 12345u;
+			unsigned r = (seed >> 8) & 0xFFFFF;
+			const char *p = r % defect_every == 0 ? pieces[VALID + r / defect_every % 6]
+			                                      : pieces[r / 7 % VALID];
+			size_t pl = strlen(p);
+			memcpy(t + len, p, pl);
+			len += pl;
+		}
+		same_prefix(t, len, "random", (size_t)round);
+	}
+	free(t);
+}
+END_TEST
+
+/* The lead-byte counts: the SSE2 sums (byte lanes added up before they
+ * wrap) agree with a count of each byte. */
+START_TEST(lead_counts)
+{
+	unsigned seed = 99;
+	enum { MAX = 70000 }; /* more than 255 vectors of 16: the lanes are summed */
+	unsigned char *t = malloc(MAX);
+	ck_assert(t);
+	for (int round = 0; round < 40; round++) {
+		size_t len = round < 20 ? (size_t)round * 3 : (size_t)(round * 7919) % MAX;
+		size_t n = 0, l = 0;
+		for (size_t i = 0; i < len; i++) {
+			seed = seed * 1103515245u + 12345u;
+			t[i] = round % 2 ? (unsigned char)(0xC0 + (seed >> 16) % 64) : (unsigned char)(seed >> 16);
+			n += t[i] >= 0xC0;
+			l += t[i] >= 0xE0;
+		}
+		for (int impl = 0; impl <= 2; impl++) {
+			size_t got_l = 0, got = jh_utf8_leads_with(impl, (const char *)t, len, &got_l);
+			ck_assert_msg(got == n && got_l == l, "length %zu, implementation %d: %zu %zu, not %zu %zu",
+			              len, impl, got, got_l, n, l);
+		}
+	}
+	free(t);
+}
+END_TEST
+
 START_TEST(display_width)
 {
 	ck_assert_uint_eq(jh_display_width("", 0), 0);
@@ -327,6 +492,12 @@ Suite *utf8_suite(void)
 	tcase_add_test(tc, count_chars);
 	tcase_add_test(tc, utf8_clean);
 	tcase_add_test(tc, name_escape);
+	suite_add_tcase(s, tc);
+	tc = test_tcase("validate", 60);
+	tcase_add_test(tc, valid_prefix_defect_at_every_byte);
+	tcase_add_test(tc, valid_prefix_sequences_at_block_edges);
+	tcase_add_test(tc, valid_prefix_random);
+	tcase_add_test(tc, lead_counts);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -22,7 +22,8 @@ size_t jh_plain_end(const unsigned char *t, size_t i, size_t len);
  * test compares them; one the build or CPU lacks falls back to C). */
 size_t jh_plain_end_with(int impl, const unsigned char *t, size_t i, size_t len);
 
-/* Which implementation jh_plain_end uses. */
+/* Which implementation jh_plain_end uses: the CPU's, chosen once (the
+ * UTF-8 validator, utf8_valid.c, goes by it too). */
 int jh_plain_impl(void);
 
 /* The first i < len - 1 at which t[i], t[i + 1] may start hiragana or

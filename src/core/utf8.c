@@ -41,40 +41,6 @@ size_t jh_utf8_count(const char *s, size_t len)
 	return n;
 }
 
-size_t jh_utf8_valid_prefix(const char *s, size_t len)
-{
-	const unsigned char *u = (const unsigned char *)s;
-	size_t i = 0;
-	while (i < len) {
-		/* Fast paths for the two common cases: runs of ASCII, eight bytes at
-		 * a time, and the 3-byte sequences of CJK text (E1-EC, EE-EF lead
-		 * bytes need no range check beyond 80-BF on both continuations). */
-		if (u[i] < 0x80) {
-			while (i + 8 <= len) {
-				uint64_t w;
-				memcpy(&w, u + i, 8);
-				if (w & 0x8080808080808080ULL)
-					break;
-				i += 8;
-			}
-			while (i < len && u[i] < 0x80)
-				i++;
-			continue;
-		}
-		if (i + 3 <= len && u[i] >= 0xE1 && u[i] <= 0xEF && u[i] != 0xED &&
-		    (u[i + 1] & 0xC0) == 0x80 && (u[i + 2] & 0xC0) == 0x80) {
-			i += 3;
-			continue;
-		}
-		int32_t cp;
-		size_t n = jh_utf8_decode(u + i, len - i, &cp);
-		if (cp < 0)
-			return i;
-		i += n;
-	}
-	return len;
-}
-
 size_t jh_display_width(const char *s, size_t len)
 {
 	const unsigned char *u = (const unsigned char *)s;

@@ -85,4 +85,14 @@ size_t jh_utf8_encode(int32_t cp, char *out);
 /* Number of code points in s[0..len) (invalid subparts count one each). */
 size_t jh_utf8_count(const char *s, size_t len);
 
+/* jh_utf8_valid_prefix (jinghua.h; utf8_valid.c) by one implementation: 0
+ * portable C, 1 SSE2, 2 AVX2 (the test compares them; one the build or CPU
+ * lacks falls back to the next). */
+size_t jh_utf8_valid_prefix_with(int impl, const char *s, size_t len);
+
+/* The bytes C0 and up in s[0..len), and in *longer those E0 and up: in
+ * valid UTF-8, its characters of two bytes or more, and of three or more. */
+size_t jh_utf8_leads(const char *s, size_t len, size_t *longer);
+size_t jh_utf8_leads_with(int impl, const char *s, size_t len, size_t *longer);
+
 #endif

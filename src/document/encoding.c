@@ -253,23 +253,45 @@ static const char *detect(const char *data, size_t len, char *buf, size_t size,
  * into two or three others, and the fixes would then edit those.  A
  * two-byte sequence is the likelier chance (Big5 天黑了。 holds two, d1 b6
  * and c2 a4, beside two stray bytes), so it counts half of a longer one
- * (a Chinese character), and the sequences must outweigh the stray bytes. */
-static int mostly_utf8(const char *data, size_t len)
+ * (a Chinese character), and the sequences must outweigh the stray bytes.
+ * valid: the length of the valid prefix, known already.  Valid stretches
+ * are validated and counted a vector at a time; around the stray bytes,
+ * a character at a time.  The valid prefix, often all of the text but a
+ * cut last character, is counted last and only as far as needed. */
+#define VALID_STRETCH 16  /* characters in a row that make a stretch long */
+#define PREFIX_STEP 65536 /* bytes of the prefix counted at a time */
+
+static int mostly_utf8(const char *data, size_t len, size_t valid)
 {
 	const unsigned char *s = (const unsigned char *)data;
 	size_t multi = 0, stray = 0; /* multi: 1 for a 2-byte sequence, 2 for longer */
-	for (size_t i = 0; i < len;) {
-		if (s[i] < 0x80) {
-			i++;
-			continue;
+	size_t longer;
+	for (size_t i = valid; i < len;) {
+		size_t good = 0; /* characters in a row that decode */
+		while (i < len && good < VALID_STRETCH) {
+			if (s[i] < 0x80) {
+				i++;
+				good++;
+				continue;
+			}
+			int32_t cp;
+			size_t n = jh_utf8_decode(s + i, len - i, &cp);
+			if (cp < 0) {
+				stray += n;
+				good = 0;
+			} else {
+				multi += n > 2 ? 2 : 1;
+				good++;
+			}
+			i += n;
 		}
-		int32_t cp;
-		size_t n = jh_utf8_decode(s + i, len - i, &cp);
-		if (cp < 0)
-			stray += n;
-		else
-			multi += n > 2 ? 2 : 1;
-		i += n;
+		size_t run = jh_utf8_valid_prefix(data + i, len - i);
+		multi += jh_utf8_leads(data + i, run, &longer) + longer;
+		i += run;
+	}
+	for (size_t i = 0; i < valid && multi <= stray; i += PREFIX_STEP) {
+		size_t n = valid - i < PREFIX_STEP ? valid - i : PREFIX_STEP;
+		multi += jh_utf8_leads(data + i, n, &longer) + longer;
 	}
 	return multi > stray;
 }
@@ -658,6 +680,7 @@ int decode_text(const char *data, size_t len, const char *want, decoded *out, ch
 	const unsigned char *s = (const unsigned char *)data;
 	char name[64] = "";
 	int guessed = 0; /* the encoding is uchardet's guess */
+	size_t valid; /* the length of the valid UTF-8 prefix */
 	const char *enc = bom_encoding(s, len);
 	int forced = want && *want && strcasecmp(want, "auto");
 	if (forced) {
@@ -674,7 +697,7 @@ int decode_text(const char *data, size_t len, const char *want, decoded *out, ch
 		snprintf(name, sizeof name, "%s", enc);
 	} else if (len >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF) {
 		/* UTF-8 with BOM: as it is */
-	} else if (jh_utf8_valid_prefix(data, len) != len) {
+	} else if ((valid = jh_utf8_valid_prefix(data, len)) != len) {
 		const char *g = memchr(data, 0, len) ? utf16_guess(data, len) : NULL;
 		guessed = g == NULL;
 		/* a short input first: its few bytes can hold more chance UTF-8
@@ -684,7 +707,7 @@ int decode_text(const char *data, size_t len, const char *want, decoded *out, ch
 		const char *cjk = g ? NULL : short_cjk(data, len, SHORT_COMMON, 80, 1, 0);
 		if (cjk) {
 			g = cjk;
-		} else if (!g && !mostly_utf8(data, len)) {
+		} else if (!g && !mostly_utf8(data, len, valid)) {
 			g = detect(data, len, name, sizeof name, &out->detect_problem);
 			if ((!g || family_of(g) == FAM_SINGLE) && cjk_double_byte(data, len)) {
 				g = cjk_double_byte(data, len);
@@ -695,8 +718,9 @@ int decode_text(const char *data, size_t len, const char *want, decoded *out, ch
 			snprintf(name, sizeof name, "%s", g);
 		else if (!g)
 			name[0] = '\0';
-	} else if (utf8_maybe_legacy(data, len)) {
-		/* valid UTF-8 by chance: only when every character is among the
+	} else if (len <= SHORT_INPUT && utf8_maybe_legacy(data, len)) {
+		/* valid UTF-8 by chance (asked of short inputs only, the ones
+		 * short_cjk decides): only when every character is among the
 		 * most common (a Russian да is 写邪 in GBK: 邪 is not) */
 		const char *g = short_cjk(data, len, SHORT_STRICT, 100, 2, 1);
 		/* or when its UTF-8 reading is no text at all (水 is ˮ): then one
