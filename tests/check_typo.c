@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "tests.h"
 #include "typo_lm.h"
 #include "typo_context.h"
@@ -248,6 +249,67 @@ START_TEST(lm_sunpinyin)
 	jh_lm_next(lm, 0, lm_id(lm, "战士"), &st);
 	ck_assert(jh_lm_next(lm, st, lm_id(lm, "们"), &st) > uni);
 	jh_lm_free(lm);
+}
+END_TEST
+
+/* The tables jh_lm_open builds, from the cache folder: the model opened
+ * without a cache, then with an empty one (built and stored), then again
+ * (mapped) answers the same for every word and a sentence; a lexicon
+ * changed since (another modification time) is not taken from it. */
+static int same_model(const jh_lm *a, const jh_lm *b)
+{
+	if (jh_lm_count(a) != jh_lm_count(b) || jh_lm_start(a) != jh_lm_start(b))
+		return 0;
+	for (uint32_t id = 0; id < jh_lm_count(a); id++) {
+		int32_t cp[JH_LM_MAX_WORD];
+		int n = jh_lm_word_text(a, id, cp, JH_LM_MAX_WORD);
+		if (jh_lm_unigram(a, id) != jh_lm_unigram(b, id) || (n > 0 && jh_lm_word(a, cp, n) != jh_lm_word(b, cp, n)))
+			return 0;
+	}
+	const char *words[] = {"战士", "们", "赶紧", "趴下", NULL};
+	return lm_sentence(a, words) == lm_sentence(b, words);
+}
+
+START_TEST(lm_tables_cached)
+{
+	jh_lm *plain, *stored, *mapped;
+	char err[256], dir[] = "/tmp/jh-lmcache-XXXXXX", cmd[1200], model[64], words[64];
+	if (jh_lm_open(&plain, LM_MODEL, LM_WORDS, err, sizeof err) == JH_ERR_IO)
+		return; /* sunpinyin-data not installed */
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(model, sizeof model, "%s/lm.t3g", dir);
+	snprintf(words, sizeof words, "%s/words.bin", dir);
+	snprintf(cmd, sizeof cmd, "cp %s %s && cp %s %s && mkdir %s/cache", LM_MODEL, model, LM_WORDS,
+	         words, dir);
+	ck_assert_int_eq(system(cmd), 0);
+	char cache[320];
+	snprintf(cache, sizeof cache, "%s/cache", dir);
+	ck_assert_int_eq(jh_lm_open_cached(&stored, model, words, cache, err, sizeof err), JH_OK);
+	char path[400]; /* the cache file's */
+	ck_assert_uint_eq(test_files_in(cache, "lm-", path, sizeof path), 1);
+	struct stat built, kept;
+	ck_assert_int_eq(stat(path, &built), 0);
+	ck_assert_int_eq(jh_lm_open_cached(&mapped, model, words, cache, err, sizeof err), JH_OK);
+	ck_assert_int_eq(stat(path, &kept), 0); /* mapped, not built and written again */
+	ck_assert_msg(kept.st_ino == built.st_ino, "the cache file was written again");
+	ck_assert(same_model(plain, stored));
+	ck_assert(same_model(plain, mapped));
+	jh_lm_free(mapped);
+	/* the lexicon touched: the file is stale, built and stored again */
+	snprintf(cmd, sizeof cmd, "touch -d '1 minute ago' %s", words);
+	ck_assert_int_eq(system(cmd), 0);
+	struct stat before;
+	ck_assert_int_eq(stat(path, &before), 0);
+	ck_assert_int_eq(jh_lm_open_cached(&mapped, model, words, cache, err, sizeof err), JH_OK);
+	ck_assert(same_model(plain, mapped));
+	struct stat after;
+	ck_assert_int_eq(stat(path, &after), 0);
+	ck_assert_msg(after.st_ino != before.st_ino, "the stale cache file was not written again");
+	jh_lm_free(mapped);
+	jh_lm_free(stored);
+	jh_lm_free(plain);
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
@@ -626,6 +688,7 @@ Suite *typo_suite(void)
 	tcase_add_test(tc, context_without_dictionary);
 	tcase_add_test(tc, lm_sunpinyin);
 	tcase_add_test(tc, lm_seen_successors);
+	tcase_add_test(tc, lm_tables_cached);
 	tcase_add_test(tc, lm_corrupt);
 	tcase_add_test(tc, context_trigram);
 	tcase_add_test(tc, context_guards);

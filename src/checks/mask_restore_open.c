@@ -184,7 +184,7 @@ int jh_mr_open(jh_mr **out, const jh_rule *r, const char *lm, const char *lexico
 	if (!m)
 		return JH_ERR_NOMEM;
 	char err[300];
-	int rc = jh_lm_open(&m->lm, lm, lexicon, err, sizeof err);
+	int rc = jh_lm_open_cached(&m->lm, lm, lexicon, r->cache_dir, err, sizeof err);
 	if (rc && rc != JH_ERR_IO)
 		jh_report(diag_fn, payload, JH_ERROR, r->file, r->line, 0, r->id, "%s", err);
 	if (rc == JH_OK) {

@@ -636,7 +636,8 @@ static int lm_index(ctx_cfg *c)
 static int lm_load(ctx_cfg *c, jh_diag_fn diag_fn, void *payload)
 {
 	char err[300];
-	int rc = jh_lm_open(&c->lm, c->model_path, c->lexicon_path, err, sizeof err);
+	int rc = jh_lm_open_cached(&c->lm, c->model_path, c->lexicon_path, c->rule->cache_dir, err,
+	                           sizeof err);
 	if (rc == JH_ERR_IO)
 		return JH_OK;
 	if (rc) {

@@ -25,7 +25,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include "jinghua.h"
+#include "tablecache.h"
 #include "typo_lm.h"
 #include "util.h"
 
@@ -60,6 +63,10 @@ struct jh_lm {
 	 * the model holds a word twice under the root */
 	int32_t *root_child;
 	uint32_t root_cap;
+	/* the tables above from the cache folder (lm_cache_map), or NULL:
+	 * word_off, word_len, index, uni and root_child point into it */
+	void *cache;
+	size_t cache_len;
 };
 
 static float rdf(const unsigned char *p)
@@ -329,7 +336,6 @@ static int load_model(jh_lm *lm, const char *path, char *err, size_t len)
 	size_t size = lm->model_size;
 	if ((lm->n = jh_rd32(m)) < 1 || lm->n > MAX_N)
 		return jh_fail(err, len, JH_ERR_RULES, "%s: not a sunpinyin model (order)", path);
-	unsigned use_log = jh_rd32(m + 4);
 	uint64_t off = 8 + 4 * (uint64_t)(lm->n + 1);
 	uint64_t tables = off, nodes = tables + 4 * (uint64_t)(PR_SIZE + BOW_SIZE);
 	if (nodes > size)
@@ -348,6 +354,15 @@ static int load_model(jh_lm *lm, const char *path, char *err, size_t len)
 		            (unsigned long long)end);
 	if (lm->level_size[0] != 2)
 		return jh_fail(err, len, JH_ERR_RULES, "%s: bad root", path);
+	return JH_OK;
+}
+
+/* The probability and back-off tables of the model, as logarithms. */
+static void model_tables(jh_lm *lm)
+{
+	const unsigned char *m = lm->model;
+	unsigned use_log = jh_rd32(m + 4);
+	uint64_t tables = 8 + 4 * (uint64_t)(lm->n + 1);
 	for (size_t k = 0; k < PR_SIZE + BOW_SIZE; k++) {
 		double v = rdf(m + tables + 4 * k);
 		double lg = use_log ? -v : (v > 0 ? log(v) : LOG_FLOOR);
@@ -359,7 +374,6 @@ static int load_model(jh_lm *lm, const char *path, char *err, size_t len)
 		else
 			lm->log_bow[k - PR_SIZE] = (float)(lg > 20 ? 20 : lg);
 	}
-	return JH_OK;
 }
 
 static int load_lexicon(jh_lm *lm, const char *path, char *err, size_t len)
@@ -372,6 +386,16 @@ static int load_lexicon(jh_lm *lm, const char *path, char *err, size_t len)
 	uint32_t count = jh_rd32(x), off = jh_rd32(x + 8);
 	if (count == 0 || count > 0x3FFFF || off % 4 || off < 12 || off >= size)
 		return jh_fail(err, len, JH_ERR_RULES, "%s: not a sunpinyin lexicon", path);
+	lm->n_words = count;
+	return JH_OK;
+}
+
+/* The lexicon's word list and its index by characters. */
+static int index_lexicon(jh_lm *lm, const char *path, char *err, size_t len)
+{
+	const unsigned char *x = lm->lex;
+	size_t size = lm->lex_size;
+	uint32_t count = lm->n_words, off = jh_rd32(x + 8);
 	lm->word_off = malloc((size_t)count * sizeof *lm->word_off);
 	lm->word_len = malloc(count);
 	lm->index_cap = 1;
@@ -400,8 +424,10 @@ static int load_lexicon(jh_lm *lm, const char *path, char *err, size_t len)
 		size_t i = h & (lm->index_cap - 1);
 		while (lm->index[i].h && !(lm->index[i].h == h && same_word(lm, lm->index[i].id, cp, (int)n)))
 			i = (i + 1) & (lm->index_cap - 1);
-		if (!lm->index[i].h) /* the first id of a word written twice */
-			lm->index[i] = (word_slot){h, id};
+		if (!lm->index[i].h) { /* the first id of a word written twice */
+			lm->index[i].h = h; /* field by field: the padding stays zero */
+			lm->index[i].id = id;
+		}
 	}
 	lm->n_words = count;
 	return JH_OK;
@@ -413,11 +439,15 @@ void jh_lm_free(jh_lm *lm)
 		return;
 	jh_unmap_file(lm->model, lm->model_size);
 	jh_unmap_file(lm->lex, lm->lex_size);
-	free(lm->word_off);
-	free(lm->word_len);
-	free(lm->index);
-	free(lm->uni);
-	free(lm->root_child);
+	if (lm->cache) {
+		munmap(lm->cache, lm->cache_len);
+	} else {
+		free(lm->word_off);
+		free(lm->word_len);
+		free(lm->index);
+		free(lm->uni);
+		free(lm->root_child);
+	}
 	free(lm);
 }
 
@@ -446,8 +476,127 @@ static void index_root(jh_lm *lm)
 	lm->root_child = rc;
 }
 
+/* ---- the tables built at open, kept in the cache folder ----
+ *
+ * Opening the model took the logarithm of its 81,920 table entries,
+ * indexed the lexicon's 84,000 words, the root's children, and the
+ * unigram of every word: 28 M instructions at every start, half of a
+ * check of a 10 KB chapter.  They depend on the two files alone, so they
+ * are written to the cache folder (tablecache.h) once and mapped after:
+ * the model file names the cache file, the lexicon's identity is in it. */
+
+#define LM_MAGIC "jhlm0001"
+#define LM_LAYOUT ((uint32_t)(sizeof(word_slot) << 16 | sizeof(lm_cache_head) << 4 | PR_SIZE / 65536))
+
+typedef struct {
+	uint64_t lex_dev, lex_ino, lex_size, lex_mtime_sec, lex_mtime_nsec;
+	uint32_t n_words, index_cap, root_cap, start;
+} lm_cache_head;
+
+typedef struct {
+	size_t head, pr, bow, off, len, index, uni, root, end;
+} lm_layout;
+
+static void lm_layout_of(const lm_cache_head *h, lm_layout *l)
+{
+	size_t p = jh_cache_align(sizeof(jh_cache_head));
+	l->head = p, p = jh_cache_align(p + sizeof *h);
+	l->pr = p, p = jh_cache_align(p + PR_SIZE * sizeof(float));
+	l->bow = p, p = jh_cache_align(p + BOW_SIZE * sizeof(float));
+	l->off = p, p = jh_cache_align(p + (size_t)h->n_words * 4);
+	l->len = p, p = jh_cache_align(p + h->n_words);
+	l->index = p, p = jh_cache_align(p + (size_t)h->index_cap * sizeof(word_slot));
+	l->uni = p, p = jh_cache_align(p + (size_t)h->n_words * sizeof(float));
+	l->root = p, p = jh_cache_align(p + (size_t)h->root_cap * 4);
+	l->end = p;
+}
+
+static int lex_stat(const char *path, lm_cache_head *h)
+{
+	struct stat st;
+	if (stat(path, &st))
+		return -1;
+	h->lex_dev = (uint64_t)st.st_dev;
+	h->lex_ino = (uint64_t)st.st_ino;
+	h->lex_size = (uint64_t)st.st_size;
+	h->lex_mtime_sec = (uint64_t)st.st_mtim.tv_sec;
+	h->lex_mtime_nsec = (uint64_t)st.st_mtim.tv_nsec;
+	return 0;
+}
+
+/* 0: lm's tables now point into the cache file; -1: none (or not for
+ * these files), build them. */
+static int lm_cache_map(jh_lm *lm, const char *cache_dir, const char *model_path,
+                        const char *lexicon_path)
+{
+	void *map;
+	size_t len;
+	lm_cache_head now, h;
+	if (lex_stat(lexicon_path, &now) ||
+	    jh_cache_map(cache_dir, model_path, "lm", LM_MAGIC, LM_LAYOUT, &map, &len))
+		return -1;
+	size_t at = jh_cache_align(sizeof(jh_cache_head));
+	lm_layout l;
+	if (len < at + sizeof h)
+		goto stale;
+	memcpy(&h, (const char *)map + at, sizeof h);
+	lm_layout_of(&h, &l);
+	if (h.lex_dev != now.lex_dev || h.lex_ino != now.lex_ino || h.lex_size != now.lex_size ||
+	    h.lex_mtime_sec != now.lex_mtime_sec || h.lex_mtime_nsec != now.lex_mtime_nsec ||
+	    h.n_words != lm->n_words || h.index_cap < 2 * (size_t)h.n_words ||
+	    (h.index_cap & (h.index_cap - 1)) || (h.root_cap && h.root_cap != 0x40000) || l.end != len)
+		goto stale;
+	const char *b = map;
+	memcpy(lm->log_pr, b + l.pr, sizeof lm->log_pr);
+	memcpy(lm->log_bow, b + l.bow, sizeof lm->log_bow);
+	lm->word_off = (uint32_t *)(b + l.off);
+	lm->word_len = (uint8_t *)(b + l.len);
+	lm->index = (word_slot *)(b + l.index);
+	lm->index_cap = h.index_cap;
+	lm->uni = (float *)(b + l.uni);
+	lm->root_child = h.root_cap ? (int32_t *)(b + l.root) : NULL;
+	lm->root_cap = h.root_cap;
+	lm->start = h.start;
+	lm->cache = map;
+	lm->cache_len = len;
+	return 0;
+stale:
+	munmap(map, len);
+	return -1;
+}
+
+static void lm_cache_store(const jh_lm *lm, const char *cache_dir, const char *model_path,
+                           const char *lexicon_path)
+{
+	lm_cache_head h;
+	memset(&h, 0, sizeof h);
+	if (lex_stat(lexicon_path, &h))
+		return;
+	h.n_words = lm->n_words;
+	h.index_cap = (uint32_t)lm->index_cap;
+	h.root_cap = lm->root_child ? lm->root_cap : 0;
+	h.start = lm->start;
+	const jh_cache_section s[] = {
+		{&h, sizeof h},
+		{lm->log_pr, sizeof lm->log_pr},
+		{lm->log_bow, sizeof lm->log_bow},
+		{lm->word_off, (size_t)lm->n_words * 4},
+		{lm->word_len, lm->n_words},
+		{lm->index, lm->index_cap * sizeof(word_slot)},
+		{lm->uni, (size_t)lm->n_words * sizeof(float)},
+		{lm->root_child, (size_t)h.root_cap * 4},
+	};
+	jh_cache_store(cache_dir, model_path, "lm", LM_MAGIC, LM_LAYOUT, s, sizeof s / sizeof *s);
+}
+
 int jh_lm_open(jh_lm **out, const char *model_path, const char *lexicon_path, char *err,
                size_t err_len)
+{
+	return jh_lm_open_cached(out, model_path, lexicon_path, NULL, err, err_len);
+}
+
+int jh_lm_open_cached(jh_lm **out, const char *model_path, const char *lexicon_path,
+                      const char *cache_dir, char *err, size_t err_len)
 {
 	*out = NULL;
 	jh_lm *lm = calloc(1, sizeof *lm);
@@ -457,6 +606,15 @@ int jh_lm_open(jh_lm **out, const char *model_path, const char *lexicon_path, ch
 	if (rc == JH_OK)
 		rc = load_lexicon(lm, lexicon_path, err, err_len);
 	if (rc) {
+		jh_lm_free(lm);
+		return rc;
+	}
+	if (cache_dir && lm_cache_map(lm, cache_dir, model_path, lexicon_path) == 0) {
+		*out = lm;
+		return JH_OK;
+	}
+	model_tables(lm);
+	if ((rc = index_lexicon(lm, lexicon_path, err, err_len))) {
 		jh_lm_free(lm);
 		return rc;
 	}
@@ -473,6 +631,8 @@ int jh_lm_open(jh_lm **out, const char *model_path, const char *lexicon_path, ch
 		jh_lm_state st;
 		lm->uni[id] = (float)jh_lm_next(lm, 0, id, &st);
 	}
+	if (cache_dir)
+		lm_cache_store(lm, cache_dir, model_path, lexicon_path);
 	*out = lm;
 	return JH_OK;
 }

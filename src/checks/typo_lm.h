@@ -24,6 +24,10 @@ typedef uint32_t jh_lm_state;
  * sentence. */
 int jh_lm_open(jh_lm **out, const char *model_path, const char *lexicon_path, char *err,
                size_t err_len);
+/* The same, with the tables it builds kept in cache_dir (NULL: none):
+ * mapped from there when the files are as they were. */
+int jh_lm_open_cached(jh_lm **out, const char *model_path, const char *lexicon_path,
+                      const char *cache_dir, char *err, size_t err_len);
 void jh_lm_free(jh_lm *lm);
 
 /* The model's id of the word cp[0..n), 0 when the lexicon lacks it. */
