@@ -282,6 +282,41 @@ START_TEST(near_words_gate)
 }
 END_TEST
 
+/* The windows of near triggers overlap and the search reads only what is
+ * new: a gated rule whose window is sound (its matches reach at most 11
+ * characters past the trigger, the window 14) finds what the ungated one
+ * finds, on random texts of triggers, words of both lengths and filler. */
+START_TEST(near_words_windows)
+{
+	jh_ruleset *rs = test_ruleset(
+		"[censor.gated]\nkind = regex\nmessage = m\npattern = 记[^。]{0,8}?(?:\\.com|本站)\n"
+		"trigger = 记\nnear-words = .com 本站\nnear = 14\nbad = 记a.com\ngood = 记了\n"
+		"[censor.plain]\nkind = regex\nmessage = m\npattern = 记[^。]{0,8}?(?:\\.com|本站)\n"
+		"trigger = 记\nbad = 记a.com\ngood = 记了\n");
+	static const char *const pieces[] = {"记", "记", "住", "a", ".com", ".", "本站", "本", "。",
+	                                     "好", "\n", "x.co", "站"};
+	unsigned seed = 11;
+	for (int round = 0; round < 3000; round++) {
+		char text[1024];
+		size_t len = 0;
+		int n = 5 + (int)(seed % 90);
+		for (int k = 0; k < n; k++) {
+			seed = seed * 1103515245u + 12345u;
+			const char *p = pieces[(seed >> 9) % (sizeof pieces / sizeof *pieces)];
+			memcpy(text + len, p, strlen(p));
+			len += strlen(p);
+		}
+		jh_findings fs = JH_FINDINGS_INIT;
+		test_check(rs, text, len, &fs);
+		size_t gated = test_count_rule(&fs, "censor.gated"), plain = test_count_rule(&fs, "censor.plain");
+		ck_assert_msg(gated == plain, "round %d: %zu gated, %zu plain: %.*s", round, gated, plain,
+		              (int)len, text);
+		jh_findings_clear(&fs);
+	}
+	jh_ruleset_free(rs);
+}
+END_TEST
+
 START_TEST(lookbehind_before_trigger)
 {
 	jh_ruleset *rs = test_ruleset(
@@ -928,6 +963,7 @@ Suite *regex_suite(void)
 	tcase_add_test(tc, lookbehind_before_trigger);
 	tcase_add_test(tc, trigger_words_gate);
 	tcase_add_test(tc, near_words_gate);
+	tcase_add_test(tc, near_words_windows);
 	tcase_add_test(tc, trigger_ranges_and_astral);
 	tcase_add_test(tc, many_triggered_rules);
 	tcase_add_test(tc, fix_templates);

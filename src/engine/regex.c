@@ -199,17 +199,49 @@ static int parse_words(const jh_regexes *rx, const jh_rx *x, const char *spec, i
 	return JH_OK;
 }
 
-/* Does one of x's near words occur in text[a, b)? */
-static int word_near(const jh_rx *x, const char *text, size_t a, size_t b)
+/* The first of x's near words that fits in text[a, b): its start + 1
+ * (*end its end), or 0. */
+static size_t first_near(const jh_rx *x, const char *text, size_t a, size_t b, size_t *end)
 {
 	const char *w = x->near_words;
+	size_t best = 0;
 	for (unsigned k = 0; k < x->n_near; k++) {
-		size_t wl = strlen(w);
-		if (wl == 1 ? memchr(text + a, w[0], b - a) != NULL : memmem(text + a, b - a, w, wl) != NULL)
-			return 1;
+		size_t wl = strlen(w), lim = best ? best - 1 + wl : b; /* only an earlier start beats it */
+		if (lim > b)
+			lim = b;
+		const char *f = lim <= a ? NULL
+		                : wl == 1 ? memchr(text + a, w[0], lim - a)
+		                          : memmem(text + a, lim - a, w, wl);
+		if (f && (!best || (size_t)(f - text) + 1 < best)) {
+			best = (size_t)(f - text) + 1;
+			*end = (size_t)(f - text) + wl;
+		}
 		w += wl + 1;
 	}
-	return 0;
+	return best;
+}
+
+/* Does one of x's near words fit in text[a, b)?  The windows of a rule's
+ * triggers move forward: what the last search saw is not read again. */
+static int word_near(const jh_rx *x, jh_rx_progress *pr, const char *text, size_t a, size_t b)
+{
+	if (pr->near_to && a >= pr->near_from) {
+		if (pr->near_hit && pr->near_hit - 1 >= a && pr->near_end <= b)
+			return 1;
+		if (!pr->near_hit) {
+			/* nothing fits in [near_from, near_to): a word that fits in
+			 * [a, b) starts in the last x->near_max - 1 bytes or after */
+			if (b <= pr->near_to)
+				return 0;
+			size_t s = pr->near_to >= a + x->near_max ? pr->near_to - x->near_max + 1 : a;
+			size_t end = 0, hit = first_near(x, text, s, b, &end);
+			pr->near_from = a, pr->near_to = b, pr->near_hit = hit, pr->near_end = end;
+			return hit != 0;
+		}
+	}
+	size_t end = 0, hit = first_near(x, text, a, b, &end);
+	pr->near_from = a, pr->near_to = b, pr->near_hit = hit, pr->near_end = end;
+	return hit != 0;
 }
 
 /* Does one of x's trigger words start at t? */
@@ -317,6 +349,7 @@ int jh_regexes_add(jh_regexes *rx, jh_rule *r, long rule_index, jh_diag_fn diag_
 	x->near_words = NULL;
 	x->n_near = 0;
 	x->near_after = r->near;
+	x->near_max = 0;
 	if (r->near_words || r->near) {
 		int rc = r->trigger && r->near_words && r->near
 		                 ? parse_words(rx, x, r->near_words, 0, &x->near_words, &x->n_near)
@@ -325,6 +358,11 @@ int jh_regexes_add(jh_regexes *rx, jh_rule *r, long rule_index, jh_diag_fn diag_
 			free(x->words);
 			pcre2_code_free(code);
 			return rc;
+		}
+		for (unsigned k = 0, o = 0; rc == JH_OK && k < x->n_near; k++) {
+			size_t wl = strlen(x->near_words + o);
+			x->near_max = wl > x->near_max ? wl : x->near_max;
+			o += (unsigned)wl + 1;
 		}
 		if (rc) {
 			jh_report(diag_fn, payload, JH_ERROR, r->file, r->line, 0, r->id,
@@ -589,8 +627,8 @@ int jh_regex_run(const jh_regexes *rx, size_t slot, const jh_rule *rule, const c
 			/* a UTF-8 character has at most four bytes: the window is
 			 * never shorter than near characters */
 			if (x->near_words &&
-			    !word_near(x, text, start, len - t > 4 * (size_t)x->near_after
-			                                   ? t + 4 * (size_t)x->near_after : len))
+			    !word_near(x, pr, text, start,
+			               len - t > 4 * (size_t)x->near_after ? t + 4 * (size_t)x->near_after : len))
 				continue;
 			pcre2_set_offset_limit(scratch->mctx, t);
 		}

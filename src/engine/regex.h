@@ -36,6 +36,7 @@ typedef struct {
 	 * Latin letters) is never near. */
 	char *near_words;
 	unsigned n_near, near_after;
+	size_t near_max;    /* the longest near word's bytes */
 	uint32_t pairs;     /* capture groups + 1: the ovector pairs this pattern sets */
 	/* JIT compiling costs ~250,000 instructions a pattern, more than the
 	 * interpreter spends on a few calls: a pattern is JIT-compiled once it
@@ -165,6 +166,11 @@ typedef struct {
 	/* skip_lines' last answer, for the lines [skip_from, skip_to) */
 	size_t skip_from, skip_to;
 	int skip_hit;
+	/* near-words' last search, of [near_from, near_to): the first word
+	 * that fits there starts at near_hit - 1 and ends at near_end, or
+	 * none does (near_hit 0).  Windows of triggers a few characters apart
+	 * overlap: the next search reads only what is new. */
+	size_t near_from, near_to, near_hit, near_end;
 } jh_rx_progress;
 
 /* Run regex slot over text, adding findings to out.  positions: the rule's
