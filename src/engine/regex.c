@@ -27,6 +27,7 @@ void jh_regexes_free(jh_regexes *rx)
 		pcre2_code_free(rx->v[i].skip_lines);
 		jh_pre_free(&rx->v[i].pre);
 		free(rx->v[i].words);
+		free(rx->v[i].wv);
 		free(rx->v[i].near_words);
 	}
 	free(rx->v);
@@ -199,6 +200,23 @@ static int parse_words(const jh_regexes *rx, const jh_rx *x, const char *spec, i
 	return JH_OK;
 }
 
+/* The compare form of n words (NUL-terminated, one after another). */
+static struct jh_rx_word *word_heads(const char *words, unsigned n)
+{
+	struct jh_rx_word *v = calloc(n ? n : 1, sizeof *v);
+	if (!v)
+		return NULL;
+	for (unsigned k = 0; k < n; k++) {
+		size_t wl = strlen(words);
+		uint64_t head = 0, mask = 0;
+		memcpy(&head, words, wl < 8 ? wl : 8);
+		memset(&mask, 0xFF, wl < 8 ? wl : 8);
+		v[k] = (struct jh_rx_word){head, mask, words, wl};
+		words += wl + 1;
+	}
+	return v;
+}
+
 /* The first of x's near words that fits in text[a, b): its start + 1
  * (*end its end), or 0. */
 static size_t first_near(const jh_rx *x, const char *text, size_t a, size_t b, size_t *end)
@@ -242,19 +260,6 @@ static int word_near(const jh_rx *x, jh_rx_progress *pr, const char *text, size_
 	size_t end = 0, hit = first_near(x, text, a, b, &end);
 	pr->near_from = a, pr->near_to = b, pr->near_hit = hit, pr->near_end = end;
 	return hit != 0;
-}
-
-/* Does one of x's trigger words start at t? */
-static int word_at(const jh_rx *x, const char *text, size_t len, size_t t)
-{
-	const char *w = x->words;
-	for (unsigned k = 0; k < x->n_words; k++) {
-		size_t wl = strlen(w);
-		if (w[0] == text[t] && wl <= len - t && !memcmp(text + t, w, wl))
-			return 1;
-		w += wl + 1;
-	}
-	return 0;
 }
 
 int jh_regexes_add(jh_regexes *rx, jh_rule *r, long rule_index, jh_diag_fn diag_fn, void *payload)
@@ -330,10 +335,15 @@ int jh_regexes_add(jh_regexes *rx, jh_rule *r, long rule_index, jh_diag_fn diag_
 		}
 	}
 	x->words = NULL;
+	x->wv = NULL;
 	x->n_words = 0;
 	if (r->trigger_words) {
 		int rc = r->trigger ? parse_words(rx, x, r->trigger_words, 1, &x->words, &x->n_words)
 		                    : JH_ERR_RULES;
+		if (rc == JH_OK && !(x->wv = word_heads(x->words, x->n_words))) {
+			free(x->words);
+			rc = JH_ERR_NOMEM;
+		}
 		if (rc == JH_ERR_NOMEM) {
 			pcre2_code_free(code);
 			return rc;
@@ -374,6 +384,7 @@ int jh_regexes_add(jh_regexes *rx, jh_rule *r, long rule_index, jh_diag_fn diag_
 	}
 	if (r->trigger && jh_pre_build(&x->pre, r->pattern, r->lead, &rx->pre_classes)) {
 		free(x->words);
+		free(x->wv);
 		free(x->near_words);
 		pcre2_code_free(code);
 		return JH_ERR_NOMEM;
@@ -621,7 +632,7 @@ int jh_regex_run(const jh_regexes *rx, size_t slot, const jh_rule *rule, const c
 			if (ev == n_positions)
 				break;
 			t = positions[ev++];
-			if (x->words && !word_at(x, text, len, t))
+			if (x->words && !jh_rx_word_at(x, text, len, t))
 				continue;
 			start = back_chars(text, t, x->lead, pr->resume);
 			/* a UTF-8 character has at most four bytes: the window is

@@ -28,6 +28,7 @@ typedef struct {
 	 * was called at every one of them in technical text. */
 	char *words;
 	unsigned n_words;
+	struct jh_rx_word *wv; /* the same, for the compare (n_words of them) */
 	/* `near-words` and `near`: the rule runs only at a trigger where one
 	 * of these occurs from `lead` characters before it to `near` after
 	 * it (or NULL).  censor.injected-text is triggered by common Han
@@ -92,6 +93,33 @@ typedef struct jh_regexes {
 	 * (regex_cache.c), or NULL */
 	struct jh_rx_preload *preload;
 } jh_regexes;
+
+/* A trigger word as the scan compares it: its first 8 bytes (head, under
+ * mask) at once, the rest (from w + 8) only when they agree.  。 and ，
+ * are triggers of rules that want only 。。 or ，，: most of the text's
+ * full stops are turned down by one load and one compare per word. */
+struct jh_rx_word {
+	uint64_t head, mask;
+	const char *w;
+	size_t len;
+};
+
+/* Does one of x's trigger words start at t (< len)? */
+static inline int jh_rx_word_at(const jh_rx *x, const char *text, size_t len, size_t t)
+{
+	uint64_t v = 0;
+	if (len - t >= 8)
+		__builtin_memcpy(&v, text + t, 8);
+	else
+		__builtin_memcpy(&v, text + t, len - t);
+	for (unsigned k = 0; k < x->n_words; k++) {
+		const struct jh_rx_word *w = &x->wv[k];
+		if ((v & w->mask) == w->head && w->len <= len - t &&
+		    (w->len <= 8 || !__builtin_memcmp(text + t + 8, w->w + 8, w->len - 8)))
+			return 1;
+	}
+	return 0;
+}
 
 /* Trigger mask of a code point (0 for most). */
 static inline uint64_t jh_trigger_mask(const jh_regexes *rx, int32_t cp)

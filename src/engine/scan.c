@@ -48,9 +48,10 @@ typedef struct {
 #define JH_PAIR_MEMO 1024
 
 typedef struct {
+	uint64_t wbits;           /* trigger bits of one enabled rule with trigger words */
 	uint64_t bits;            /* trigger bits of one enabled rule with a check */
 	uint64_t live;            /* of those, the ones asked now */
-	const jh_rx *rx[64];      /* the rule of each */
+	const jh_rx *rx[64];      /* the rule of each (bits or wbits) */
 	size_t seen[64];          /* its triggers in this text */
 	unsigned asked[64], no[64];
 	pair_memo *pairs;         /* JH_PAIR_MEMO, direct-mapped; NULL: none */
@@ -65,10 +66,15 @@ static void gate_init(pre_gate *g, const jh_regexes *rx, const unsigned char *en
 		if (!x->triggered || !enabled[x->rule_index])
 			continue;
 		uint64_t b = (uint64_t)1 << x->bit;
-		if ((g->bits | shared) & b) { /* a bit of two rules: unchecked */
+		if ((g->bits | g->wbits | shared) & b) { /* a bit of two rules: unchecked */
 			shared |= b;
 			g->bits &= ~b;
+			g->wbits &= ~b;
 			continue;
+		}
+		if (x->words) { /* the words are a check of their own, asked first */
+			g->wbits |= b;
+			g->rx[x->bit] = x;
 		}
 		if (!x->pre.n) {
 			shared |= b;
@@ -118,6 +124,13 @@ static uint64_t gate(pre_gate *g, uint64_t m, const char *text, size_t len, size
                      int32_t before, size_t before_at, int32_t cp, size_t n,
                      pcre2_match_data *md)
 {
+	/* trigger words: a compare where no word starts (。 is punct.repeated's
+	 * and punct.ellipsis's trigger, and rarely 。。 or 。。。) */
+	for (uint64_t b = m & g->wbits; b; b &= b - 1)
+		if (!jh_rx_word_at(g->rx[__builtin_ctzll(b)], text, len, t))
+			m &= ~(b & -b);
+	if (!(m & g->bits))
+		return m;
 	/* pairs after an ASCII character only: after a Han one they are too
 	 * many (each Han character before a comma is a pair of its own) */
 	if (g->pairs && before >= 0 && before < 0x80 && cp >= 0 && cp < 0x10000) {
@@ -204,7 +217,7 @@ static int visit(scan_ctx *s, size_t i, int32_t cp, size_t n, uint32_t in, uint3
 	in &= s->want;
 	if (in & JH_I_TRIG) {
 		uint64_t m = jh_trigger_mask(s->rx, cp) & s->trig_on;
-		if (m & s->g.bits)
+		if (m & (s->g.bits | s->g.wbits))
 			m = gate(&s->g, m, s->text, s->len, i, prev_cp, prev_pos, cp, n, s->md);
 		if (m) {
 			if (jh_grow((void **)&res->events, &res->cap_events, res->n_events + 1,
