@@ -337,7 +337,7 @@ size_t ms_find(const ms_state *st, const char *t, size_t q, size_t hi, const cha
  * left.  The search is bounded to a window around the mask. */
 int ms_doc_candidates(const ms_cfg *c, const ms_ctx *x, ms_state *st, const char *t, size_t len,
                              size_t s, size_t e, const size_t *lb, int nl, const size_t *ra, int nr,
-                             ms_cand *v, int *n)
+                             ms_list *l)
 {
 	size_t lo = s > MS_DOC_WINDOW ? s - MS_DOC_WINDOW : 0;
 	size_t hi = len - e > MS_DOC_WINDOW ? e + MS_DOC_WINDOW : len;
@@ -380,7 +380,7 @@ int ms_doc_candidates(const ms_cfg *c, const ms_ctx *x, ms_state *st, const char
 				double sc = c->mr ? 0 : ms_score(c, x, t + a, b - a, &joins);
 				/* a recurring string earns back what the model charges for
 				 * characters it does not know (a name is seldom a word) */
-				ms_add(v, n, t + a, b - a, sc + 1.0 + 0.5 * (double)k + 8.0 * (double)(j - 1));
+				ms_add(l, t + a, b - a, sc + 1.0 + 0.5 * (double)k + 8.0 * (double)(j - 1));
 			}
 		}
 	}
@@ -411,7 +411,7 @@ int ms_near(const ms_state *st, const char *t, size_t lo, size_t hi, const size_
  * successors nor the strings beside the same context propose.  The
  * caller asks only for masks of two characters. */
 int ms_topic_candidates(const ms_cfg *c, ms_state *st, const char *t, size_t len, size_t s,
-                        ms_cand *v, int *n)
+                        ms_list *l)
 {
 	size_t lo = s > MS_DOC_WINDOW ? s - MS_DOC_WINDOW : 0;
 	size_t hi = len - s > MS_DOC_WINDOW ? s + MS_DOC_WINDOW : len;
@@ -428,7 +428,7 @@ int ms_topic_candidates(const ms_cfg *c, ms_state *st, const char *t, size_t len
 		cp_at(t, len, at, &l1);
 		cp_at(t, len, at + l1, &l2);
 		if (ms_freq(c, c->words, t + at, l1 + l2))
-			ms_add(v, n, t + at, l1 + l2, 0);
+			ms_add(l, t + at, l1 + l2, 0);
 	}
 	return JH_OK;
 }
