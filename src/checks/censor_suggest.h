@@ -112,6 +112,8 @@ int ms_candidates(const ms_cfg *c, const ms_ctx *x, const char *t, const size_t 
 
 /* censor_suggest_doc.c */
 int ms_blocks(ms_state *st, const char *t, size_t len, size_t lo, size_t hi);
+int ms_window(ms_state *st, const char *t, size_t s, size_t lo, size_t hi, const size_t *lb,
+              int nl, const size_t *ra, int nr);
 int ms_topic_candidates(const ms_cfg *c, ms_state *st, const char *t, size_t len, size_t s,
                         ms_list *l);
 void ms_state_free(ms_state *st);

@@ -3,8 +3,12 @@
  * writes a candidate elsewhere between the same characters, found through
  * an index of where each pair of Han characters occurs.  Part of the
  * mask-suggest check (censor_suggest.h). */
+#define _GNU_SOURCE /* memmem */
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include "censor.h"
 #include "censor_suggest.h"
 #include "charclass.h"
@@ -46,6 +50,17 @@ struct ms_state {
 	uint16_t *tpos;  /* a build's pairs in text order (scratch, PB_SIZE / 3 + 1) */
 	uint32_t *thv;
 	struct tc_slot *tc; /* pb_top's counts (scratch) */
+	/* A mask far from the one before searches its window by scanning it
+	 * for the characters beside the mask (every key it asks holds one
+	 * of them) instead of indexing the window's blocks, which cost
+	 * millions of instructions for one mask alone in a long text
+	 * (scan: this mask's queries do so). */
+	int scan, have_prev;
+	size_t prev_s;
+	char anc[2][4];          /* the character before the mask, and after */
+	size_t al[2];            /* their lengths (0: none) */
+	uint32_t *apos[2];       /* where each occurs in the window, in text order */
+	size_t an[2], acap[2];
 };
 
 ms_state *ms_state_new(void)
@@ -260,8 +275,10 @@ static int pb_top(ms_state *st, pair_block *b)
 	return JH_OK;
 }
 
-/* The blocks covering [lo, hi), built; those before lo's are dropped. */
-int ms_blocks(ms_state *st, const char *t, size_t len, size_t lo, size_t hi)
+/* The blocks covering [lo, hi), built (or only block `only` of them,
+ * when it is not SIZE_MAX: a mask that scans wants its own block's topic
+ * words); those before lo's are dropped. */
+static int build_range(ms_state *st, const char *t, size_t len, size_t lo, size_t hi, size_t only)
 {
 	size_t f = lo / PB_SIZE, l = (hi ? hi - 1 : 0) / PB_SIZE;
 	if (st->n && f < st->first) /* not in text order after all: start again */
@@ -283,10 +300,17 @@ int ms_blocks(ms_state *st, const char *t, size_t len, size_t lo, size_t hi)
 		st->n = l - st->first + 1;
 	}
 	for (size_t k = f; k <= l; k++)
-		if (!st->b[k - st->first].start &&
+		if ((only == SIZE_MAX || k == only) && !st->b[k - st->first].start &&
 		    pb_build(st, &st->b[k - st->first], t, len, k * PB_SIZE))
 			return JH_ERR_NOMEM;
 	return JH_OK;
+}
+
+/* The window [lo, hi) made searchable: its blocks built, unless this
+ * mask scans (ms_window). */
+int ms_blocks(ms_state *st, const char *t, size_t len, size_t lo, size_t hi)
+{
+	return st->scan ? JH_OK : build_range(st, t, len, lo, hi, SIZE_MAX);
 }
 
 void ms_state_free(ms_state *st)
@@ -299,14 +323,21 @@ void ms_state_free(ms_state *st)
 	free(st->tpos);
 	free(st->thv);
 	free(st->tc);
+	free(st->apos[0]);
+	free(st->apos[1]);
 	free(st);
 }
 
 /* The next occurrence of key (kn bytes, two or more Han characters) that
  * starts at or after q and ends by hi, or SIZE_MAX: what memmem(t + q,
  * hi - q, key, kn) finds. */
+static size_t scan_find(const ms_state *st, const char *t, size_t q, size_t hi, const char *key,
+                        size_t kn);
+
 size_t ms_find(const ms_state *st, const char *t, size_t q, size_t hi, const char *key, size_t kn)
 {
+	if (st->scan)
+		return scan_find(st, t, q, hi, key, kn);
 	size_t l1, l2;
 	int32_t a = cp_at(key, kn, 0, &l1), b = cp_at(key, kn, l1, &l2);
 	uint32_t h = pair_hash(a, b);
@@ -330,6 +361,150 @@ size_t ms_find(const ms_state *st, const char *t, size_t q, size_t hi, const cha
 	return SIZE_MAX;
 }
 
+/* ---- the window of a lone mask, scanned ----
+ *
+ * Every key a mask asks of its window holds the character before the
+ * mask or the one after it (ms_doc_candidates' keys end with the one
+ * before or begin with the one after; ms_near's hold both), so a mask
+ * far from others finds their occurrences in one pass over its window
+ * and answers each key from the shorter list.  Masks closer together
+ * than MS_DENSE share the blocks of the index instead, which cost
+ * about twenty times a scan per byte but are built once for all of
+ * them. */
+#define MS_DENSE ((size_t)16 << 10)
+
+static int anchor_push(ms_state *st, int a, uint32_t x)
+{
+	if (st->an[a] == st->acap[a]) {
+		size_t cap = st->acap[a] ? st->acap[a] * 2 : 256;
+		uint32_t *np = realloc(st->apos[a], cap * sizeof *np);
+		if (!np)
+			return JH_ERR_NOMEM;
+		st->apos[a] = np;
+		st->acap[a] = cap;
+	}
+	st->apos[a][st->an[a]++] = x;
+	return JH_OK;
+}
+
+/* Does an anchor occur at x (ending by hi)?  Listed if so. */
+static int anchor_at(ms_state *st, const unsigned char *u, size_t x, size_t hi)
+{
+	for (int a = 0; a < 2; a++)
+		if (st->al[a] && x + st->al[a] <= hi && !memcmp(u + x, st->anc[a], st->al[a]) &&
+		    anchor_push(st, a, (uint32_t)x))
+			return JH_ERR_NOMEM;
+	return JH_OK;
+}
+
+/* Every occurrence of the anchors in [lo, hi), by their first and third
+ * bytes (SSE2, sixteen positions at a time) and then in full. */
+static int anchors_scan(ms_state *st, const char *t, size_t lo, size_t hi)
+{
+	const unsigned char *u = (const unsigned char *)t;
+	st->an[0] = st->an[1] = 0;
+	if (!st->al[0] && !st->al[1])
+		return JH_OK;
+	int a0 = st->al[0] ? 0 : 1, a1 = st->al[1] ? 1 : 0; /* a missing one stands in for the other */
+	unsigned char f0 = (unsigned char)st->anc[a0][0], c0 = (unsigned char)st->anc[a0][2];
+	unsigned char f1 = (unsigned char)st->anc[a1][0], c1 = (unsigned char)st->anc[a1][2];
+	size_t p = lo;
+#ifdef __SSE2__
+	__m128i vf0 = _mm_set1_epi8((char)f0), vc0 = _mm_set1_epi8((char)c0);
+	__m128i vf1 = _mm_set1_epi8((char)f1), vc1 = _mm_set1_epi8((char)c1);
+	for (; hi >= 18 && p <= hi - 18; p += 16) {
+		__m128i v0 = _mm_loadu_si128((const __m128i *)(u + p));
+		__m128i v2 = _mm_loadu_si128((const __m128i *)(u + p + 2));
+		__m128i m = _mm_or_si128(_mm_and_si128(_mm_cmpeq_epi8(v0, vf0), _mm_cmpeq_epi8(v2, vc0)),
+		                         _mm_and_si128(_mm_cmpeq_epi8(v0, vf1), _mm_cmpeq_epi8(v2, vc1)));
+		for (unsigned bits = (unsigned)_mm_movemask_epi8(m); bits; bits &= bits - 1)
+			if (anchor_at(st, u, p + (size_t)__builtin_ctz(bits), hi))
+				return JH_ERR_NOMEM;
+	}
+#endif
+	for (; p + 3 <= hi; p++)
+		if (((u[p] == f0 && u[p + 2] == c0) || (u[p] == f1 && u[p + 2] == c1)) &&
+		    anchor_at(st, u, p, hi))
+			return JH_ERR_NOMEM;
+	return JH_OK;
+}
+
+/* ms_find for a mask that scans: the key found where its anchor is. */
+static size_t scan_find(const ms_state *st, const char *t, size_t q, size_t hi, const char *key,
+                        size_t kn)
+{
+	int best = -1;
+	size_t bd = 0;
+	for (int a = 0; a < 2; a++) {
+		if (!st->al[a] || st->al[a] > kn)
+			continue;
+		const char *d = memmem(key, kn, st->anc[a], st->al[a]);
+		if (d && (best < 0 || st->an[a] < st->an[best])) {
+			best = a;
+			bd = (size_t)(d - key);
+		}
+	}
+	if (best < 0) { /* not asked by this check; what the index would find */
+		if (q >= hi || hi - q < kn)
+			return SIZE_MAX;
+		const char *f = memmem(t + q, hi - q, key, kn);
+		return f ? (size_t)(f - t) : SIZE_MAX;
+	}
+	const uint32_t *v = st->apos[best];
+	size_t lo = 0, n = st->an[best];
+	for (size_t h = n; lo < h;) { /* the first anchor at or after q + bd */
+		size_t mid = lo + (h - lo) / 2;
+		if (v[mid] < q + bd)
+			lo = mid + 1;
+		else
+			h = mid;
+	}
+	for (; lo < n; lo++) {
+		size_t at = v[lo] - bd;
+		if (at + kn > hi)
+			return SIZE_MAX;
+		if (!memcmp(t + at, key, kn))
+			return at;
+	}
+	return SIZE_MAX;
+}
+
+/* The blocks of [lo, hi) not built yet. */
+static size_t unbuilt(const ms_state *st, size_t lo, size_t hi)
+{
+	size_t f = lo / PB_SIZE, l = (hi ? hi - 1 : 0) / PB_SIZE, k = 0;
+	for (size_t b = f; b <= l; b++)
+		k += b < st->first || b >= st->first + st->n || !st->b[b - st->first].start;
+	return k;
+}
+
+/* How the mask at s searches its window [lo, hi): by the index when the
+ * mask before it was near or the window's blocks are built but one,
+ * else by a scan for its neighbours. */
+int ms_window(ms_state *st, const char *t, size_t s, size_t lo, size_t hi, const size_t *lb,
+              int nl, const size_t *ra, int nr)
+{
+	st->scan = !(st->have_prev && s >= st->prev_s && s - st->prev_s < MS_DENSE) &&
+	           unbuilt(st, lo, hi) >= 2;
+	st->have_prev = 1;
+	st->prev_s = s;
+	if (!st->scan)
+		return JH_OK;
+	st->al[0] = nl ? lb[0] - lb[1] : 0;
+	st->al[1] = nr ? ra[1] - ra[0] : 0;
+	for (int a = 0; a < 2; a++) {
+		if (st->al[a] < 3 || st->al[a] > 4)
+			st->al[a] = 0; /* a Han character has three bytes or four */
+		else
+			memcpy(st->anc[a], t + (a ? ra[0] : lb[1]), st->al[a]);
+	}
+	if (hi > UINT32_MAX) { /* offsets of 32 bits: past them, the index */
+		st->scan = 0;
+		return JH_OK;
+	}
+	return anchors_scan(st, t, lo, hi);
+}
+
 /* Candidates from the document itself: names and terms recur in a novel
  * (**夫上校 here, 巴达诺夫上校 a page before).  Where the two or three Han
  * characters after the mask occur elsewhere, the one to four Han
@@ -341,6 +516,8 @@ int ms_doc_candidates(const ms_cfg *c, const ms_ctx *x, ms_state *st, const char
 {
 	size_t lo = s > MS_DOC_WINDOW ? s - MS_DOC_WINDOW : 0;
 	size_t hi = len - e > MS_DOC_WINDOW ? e + MS_DOC_WINDOW : len;
+	if (ms_window(st, t, s, lo, hi, lb, nl, ra, nr))
+		return JH_ERR_NOMEM;
 	if ((nl >= 2 || nr >= 2) && ms_blocks(st, t, len, lo, hi))
 		return JH_ERR_NOMEM;
 	for (int side = 0; side < 2; side++) {
@@ -415,7 +592,7 @@ int ms_topic_candidates(const ms_cfg *c, ms_state *st, const char *t, size_t len
 {
 	size_t lo = s > MS_DOC_WINDOW ? s - MS_DOC_WINDOW : 0;
 	size_t hi = len - s > MS_DOC_WINDOW ? s + MS_DOC_WINDOW : len;
-	if (ms_blocks(st, t, len, lo, hi))
+	if (build_range(st, t, len, lo, hi, st->scan ? s / PB_SIZE : SIZE_MAX))
 		return JH_ERR_NOMEM;
 	size_t k = s / PB_SIZE;
 	if (k < st->first || k >= st->first + st->n)
