@@ -402,24 +402,23 @@ static void ms_flush(jh_brun *run)
 		return;
 	size_t lb[MS_CTX + 1], ra[MS_CTX + 1];
 	int ctx = ms_context(t, len, s, e, lb, ra), nl = ctx / 16, nr = ctx % 16;
-	ms_cand v[MS_MAX_CAND];
+	ms_list vl;
 	ms_ctx x;
 	ms_ctx_init(c, t, lb, nl, ra, nr, &x);
 	unsigned fit = c->mr ? 0 : ~0u; /* the fill lengths the model ranks */
 	jh_mr_query fq = {.run = (int)run->run_len, .star = run->run_cp == '*' || run->run_cp == 0xFF0A};
 	for (int k = 1; c->mr && k <= JH_MR_MAX_FILL; k++)
 		fit |= (unsigned)jh_mr_fits(&fq, k) << k;
-	int n = ms_candidates(c, &x, t, lb, nl, ra, nr, v, fit);
+	int n = ms_candidates(c, &x, t, lb, nl, ra, nr, &vl, fit);
 	if (n < 0) {
 		run->err = JH_ERR_NOMEM;
 		return;
 	}
 	ms_state *st = run->state;
-	ms_cand vd[MS_MAX_CAND]; /* the document's own, apart for the model's prior */
-	int nd = 0;
+	ms_list vdl; /* the document's own, apart for the model's prior */
+	ms_list_init(&vdl);
 	if ((!st && !(st = run->state = ms_state_new())) ||
-	    ms_doc_candidates(c, &x, st, t, len, s, e, lb, nl, ra, nr, c->mr ? vd : v,
-	                      c->mr ? &nd : &n)) {
+	    ms_doc_candidates(c, &x, st, t, len, s, e, lb, nl, ra, nr, c->mr ? &vdl : &vl)) {
 		run->err = JH_ERR_NOMEM;
 		return;
 	}
@@ -427,15 +426,17 @@ static void ms_flush(jh_brun *run)
 		/* topic words after the document's strings: those they repeat
 		 * are merged into them by ms_add (a string beside the same
 		 * context is the stronger evidence) */
-		int n_doc = nd;
-		if (run->run_len == 2 && ms_topic_candidates(c, st, t, len, s, vd, &nd)) {
+		int n_doc = vdl.n;
+		if (run->run_len == 2 && ms_topic_candidates(c, st, t, len, s, &vdl)) {
 			run->err = JH_ERR_NOMEM;
 			return;
 		}
-		ms_restore(run, c, &x, st, t, lb, nl, ra, nr, v, n, vd, nd, nd - n_doc);
+		ms_restore(run, c, &x, st, t, lb, nl, ra, nr, vl.v, vl.n, vdl.v, vdl.n, vdl.n - n_doc);
 		return;
 	}
-	ms_combine(c, &x, t, lb, nl, ra, nr, v, &n);
+	ms_combine(c, &x, t, lb, nl, ra, nr, &vl);
+	ms_cand *v = vl.v;
+	n = vl.n;
 	if (!n)
 		return;
 	qsort(v, (size_t)n, sizeof *v, cmp_cand);

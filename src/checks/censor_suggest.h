@@ -55,6 +55,22 @@ typedef struct {
 
 #define MS_SEG (MS_CTX * 2 + MS_MAX_FILL)
 
+/* A mask's candidates as ms_add gathers them: a word found again is
+ * merged by a hash of its key, not by a walk over the list, and the
+ * weakest, which a new word replaces once the list is full, is found
+ * again only when it changes (both walks were a twentieth of a mask). */
+#define MS_ADD_SLOTS 128
+typedef struct {
+	ms_cand v[MS_MAX_CAND];
+	int n;
+	int weak;                  /* the first entry of least score; -1: not known */
+	int tomb;                  /* slots left by replaced entries */
+	int8_t slot[MS_ADD_SLOTS]; /* index + 1 of an entry by its key; 0 free, -1 left */
+} ms_list;
+
+void ms_list_init(ms_list *l);
+void ms_list_reindex(ms_list *l);
+
 /* What every candidate of one mask shares: the simplified context on each
  * side, the Viterbi scores of the left context alone and the word scores
  * of stretches inside the right context.  ms_score recomputed them for
@@ -86,23 +102,25 @@ uint32_t ms_freq(const ms_cfg *c, const jh_wordmap *m, const char *s, size_t n);
 void ms_ctx_init(const ms_cfg *c, const char *t, const size_t *lb, int nl, const size_t *ra,
                  int nr, ms_ctx *x);
 double ms_score(const ms_cfg *c, const ms_ctx *x, const char *w, size_t wn, int *joins);
-void ms_add(ms_cand *v, int *n, const char *w, size_t wn, double score);
+void ms_add(ms_list *l, const char *w, size_t wn, double score);
 void ms_combine(const ms_cfg *c, const ms_ctx *x, const char *t, const size_t *lb, int nl,
-                const size_t *ra, int nr, ms_cand *v, int *n);
+                const size_t *ra, int nr, ms_list *l);
 int cmp_cand(const void *a, const void *b);
 int ms_index_masked(const jh_wordmap *m, int last, struct ms_key **out);
 int ms_candidates(const ms_cfg *c, const ms_ctx *x, const char *t, const size_t *lb, int nl,
-                  const size_t *ra, int nr, ms_cand *v, unsigned fit);
+                  const size_t *ra, int nr, ms_list *l, unsigned fit);
 
 /* censor_suggest_doc.c */
 int ms_blocks(ms_state *st, const char *t, size_t len, size_t lo, size_t hi);
+int ms_window(ms_state *st, const char *t, size_t s, size_t lo, size_t hi, const size_t *lb,
+              int nl, const size_t *ra, int nr);
 int ms_topic_candidates(const ms_cfg *c, ms_state *st, const char *t, size_t len, size_t s,
-                        ms_cand *v, int *n);
+                        ms_list *l);
 void ms_state_free(ms_state *st);
 size_t ms_find(const ms_state *st, const char *t, size_t q, size_t hi, const char *key, size_t kn);
 int ms_doc_candidates(const ms_cfg *c, const ms_ctx *x, ms_state *st, const char *t, size_t len,
                       size_t s, size_t e, const size_t *lb, int nl, const size_t *ra, int nr,
-                      ms_cand *v, int *n);
+                      ms_list *l);
 int ms_near(const ms_state *st, const char *t, size_t lo, size_t hi, const size_t *lb, int nl,
             const size_t *ra, int nr, int k, const char *fill, size_t fn);
 ms_state *ms_state_new(void);

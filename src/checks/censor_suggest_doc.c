@@ -3,8 +3,12 @@
  * writes a candidate elsewhere between the same characters, found through
  * an index of where each pair of Han characters occurs.  Part of the
  * mask-suggest check (censor_suggest.h). */
+#define _GNU_SOURCE /* memmem */
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include "censor.h"
 #include "censor_suggest.h"
 #include "charclass.h"
@@ -13,18 +17,50 @@
 #define TOP_N 12  /* a block's most frequent pairs kept as topic words */
 #define TOP_MIN 3 /* occurrences in the block, at least */
 
+/* ---- where each pair of Han characters occurs ----
+ *
+ * The recurring-context search below looks for two or three Han
+ * characters in 200 KB around every mask; with memmem that was a tenth of
+ * a check of damaged text.  The text is indexed instead, in blocks of
+ * PB_SIZE bytes, each built the first time a mask's window reaches it and
+ * dropped once the masks (which come in text order) have passed it: the
+ * offsets of the pairs that start in the block, grouped by a hash of the
+ * pair (a counting sort into PB_BUCKETS buckets), in text order within a
+ * bucket, each with its full hash, so that a search reads a few entries
+ * and compares bytes only for the pair's own hash.  Arrays, not chains:
+ * a chained build (a list node per pair and a head table sized to the
+ * block) cost most of a mask on densely masked text. */
+#define PB_SIZE ((size_t)1 << 16)
+#define PB_BITS 13 /* a block holds at most PB_SIZE / 3 pairs: 2.7 a bucket */
+#define PB_BUCKETS ((size_t)1 << PB_BITS)
+
 typedef struct {
-	uint32_t *head;        /* hash -> first entry + 1 */
-	uint32_t *pos, *next;  /* entry: offset of the pair in the block; next entry + 1 */
-	uint32_t *hs;          /* entry: the pair's full hash, until top is made (NULL after) */
-	uint32_t mask;
-	uint32_t top[TOP_N];   /* offsets of the most frequent pairs, most frequent first */
+	uint16_t *start; /* bucket -> its first entry; start[PB_BUCKETS] = n (NULL: not built) */
+	uint16_t *pos;   /* entry -> offset of the pair in the block */
+	uint32_t *hv;    /* entry -> the pair's full hash */
+	uint32_t n;
+	int topped;      /* top made */
+	uint32_t top[TOP_N]; /* offsets of the most frequent pairs, most frequent first */
 	int n_top;
 } pair_block;
 
 struct ms_state {
-	pair_block *b;   /* blocks first .. first + n - 1 (NULL head = not built) */
+	pair_block *b;   /* blocks first .. first + n - 1 */
 	size_t first, n;
+	uint16_t *tpos;  /* a build's pairs in text order (scratch, PB_SIZE / 3 + 1) */
+	uint32_t *thv;
+	struct tc_slot *tc; /* pb_top's counts (scratch) */
+	/* A mask far from the one before searches its window by scanning it
+	 * for the characters beside the mask (every key it asks holds one
+	 * of them) instead of indexing the window's blocks, which cost
+	 * millions of instructions for one mask alone in a long text
+	 * (scan: this mask's queries do so). */
+	int scan, have_prev;
+	size_t prev_s;
+	char anc[2][4];          /* the character before the mask, and after */
+	size_t al[2];            /* their lengths (0: none) */
+	uint32_t *apos[2];       /* where each occurs in the window, in text order */
+	size_t an[2], acap[2];
 };
 
 ms_state *ms_state_new(void)
@@ -32,155 +68,217 @@ ms_state *ms_state_new(void)
 	return calloc(1, sizeof(ms_state));
 }
 
-/* ---- where each pair of Han characters occurs ----
- *
- * The recurring-context search below looks for two or three Han
- * characters in 200 KB around every mask; with memmem that was a tenth of
- * a check of damaged text.  The text is indexed instead, in blocks of
- * PB_SIZE bytes, each built the first time a mask's window reaches it and
- * dropped once the masks (which come in text order) have passed it: a
- * chained hash from a character pair to the offsets where it starts, in
- * text order.  Chains are by hash, so a hit is still compared in full. */
-#define PB_SIZE ((size_t)1 << 16)
-
 static inline uint32_t pair_hash(int32_t a, int32_t b)
 {
 	return ((uint32_t)a * 0x9E3779B1u) ^ ((uint32_t)b * 0x85EBCA77u);
+}
+
+static inline size_t bucket_of(uint32_t hv)
+{
+	return hv >> (32 - PB_BITS);
 }
 
 /* The Han character at pos (its code point, and its length in *n), or
  * -1 for any other character (*n its length, 0 at the end).  The block
  * index reads every character of the text around the masks: ASCII and
  * the three-byte characters of U+4E00..U+9FFF, most of a Chinese text,
- * are taken from the bytes without the general decoder's checks, which
- * were half of the index's cost. */
-static inline int32_t han_at(const char *text, size_t len, size_t pos, size_t *n)
+ * are taken from the bytes without the general decoder's checks.  What
+ * it calls Han decides which pairs a block holds (and so the counts of
+ * its topic words): U+9FF0..U+9FFF are, as they always were here. */
+static inline int32_t han_at(const unsigned char *u, size_t len, size_t pos, size_t *n)
 {
-	const unsigned char *u = (const unsigned char *)text + pos;
-	if (pos < len && u[0] < 0x80) {
-		*n = 1;
-		return -1;
-	}
-	if (len - pos >= 3 && u[0] >= 0xE4 && u[0] <= 0xE9 && (u[1] & 0xC0) == 0x80 &&
-	    (u[2] & 0xC0) == 0x80) {
-		int32_t v = (int32_t)(u[0] & 0x0F) << 12 | (int32_t)(u[1] & 0x3F) << 6 | (u[2] & 0x3F);
+	unsigned b0 = u[pos];
+	if (b0 - 0xE4u <= 5 && len - pos >= 3 && (u[pos + 1] & 0xC0) == 0x80 &&
+	    (u[pos + 2] & 0xC0) == 0x80) {
+		int32_t v = (int32_t)(b0 & 0x0F) << 12 | (int32_t)(u[pos + 1] & 0x3F) << 6 |
+		            (u[pos + 2] & 0x3F);
 		*n = 3;
-		if (v >= 0x4E00)
-			return v;
-		return is_han(v) ? v : -1;
+		return v >= 0x4E00 || is_han(v) ? v : -1;
 	}
-	int32_t cp = cp_at(text, len, pos, n);
+	int32_t cp = cp_at((const char *)u, len, pos, n);
 	return is_han(cp) ? cp : -1;
 }
 
 static void pb_free(pair_block *b)
 {
-	free(b->head);
-	free(b->pos);
-	free(b->next);
-	free(b->hs);
+	free(b->start);
 	*b = (pair_block){0};
 }
 
-/* The pair hashed hv occurs how often in the chain from e on. */
-static uint32_t chain_count(const pair_block *b, const uint32_t *hs, uint32_t e, uint32_t hv)
+/* The pairs that start in [start, end): offsets and hashes in text
+ * order into st's scratch; returns their number. */
+static uint32_t pb_pairs(ms_state *st, const char *t, size_t len, size_t start, size_t end)
 {
-	uint32_t c = 0;
-	for (; e; e = b->next[e - 1])
-		c += hs[e - 1] == hv;
-	return c;
+	const unsigned char *u = (const unsigned char *)t;
+	uint32_t n = 0;
+	size_t p = start;
+	while (p < end && (u[p] & 0xC0) == 0x80)
+		p++; /* the character that began in the block before is indexed there */
+	int32_t prev = -1;
+	uint32_t prev_h = 0; /* prev's share of the pair hash */
+	size_t prevp = 0, cl;
+	/* the common case read as one 32-bit word: a three-byte character
+	 * with lead E4..E9 (U+4000..U+9FFF) */
+	size_t fast_end = len >= 4 ? len - 3 : 0;
+	while (p < end) {
+		int32_t cp;
+		uint32_t w;
+		if (p < fast_end && (memcpy(&w, u + p, 4), 1) &&
+		    ((w & 0xC0C0F0u) == 0x8080E0u) && (w & 0xFFu) - 0xE4u <= 5) {
+			w = __builtin_bswap32(w) >> 8; /* lead, then the two continuation bytes */
+			cp = (int32_t)((w >> 4 & 0xF000u) | (w >> 2 & 0x0FC0u) | (w & 0x3Fu));
+			cl = 3;
+			if (cp < 0x4E00 && !is_han(cp))
+				cp = -1;
+		} else if (u[p] < 0x80) { /* ASCII: no pair */
+			prev = -1;
+			while (++p < end && u[p] < 0x80)
+				;
+			continue;
+		} else {
+			cp = han_at(u, len, p, &cl);
+		}
+		if (cp >= 0) {
+			if (prev >= 0) {
+				st->tpos[n] = (uint16_t)(prevp - start);
+				st->thv[n++] = prev_h ^ (uint32_t)cp * 0x85EBCA77u; /* pair_hash */
+			}
+			prev_h = (uint32_t)cp * 0x9E3779B1u;
+		}
+		prev = cp;
+		prevp = p;
+		p += cl;
+	}
+	/* the block's last character pairs with the first of the next */
+	if (prev >= 0 && p < len && u[p] >= 0x80) {
+		int32_t cp = han_at(u, len, p, &cl);
+		if (cp >= 0) {
+			st->tpos[n] = (uint16_t)(prevp - start);
+			st->thv[n++] = pair_hash(prev, cp);
+		}
+	}
+	return n;
 }
+
+static int pb_build(ms_state *st, pair_block *b, const char *t, size_t len, size_t start)
+{
+	size_t end = start + PB_SIZE < len ? start + PB_SIZE : len, cap = PB_SIZE / 3 + 1;
+	if (!st->tpos) {
+		st->tpos = malloc(cap * sizeof *st->tpos);
+		st->thv = malloc(cap * sizeof *st->thv);
+		if (!st->tpos || !st->thv)
+			return JH_ERR_NOMEM;
+	}
+	uint32_t n = pb_pairs(st, t, len, start, end);
+	/* one allocation: the bucket starts, the offsets, the hashes */
+	size_t sz = (PB_BUCKETS + 1) * sizeof(uint16_t) + (size_t)n * sizeof(uint16_t);
+	sz = (sz + 3) & ~(size_t)3;
+	char *mem = malloc(sz + (size_t)n * sizeof(uint32_t));
+	if (!mem)
+		return JH_ERR_NOMEM;
+	b->start = (uint16_t *)mem;
+	b->pos = b->start + PB_BUCKETS + 1;
+	b->hv = (uint32_t *)(mem + sz);
+	b->n = n;
+	uint16_t *at = b->start;
+	memset(at, 0, (PB_BUCKETS + 1) * sizeof *at);
+	for (uint32_t i = 0; i < n; i++)
+		at[bucket_of(st->thv[i]) + 1]++;
+	for (size_t k = 0; k < PB_BUCKETS; k++)
+		at[k + 1] = (uint16_t)(at[k + 1] + at[k]);
+	/* placed in text order; start[k] runs to the next bucket's start
+	 * meanwhile, and is moved back after */
+	for (uint32_t i = 0; i < n; i++) {
+		size_t k = bucket_of(st->thv[i]);
+		uint16_t e = at[k]++;
+		b->pos[e] = st->tpos[i];
+		b->hv[e] = st->thv[i];
+	}
+	memmove(at + 1, at, PB_BUCKETS * sizeof *at);
+	at[0] = 0;
+	return JH_OK;
+}
+
+/* The count of each pair hash of a block, for its topic words: open
+ * addressing over TC_SLOTS (a block holds at most PB_SIZE / 3 pairs),
+ * left all free after each block: the slots taken are listed and freed
+ * (clearing the table each time cost more than the counting). */
+#define TC_BITS 15
+#define TC_SLOTS ((size_t)1 << TC_BITS)
+struct tc_slot {
+	uint32_t hv;
+	uint16_t cnt;   /* 0: free */
+	uint16_t first; /* offset of its first occurrence */
+};
 
 /* b->top: the block's most frequent pairs (by their full hash; a rare
- * collision of two pairs only merges their counts), from its chains,
- * each pair counted at its first entry.  Made the first time a topic
- * word is asked of the block (masks of two characters): most blocks are
- * only searched, and counting was a quarter of building one. */
-static void pb_top(pair_block *b)
+ * collision of two pairs only merges their counts), at least TOP_MIN
+ * times, most frequent first; among equal counts, by the hash's low bits
+ * (as many as the smallest power of two, 16 or more, that holds the
+ * block's pairs) and then by first occurrence: the order of the chained
+ * table they were first counted in, which the suggestions' order keeps.
+ * Made the first time a topic word is asked of the block (masks of two
+ * characters).  Counted in a hash table, not by walking chains (that
+ * walk was a tenth of a mask's cost). */
+static int pb_top(ms_state *st, pair_block *b)
 {
-	const uint32_t *hs = b->hs;
-	if (!hs)
-		return;
+	if (b->topped)
+		return JH_OK;
+	size_t cap = PB_SIZE / 3 + 1;
+	if (!st->tc && !(st->tc = calloc(1, TC_SLOTS * sizeof *st->tc + 2 * cap * sizeof(uint32_t))))
+		return JH_ERR_NOMEM;
+	b->topped = 1;
+	struct tc_slot *tc = st->tc;
+	uint32_t *hot = (uint32_t *)(tc + TC_SLOTS), n_hot = 0; /* slots counted TOP_MIN times */
+	uint32_t *taken = hot + cap, n_taken = 0;
+	/* bucket by bucket, each in text order: a hash's first entry met is
+	 * its first occurrence */
+	for (uint32_t e = 0; e < b->n; e++) {
+		uint32_t h = b->hv[e];
+		size_t i = (size_t)(h * 0x9E3779B1u) >> (32 - TC_BITS);
+		while (tc[i].cnt && tc[i].hv != h)
+			i = (i + 1) & (TC_SLOTS - 1);
+		if (!tc[i].cnt) {
+			tc[i].hv = h;
+			tc[i].first = b->pos[e];
+			taken[n_taken++] = (uint32_t)i;
+		}
+		if (++tc[i].cnt == TOP_MIN)
+			hot[n_hot++] = (uint32_t)i;
+	}
+	uint32_t mask = 16;
+	while (mask < b->n)
+		mask *= 2;
+	mask--;
 	uint32_t cnt[TOP_N];
+	uint64_t key[TOP_N]; /* (hash & mask) << 16 | first offset: the order among equals */
 	b->n_top = 0;
-	for (uint32_t h = 0; h <= b->mask; h++)
-		for (uint32_t e = b->head[h]; e; e = b->next[e - 1]) {
-			uint32_t hv = hs[e - 1], f = b->head[h];
-			while (f != e && hs[f - 1] != hv)
-				f = b->next[f - 1];
-			if (f != e)
-				continue; /* counted at its first entry */
-			uint32_t c = chain_count(b, hs, e, hv);
-			if (c < TOP_MIN || (b->n_top == TOP_N && cnt[TOP_N - 1] >= c))
-				continue;
-			int k = b->n_top < TOP_N ? b->n_top++ : TOP_N - 1;
-			for (; k > 0 && cnt[k - 1] < c; k--) {
-				cnt[k] = cnt[k - 1];
-				b->top[k] = b->top[k - 1];
-			}
-			cnt[k] = c;
-			b->top[k] = b->pos[e - 1];
+	for (uint32_t x = 0; x < n_hot; x++) {
+		const struct tc_slot *sl = &tc[hot[x]];
+		uint32_t c = sl->cnt;
+		uint64_t kk = (uint64_t)(sl->hv & mask) << 16 | sl->first;
+		if (b->n_top == TOP_N &&
+		    (cnt[TOP_N - 1] > c || (cnt[TOP_N - 1] == c && key[TOP_N - 1] < kk)))
+			continue;
+		int k = b->n_top < TOP_N ? b->n_top++ : TOP_N - 1;
+		for (; k > 0 && (cnt[k - 1] < c || (cnt[k - 1] == c && key[k - 1] > kk)); k--) {
+			cnt[k] = cnt[k - 1];
+			key[k] = key[k - 1];
 		}
-	free(b->hs);
-	b->hs = NULL;
-}
-
-static int pb_build(pair_block *b, const char *t, size_t len, size_t start)
-{
-	size_t end = start + PB_SIZE < len ? start + PB_SIZE : len, n = 0, cap = (end - start) / 3 + 1;
-	uint32_t *pos = malloc(cap * sizeof *pos), *hs = malloc(cap * sizeof *hs);
-	if (!pos || !hs)
-		goto nomem;
-	size_t p = start;
-	while (p < end && ((unsigned char)t[p] & 0xC0) == 0x80)
-		p++; /* the character that began in the block before is indexed there */
-	size_t cl;
-	int32_t cp = han_at(t, len, p, &cl);
-	while (p < end) {
-		size_t nl;
-		int32_t next = han_at(t, len, p + cl, &nl);
-		if (cp >= 0 && next >= 0) {
-			if (n == cap) { /* only Han pairs are kept: three bytes each at least */
-				cap *= 2;
-				uint32_t *np = realloc(pos, cap * sizeof *pos), *nh = np ? realloc(hs, cap * sizeof *hs) : NULL;
-				if (np)
-					pos = np;
-				if (!nh)
-					goto nomem;
-				hs = nh;
-			}
-			pos[n] = (uint32_t)(p - start);
-			hs[n++] = pair_hash(cp, next);
-		}
-		p += cl ? cl : 1;
-		cp = next;
-		cl = nl;
+		cnt[k] = c;
+		key[k] = kk;
 	}
-	uint32_t size = 16;
-	while (size < n)
-		size *= 2;
-	b->head = calloc(size, sizeof *b->head);
-	b->next = malloc((n ? n : 1) * sizeof *b->next);
-	if (!b->head || !b->next)
-		goto nomem;
-	b->mask = size - 1;
-	for (size_t i = n; i-- > 0;) { /* prepended backwards: chains in text order */
-		uint32_t h = hs[i] & b->mask;
-		b->next[i] = b->head[h];
-		b->head[h] = (uint32_t)i + 1;
-	}
-	b->pos = pos;
-	b->hs = hs;
+	for (int k = 0; k < b->n_top; k++)
+		b->top[k] = (uint32_t)(key[k] & 0xFFFF);
+	for (uint32_t x = 0; x < n_taken; x++)
+		tc[taken[x]].cnt = 0;
 	return JH_OK;
-nomem:
-	free(pos);
-	free(hs);
-	pb_free(b);
-	return JH_ERR_NOMEM;
 }
 
-/* The blocks covering [lo, hi), built; those before lo's are dropped. */
-int ms_blocks(ms_state *st, const char *t, size_t len, size_t lo, size_t hi)
+/* The blocks covering [lo, hi), built (or only block `only` of them,
+ * when it is not SIZE_MAX: a mask that scans wants its own block's topic
+ * words); those before lo's are dropped. */
+static int build_range(ms_state *st, const char *t, size_t len, size_t lo, size_t hi, size_t only)
 {
 	size_t f = lo / PB_SIZE, l = (hi ? hi - 1 : 0) / PB_SIZE;
 	if (st->n && f < st->first) /* not in text order after all: start again */
@@ -202,9 +300,17 @@ int ms_blocks(ms_state *st, const char *t, size_t len, size_t lo, size_t hi)
 		st->n = l - st->first + 1;
 	}
 	for (size_t k = f; k <= l; k++)
-		if (!st->b[k - st->first].head && pb_build(&st->b[k - st->first], t, len, k * PB_SIZE))
+		if ((only == SIZE_MAX || k == only) && !st->b[k - st->first].start &&
+		    pb_build(st, &st->b[k - st->first], t, len, k * PB_SIZE))
 			return JH_ERR_NOMEM;
 	return JH_OK;
+}
+
+/* The window [lo, hi) made searchable: its blocks built, unless this
+ * mask scans (ms_window). */
+int ms_blocks(ms_state *st, const char *t, size_t len, size_t lo, size_t hi)
+{
+	return st->scan ? JH_OK : build_range(st, t, len, lo, hi, SIZE_MAX);
 }
 
 void ms_state_free(ms_state *st)
@@ -214,31 +320,189 @@ void ms_state_free(ms_state *st)
 	for (size_t k = 0; k < st->n; k++)
 		pb_free(&st->b[k]);
 	free(st->b);
+	free(st->tpos);
+	free(st->thv);
+	free(st->tc);
+	free(st->apos[0]);
+	free(st->apos[1]);
 	free(st);
 }
 
 /* The next occurrence of key (kn bytes, two or more Han characters) that
  * starts at or after q and ends by hi, or SIZE_MAX: what memmem(t + q,
  * hi - q, key, kn) finds. */
+static size_t scan_find(const ms_state *st, const char *t, size_t q, size_t hi, const char *key,
+                        size_t kn);
+
 size_t ms_find(const ms_state *st, const char *t, size_t q, size_t hi, const char *key, size_t kn)
 {
+	if (st->scan)
+		return scan_find(st, t, q, hi, key, kn);
 	size_t l1, l2;
 	int32_t a = cp_at(key, kn, 0, &l1), b = cp_at(key, kn, l1, &l2);
 	uint32_t h = pair_hash(a, b);
+	size_t bk = bucket_of(h);
 	for (size_t k = q / PB_SIZE; k < st->first + st->n && k * PB_SIZE + kn <= hi; k++) {
 		const pair_block *pb = &st->b[k - st->first];
 		size_t base = k * PB_SIZE;
-		for (uint32_t e = pb->head[h & pb->mask]; e; e = pb->next[e - 1]) {
-			size_t at = base + pb->pos[e - 1];
+		/* a bucket's entries are in text order */
+		for (uint32_t e = pb->start[bk]; e < pb->start[bk + 1]; e++) {
+			if (pb->hv[e] != h)
+				continue;
+			size_t at = base + pb->pos[e];
 			if (at < q)
 				continue;
 			if (at + kn > hi)
-				return SIZE_MAX; /* chains run in text order */
+				return SIZE_MAX;
 			if (!memcmp(t + at, key, kn))
 				return at;
 		}
 	}
 	return SIZE_MAX;
+}
+
+/* ---- the window of a lone mask, scanned ----
+ *
+ * Every key a mask asks of its window holds the character before the
+ * mask or the one after it (ms_doc_candidates' keys end with the one
+ * before or begin with the one after; ms_near's hold both), so a mask
+ * far from others finds their occurrences in one pass over its window
+ * and answers each key from the shorter list.  Masks closer together
+ * than MS_DENSE share the blocks of the index instead, which cost
+ * about twenty times a scan per byte but are built once for all of
+ * them. */
+#define MS_DENSE ((size_t)16 << 10)
+
+static int anchor_push(ms_state *st, int a, uint32_t x)
+{
+	if (st->an[a] == st->acap[a]) {
+		size_t cap = st->acap[a] ? st->acap[a] * 2 : 256;
+		uint32_t *np = realloc(st->apos[a], cap * sizeof *np);
+		if (!np)
+			return JH_ERR_NOMEM;
+		st->apos[a] = np;
+		st->acap[a] = cap;
+	}
+	st->apos[a][st->an[a]++] = x;
+	return JH_OK;
+}
+
+/* Does an anchor occur at x (ending by hi)?  Listed if so. */
+static int anchor_at(ms_state *st, const unsigned char *u, size_t x, size_t hi)
+{
+	for (int a = 0; a < 2; a++)
+		if (st->al[a] && x + st->al[a] <= hi && !memcmp(u + x, st->anc[a], st->al[a]) &&
+		    anchor_push(st, a, (uint32_t)x))
+			return JH_ERR_NOMEM;
+	return JH_OK;
+}
+
+/* Every occurrence of the anchors in [lo, hi), by their first and third
+ * bytes (SSE2, sixteen positions at a time) and then in full. */
+static int anchors_scan(ms_state *st, const char *t, size_t lo, size_t hi)
+{
+	const unsigned char *u = (const unsigned char *)t;
+	st->an[0] = st->an[1] = 0;
+	if (!st->al[0] && !st->al[1])
+		return JH_OK;
+	int a0 = st->al[0] ? 0 : 1, a1 = st->al[1] ? 1 : 0; /* a missing one stands in for the other */
+	unsigned char f0 = (unsigned char)st->anc[a0][0], c0 = (unsigned char)st->anc[a0][2];
+	unsigned char f1 = (unsigned char)st->anc[a1][0], c1 = (unsigned char)st->anc[a1][2];
+	size_t p = lo;
+#ifdef __SSE2__
+	__m128i vf0 = _mm_set1_epi8((char)f0), vc0 = _mm_set1_epi8((char)c0);
+	__m128i vf1 = _mm_set1_epi8((char)f1), vc1 = _mm_set1_epi8((char)c1);
+	for (; hi >= 18 && p <= hi - 18; p += 16) {
+		__m128i v0 = _mm_loadu_si128((const __m128i *)(u + p));
+		__m128i v2 = _mm_loadu_si128((const __m128i *)(u + p + 2));
+		__m128i m = _mm_or_si128(_mm_and_si128(_mm_cmpeq_epi8(v0, vf0), _mm_cmpeq_epi8(v2, vc0)),
+		                         _mm_and_si128(_mm_cmpeq_epi8(v0, vf1), _mm_cmpeq_epi8(v2, vc1)));
+		for (unsigned bits = (unsigned)_mm_movemask_epi8(m); bits; bits &= bits - 1)
+			if (anchor_at(st, u, p + (size_t)__builtin_ctz(bits), hi))
+				return JH_ERR_NOMEM;
+	}
+#endif
+	for (; p + 3 <= hi; p++)
+		if (((u[p] == f0 && u[p + 2] == c0) || (u[p] == f1 && u[p + 2] == c1)) &&
+		    anchor_at(st, u, p, hi))
+			return JH_ERR_NOMEM;
+	return JH_OK;
+}
+
+/* ms_find for a mask that scans: the key found where its anchor is. */
+static size_t scan_find(const ms_state *st, const char *t, size_t q, size_t hi, const char *key,
+                        size_t kn)
+{
+	int best = -1;
+	size_t bd = 0;
+	for (int a = 0; a < 2; a++) {
+		if (!st->al[a] || st->al[a] > kn)
+			continue;
+		const char *d = memmem(key, kn, st->anc[a], st->al[a]);
+		if (d && (best < 0 || st->an[a] < st->an[best])) {
+			best = a;
+			bd = (size_t)(d - key);
+		}
+	}
+	if (best < 0) { /* not asked by this check; what the index would find */
+		if (q >= hi || hi - q < kn)
+			return SIZE_MAX;
+		const char *f = memmem(t + q, hi - q, key, kn);
+		return f ? (size_t)(f - t) : SIZE_MAX;
+	}
+	const uint32_t *v = st->apos[best];
+	size_t lo = 0, n = st->an[best];
+	for (size_t h = n; lo < h;) { /* the first anchor at or after q + bd */
+		size_t mid = lo + (h - lo) / 2;
+		if (v[mid] < q + bd)
+			lo = mid + 1;
+		else
+			h = mid;
+	}
+	for (; lo < n; lo++) {
+		size_t at = v[lo] - bd;
+		if (at + kn > hi)
+			return SIZE_MAX;
+		if (!memcmp(t + at, key, kn))
+			return at;
+	}
+	return SIZE_MAX;
+}
+
+/* The blocks of [lo, hi) not built yet. */
+static size_t unbuilt(const ms_state *st, size_t lo, size_t hi)
+{
+	size_t f = lo / PB_SIZE, l = (hi ? hi - 1 : 0) / PB_SIZE, k = 0;
+	for (size_t b = f; b <= l; b++)
+		k += b < st->first || b >= st->first + st->n || !st->b[b - st->first].start;
+	return k;
+}
+
+/* How the mask at s searches its window [lo, hi): by the index when the
+ * mask before it was near or the window's blocks are built but one,
+ * else by a scan for its neighbours. */
+int ms_window(ms_state *st, const char *t, size_t s, size_t lo, size_t hi, const size_t *lb,
+              int nl, const size_t *ra, int nr)
+{
+	st->scan = !(st->have_prev && s >= st->prev_s && s - st->prev_s < MS_DENSE) &&
+	           unbuilt(st, lo, hi) >= 2;
+	st->have_prev = 1;
+	st->prev_s = s;
+	if (!st->scan)
+		return JH_OK;
+	st->al[0] = nl ? lb[0] - lb[1] : 0;
+	st->al[1] = nr ? ra[1] - ra[0] : 0;
+	for (int a = 0; a < 2; a++) {
+		if (st->al[a] < 3 || st->al[a] > 4)
+			st->al[a] = 0; /* a Han character has three bytes or four */
+		else
+			memcpy(st->anc[a], t + (a ? ra[0] : lb[1]), st->al[a]);
+	}
+	if (hi > UINT32_MAX) { /* offsets of 32 bits: past them, the index */
+		st->scan = 0;
+		return JH_OK;
+	}
+	return anchors_scan(st, t, lo, hi);
 }
 
 /* Candidates from the document itself: names and terms recur in a novel
@@ -248,10 +512,12 @@ size_t ms_find(const ms_state *st, const char *t, size_t q, size_t hi, const cha
  * left.  The search is bounded to a window around the mask. */
 int ms_doc_candidates(const ms_cfg *c, const ms_ctx *x, ms_state *st, const char *t, size_t len,
                              size_t s, size_t e, const size_t *lb, int nl, const size_t *ra, int nr,
-                             ms_cand *v, int *n)
+                             ms_list *l)
 {
 	size_t lo = s > MS_DOC_WINDOW ? s - MS_DOC_WINDOW : 0;
 	size_t hi = len - e > MS_DOC_WINDOW ? e + MS_DOC_WINDOW : len;
+	if (ms_window(st, t, s, lo, hi, lb, nl, ra, nr))
+		return JH_ERR_NOMEM;
 	if ((nl >= 2 || nr >= 2) && ms_blocks(st, t, len, lo, hi))
 		return JH_ERR_NOMEM;
 	for (int side = 0; side < 2; side++) {
@@ -291,7 +557,7 @@ int ms_doc_candidates(const ms_cfg *c, const ms_ctx *x, ms_state *st, const char
 				double sc = c->mr ? 0 : ms_score(c, x, t + a, b - a, &joins);
 				/* a recurring string earns back what the model charges for
 				 * characters it does not know (a name is seldom a word) */
-				ms_add(v, n, t + a, b - a, sc + 1.0 + 0.5 * (double)k + 8.0 * (double)(j - 1));
+				ms_add(l, t + a, b - a, sc + 1.0 + 0.5 * (double)k + 8.0 * (double)(j - 1));
 			}
 		}
 	}
@@ -322,23 +588,24 @@ int ms_near(const ms_state *st, const char *t, size_t lo, size_t hi, const size_
  * successors nor the strings beside the same context propose.  The
  * caller asks only for masks of two characters. */
 int ms_topic_candidates(const ms_cfg *c, ms_state *st, const char *t, size_t len, size_t s,
-                        ms_cand *v, int *n)
+                        ms_list *l)
 {
 	size_t lo = s > MS_DOC_WINDOW ? s - MS_DOC_WINDOW : 0;
 	size_t hi = len - s > MS_DOC_WINDOW ? s + MS_DOC_WINDOW : len;
-	if (ms_blocks(st, t, len, lo, hi))
+	if (build_range(st, t, len, lo, hi, st->scan ? s / PB_SIZE : SIZE_MAX))
 		return JH_ERR_NOMEM;
 	size_t k = s / PB_SIZE;
 	if (k < st->first || k >= st->first + st->n)
 		return JH_OK;
 	pair_block *pb = &st->b[k - st->first];
-	pb_top(pb);
+	if (pb_top(st, pb))
+		return JH_ERR_NOMEM;
 	for (int i = 0; i < pb->n_top; i++) {
 		size_t at = k * PB_SIZE + pb->top[i], l1, l2;
 		cp_at(t, len, at, &l1);
 		cp_at(t, len, at + l1, &l2);
 		if (ms_freq(c, c->words, t + at, l1 + l2))
-			ms_add(v, n, t + at, l1 + l2, 0);
+			ms_add(l, t + at, l1 + l2, 0);
 	}
 	return JH_OK;
 }

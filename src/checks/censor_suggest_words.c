@@ -262,33 +262,89 @@ double ms_score(const ms_cfg *c, const ms_ctx *x, const char *w, size_t wn, int 
 	return sc;
 }
 
-void ms_add(ms_cand *v, int *n, const char *w, size_t wn, double score)
+void ms_list_init(ms_list *l)
+{
+	l->n = 0;
+	l->weak = -1;
+	l->tomb = 0;
+	memset(l->slot, 0, sizeof l->slot);
+}
+
+static size_t slot_of(uint64_t key)
+{
+	return (size_t)((key * 0x9E3779B97F4A7C15ull) >> 57) & (MS_ADD_SLOTS - 1);
+}
+
+static void slot_put(ms_list *l, int i)
+{
+	size_t h = slot_of(l->v[i].key);
+	while (l->slot[h] > 0)
+		h = (h + 1) & (MS_ADD_SLOTS - 1);
+	if (l->slot[h] < 0)
+		l->tomb--;
+	l->slot[h] = (int8_t)(i + 1);
+}
+
+/* The slots again from the entries (after they were sorted, or when
+ * replaced entries have left too many slots). */
+void ms_list_reindex(ms_list *l)
+{
+	memset(l->slot, 0, sizeof l->slot);
+	l->tomb = 0;
+	l->weak = -1;
+	for (int i = 0; i < l->n; i++)
+		slot_put(l, i);
+}
+
+void ms_add(ms_list *l, const char *w, size_t wn, double score)
 {
 	if (!wn || wn > MS_MAX_FILL * 4)
 		return;
 	uint64_t key = ms_key8(w, wn);
-	for (int i = 0; i < *n; i++)
+	ms_cand *v = l->v;
+	size_t h = slot_of(key);
+	for (; l->slot[h]; h = (h + 1) & (MS_ADD_SLOTS - 1)) {
+		int i = l->slot[h] - 1;
+		if (i < 0)
+			continue; /* left by a replaced entry */
 		if (v[i].key == key && v[i].n == wn && (wn <= 8 || !memcmp(v[i].w, w, wn))) {
-			if (score > v[i].score)
+			if (score > v[i].score) {
 				v[i].score = score;
+				if (i == l->weak)
+					l->weak = -1;
+			}
 			return;
 		}
-	int at = *n;
-	if (*n == MS_MAX_CAND) { /* replace the weakest */
-		at = 0;
-		for (int i = 1; i < *n; i++)
-			if (v[i].score < v[at].score)
-				at = i;
+	}
+	int at = l->n;
+	if (l->n == MS_MAX_CAND) { /* replace the weakest: the first of least score */
+		if (l->weak < 0) {
+			at = 0;
+			for (int i = 1; i < l->n; i++)
+				if (v[i].score < v[at].score)
+					at = i;
+			l->weak = at;
+		}
+		at = l->weak;
 		if (v[at].score >= score)
 			return;
+		for (h = slot_of(v[at].key); l->slot[h] != at + 1; h = (h + 1) & (MS_ADD_SLOTS - 1))
+			;
+		l->slot[h] = -1;
+		l->tomb++;
+		l->weak = -1;
 	} else {
-		(*n)++;
+		l->n++;
 	}
 	memcpy(v[at].w, w, wn);
 	v[at].w[wn] = '\0';
 	v[at].n = wn;
 	v[at].score = score;
 	v[at].key = key;
+	if (l->tomb > MS_ADD_SLOTS / 4)
+		ms_list_reindex(l);
+	else
+		slot_put(l, at);
 }
 
 
@@ -298,13 +354,15 @@ void ms_add(ms_cand *v, int *n, const char *w, size_t wn, double score)
  * left and the first of a word ended on the right (亲*待 → 亲自 + 交待 →
  * 自交).  The best MS_COMBINE one-character candidates are paired. */
 void ms_combine(const ms_cfg *c, const ms_ctx *x, const char *t, const size_t *lb, int nl, const size_t *ra,
-                       int nr, ms_cand *v, int *n)
+                       int nr, ms_list *l)
 {
-	if (!nl || !nr || *n < 2)
+	if (!nl || !nr || l->n < 2)
 		return;
-	qsort(v, (size_t)*n, sizeof *v, cmp_cand);
+	ms_cand *v = l->v;
+	qsort(v, (size_t)l->n, sizeof *v, cmp_cand);
+	ms_list_reindex(l);
 	ms_cand top[MS_COMBINE];
-	int m = *n < MS_COMBINE ? *n : MS_COMBINE;
+	int m = l->n < MS_COMBINE ? l->n : MS_COMBINE;
 	memcpy(top, v, (size_t)m * sizeof *top);
 	for (int i = 0; i < m; i++)
 		for (int j = 0; j < m; j++) {
@@ -317,7 +375,7 @@ void ms_combine(const ms_cfg *c, const ms_ctx *x, const char *t, const size_t *l
 			int joins;
 			double s = ms_score(c, x, w, top[i].n + top[j].n, &joins);
 			if (joins == 2)
-				ms_add(v, n, w, top[i].n + top[j].n, s);
+				ms_add(l, w, top[i].n + top[j].n, s);
 		}
 }
 
@@ -365,6 +423,25 @@ static void ms_mark(const struct ms_key *k, size_t n, int32_t cp, uint64_t *mark
 		mark[k[lo].i >> 6] |= 1ull << (k[lo].i & 63);
 }
 
+/* jh_wm_get of the word idx[i] of the sorted index idx (its run [lo,
+ * hi)): the word's own frequency, read from the list, unless the list
+ * holds the word twice (then beside it in the index), where the map
+ * answers with the first of them. */
+static uint32_t word_freq(const jh_wordmap *m, const uint32_t *idx, size_t i, size_t lo, size_t hi)
+{
+	uint32_t wi = idx[i];
+	const char *w = m->buf + m->off[wi];
+	size_t wn = m->len[wi];
+	for (int d = -1; d <= 1; d += 2) {
+		if ((d < 0 && i == lo) || (d > 0 && i + 1 >= hi))
+			continue;
+		uint32_t o = idx[i + (size_t)(ptrdiff_t)d];
+		if (m->len[o] == wn && !memcmp(m->buf + m->off[o], w, wn))
+			return jh_wm_get(m, w, wn);
+	}
+	return m->freq[wi];
+}
+
 /* Mark the masked words that make a two-character word with the context
  * character on either side (lc + their first character, or their last
  * character + rc): a quick filter before the full score.  The model's
@@ -392,7 +469,7 @@ static void ms_touching(const ms_cfg *c, const char *lc, size_t lcn, const char 
 			int32_t cp;
 			const char *o = side ? w : w + kn; /* the other character */
 			size_t on = jh_utf8_decode((const unsigned char *)o, wn - kn, &cp);
-			if (on != wn - kn || cp < 0 || !jh_wm_get(m, w, wn))
+			if (on != wn - kn || cp < 0 || !word_freq(m, idx, i, lo, hi))
 				continue; /* not a two-character word, or frequency 0 */
 			ms_mark(side ? c->by_last : c->by_first, c->masked.n, cp, mark);
 		}
@@ -441,9 +518,10 @@ static int fits_length(unsigned fit, size_t nch)
  * others took the places of ones it keeps, and their merging was a
  * tenth of a mask's cost). */
 int ms_candidates(const ms_cfg *c, const ms_ctx *x, const char *t, const size_t *lb, int nl,
-                         const size_t *ra, int nr, ms_cand *v, unsigned fit)
+                         const size_t *ra, int nr, ms_list *l, unsigned fit)
 {
-	int n = 0, joins;
+	int joins;
+	ms_list_init(l);
 	char lc[8], rc[8]; /* the context characters touching the mask, simplified */
 	size_t lcn = nl ? ms_simplify(c, t + lb[1], lb[0] - lb[1], lc) : 0;
 	size_t rcn = nr ? ms_simplify(c, t + ra[0], ra[1] - ra[0], rc) : 0;
@@ -465,12 +543,12 @@ int ms_candidates(const ms_cfg *c, const ms_ctx *x, const char *t, const size_t 
 				continue; /* most listed words fit nowhere */
 			if (c->mr) { /* the model scores them (ms_restore): kept apart, unscored */
 				if (listed < MS_MAX_CAND / 2 && ++listed)
-					ms_add(v, &n, w, wn, MS_LISTED);
+					ms_add(l, w, wn, MS_LISTED);
 				continue;
 			}
 			double s = ms_score(c, x, w, wn, &joins);
 			if (joins)
-				ms_add(v, &n, w, wn, s);
+				ms_add(l, w, wn, s);
 		}
 	}
 	free(mark);
@@ -501,7 +579,7 @@ int ms_candidates(const ms_cfg *c, const ms_ctx *x, const char *t, const size_t 
 				if (!fits_length(fit, n_chars(w + kn, fe - kn)))
 					continue; /* a length the ranking drops (jh_mr_fits) */
 				double s = dict_score(c, x, m, wi, k + n_chars(w + fe, rest), w + kn, fe - kn);
-				ms_add(v, &n, w + kn, fe - kn, s);
+				ms_add(l, w + kn, fe - kn, s);
 			}
 		}
 	}
@@ -521,9 +599,9 @@ int ms_candidates(const ms_cfg *c, const ms_ctx *x, const char *t, const size_t 
 			if (wn == kn || !fits_length(fit, n_chars(w, wn - kn)))
 				continue;
 			double s = dict_score(c, x, m, wi, k, w, wn - kn);
-			ms_add(v, &n, w, wn - kn, s);
+			ms_add(l, w, wn - kn, s);
 		}
 	}
-	return n;
+	return l->n;
 }
 
