@@ -310,6 +310,47 @@ START_TEST(other_marks_change_nothing)
 }
 END_TEST
 
+/* The script-variant checks with their characters tallied by the scan
+ * (builtins.h tally) give the findings they give when woken at each: on
+ * random texts of simplified and traditional words, suspects of broken
+ * conversions, quotation marks, 字, astral characters and line ends. */
+START_TEST(tally_changes_nothing)
+{
+	jh_ruleset *tallied = real_rules();
+	jh_interest_no_tally = 1;
+	jh_ruleset *woken = real_rules();
+	jh_interest_no_tally = 0;
+	static const char *const pieces[] = {
+		"這個國家", "这个国家", "頭髮", "發展", "後來", "皇後", "裡面", "公裡", "說", "说", "們",
+		"们", "的", "字", "漢字", "「", "」", "“", "”", "『", "』", "\"", "。", "，", "\n", "\r\n",
+		"\n\n", "𠀀", "𪚥", "余", "鍾", "鐘", "時間", "时间", "他寫了一個", "繁体字“發”", "著",
+		"着", "爲", "为", "a", " "};
+	unsigned seed = 3;
+	for (int round = 0; round < 400; round++) {
+		char text[4096];
+		size_t len = 0;
+		int n = 10 + (int)(seed % 200);
+		for (int k = 0; k < n; k++) {
+			seed = seed * 1103515245u + 12345u;
+			const char *p = pieces[(seed >> 8) % (sizeof pieces / sizeof *pieces)];
+			size_t pl = strlen(p);
+			if (len + pl >= sizeof text)
+				break;
+			memcpy(text + len, p, pl);
+			len += pl;
+		}
+		text[len] = '\0';
+		char *a = findings_text(tallied, text, len), *b = findings_text(woken, text, len);
+		ck_assert_msg(!strcmp(a, b), "round %d, text: %s\ntallied:\n%s\nwoken:\n%s", round, text,
+		              a, b);
+		free(a);
+		free(b);
+	}
+	jh_ruleset_free(tallied);
+	jh_ruleset_free(woken);
+}
+END_TEST
+
 /* Clean prose of several kinds, none of which the punct and layout rules
  * may flag: numbers, times, URLs, file names, English inside Chinese,
  * dialogue in both quote styles, ranges, list numbering. */
@@ -486,6 +527,7 @@ Suite *punct_suite(void)
 	tcase_add_test(tc, safe_fixes_restore_width_and_spaces);
 	tcase_add_test(tc, url_at_text_end);
 	tcase_add_test(tc, other_marks_change_nothing);
+	tcase_add_test(tc, tally_changes_nothing);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -16,6 +16,9 @@ typedef struct {
 	int32_t prev_cp;     /* the character before (any class), -2 at the start */
 	size_t prev_pos;
 	size_t han_before;   /* Han characters of the text before this one */
+	/* for a tallied check (jh_builtin_def.tally): the BMP Han characters
+	 * before this one that have each of its two flags */
+	const size_t *tally;
 } jh_char;
 
 /* Per-document state of one builtin rule. */
@@ -47,6 +50,12 @@ typedef struct jh_brun {
 	 * finish(): a check that only needs their number is not woken by them
 	 * (JH_HAN_COUNT). */
 	size_t han_total;
+	/* Set by the scan when it counts this check's characters for it
+	 * (jh_builtin_def.tally): the totals of the text, before finish(),
+	 * and four counts of the check's own (tallies at a mark it keeps). */
+	int tallied;
+	size_t tally_total[2];
+	size_t tally_mark[4];
 } jh_brun;
 
 /* Which Han characters wake a check that has JH_C_HAN in its wake mask.
@@ -100,6 +109,18 @@ typedef struct {
 	 * commas woke eight checks each, six of which want only quotes,
 	 * brackets or a few marks. */
 	void (*other_mark)(const void *cfg, uint16_t *table, uint16_t bit);
+	/* A check that only counts the BMP Han characters with one of two
+	 * flags of a table, between the characters that do wake it (the
+	 * script-variant checks: simplified and traditional forms per
+	 * paragraph), may have the scan count them instead (c->tally,
+	 * run->tally_total): tally() gives the table (64K entries) and the two
+	 * flags, or NULL; the checks that give the same table and flags share
+	 * the count.  han_mark_tallied() then marks the Han characters that
+	 * must still wake it (as han_mark does); its step, told by
+	 * run->tallied, counts no BMP character itself.  The two checks woke
+	 * for two Han characters in three of prose. */
+	const uint8_t *(*tally)(const void *cfg, uint8_t flags[2]);
+	void (*han_mark_tallied)(const void *cfg, uint16_t *table, uint16_t bit);
 } jh_builtin_def;
 
 /* For other_mark(): set bit in table[cp] if cp is a BMP code point that is

@@ -147,10 +147,129 @@ static const char mention_not[] = "寫簽認識數題習錯練漢單雙鉛個號
                                   "写签认识数题习错练汉单双铅个号点万亿两几红黄蓝绿体国难这该";
 enum { MENTION_MAX = 16 };
 
+/* ---- the same counts when the scan tallies the BMP characters ----
+ *
+ * (builtins.h tally).  variant_step below counts every character with a
+ * flag as the scan hands it over; tallied, the step is woken only by line
+ * ends, quotation marks, 字, suspects and astral characters, and takes the
+ * rest from the scan's two counts: a paragraph's from their values at its
+ * start (run->tally_mark[0..1]), a quotation's from theirs at its opening
+ * mark ([2..3]).  The state exists from the first counted character on,
+ * as it does below. */
+
+static variant_state *new_state(jh_brun *run)
+{
+	variant_state *s = calloc(1, sizeof *s);
+	if (!s) {
+		run->err = JH_ERR_NOMEM;
+		return NULL;
+	}
+	s->cur.start = run->run_start;
+	return run->state = s;
+}
+
+/* Was the character ending at end (after start) counted, and its flags
+ * (F_HANS | F_HANT)?  0 when it was not: what run_cp and run_end say
+ * below, found by looking back. */
+static uint8_t counted_before(const jh_brun *run, size_t start, size_t end, size_t *at)
+{
+	const variant_cfg *cfg = run->cfg;
+	if (end <= start)
+		return 0;
+	size_t b = jh_utf8_prev(run->text, end);
+	int32_t cp;
+	if (jh_utf8_decode((const unsigned char *)run->text + b, end - b, &cp) != end - b || cp < 0 ||
+	    cp == 0x5B57 || !(jh_class_of(cp) & JH_C_HAN) || !mode_flags(cfg, cp))
+		return 0;
+	*at = b;
+	return (uint8_t)(char_flags(cfg, cp) | 0x80); /* 0x80: counted, whatever its flags */
+}
+
+/* The paragraph's tallied characters (and its quotation's, when one is
+ * open) into s->cur, as of tally. */
+static void tally_flush(jh_brun *run, variant_state *s, const size_t *tally)
+{
+	if (s) {
+		s->cur.hans += (uint32_t)(tally[0] - run->tally_mark[0]);
+		s->cur.hant += (uint32_t)(tally[1] - run->tally_mark[1]);
+		if (quote_depth(run->open)) {
+			s->cur.qhans += (uint32_t)(tally[0] - run->tally_mark[2]);
+			s->cur.qhant += (uint32_t)(tally[1] - run->tally_mark[3]);
+		}
+	}
+	run->tally_mark[0] = run->tally_mark[2] = tally[0];
+	run->tally_mark[1] = run->tally_mark[3] = tally[1];
+}
+
+static void variant_step_tallied(jh_brun *run, const jh_char *c)
+{
+	const variant_cfg *cfg = run->cfg;
+	variant_state *s = run->state;
+	if (!s && (c->tally[0] || c->tally[1]) && !(s = new_state(run)))
+		return;
+	if (c->cls & JH_C_NEWLINE) {
+		if (c->cp != '\r') {
+			tally_flush(run, s, c->tally);
+			run->open = 0; /* a quotation ends with its paragraph */
+		}
+		if (s && c->cp != '\r')
+			para_close(run, s, c->pos + c->len);
+		else if (!s)
+			run->run_start = c->pos + c->len;
+		return;
+	}
+	if (!(c->cls & JH_C_HAN)) {
+		int was = quote_depth(run->open);
+		run->open = quote_update(run->open, c->cp);
+		if (!was && quote_depth(run->open)) {
+			run->tally_mark[2] = c->tally[0];
+			run->tally_mark[3] = c->tally[1];
+		} else if (was && !quote_depth(run->open) && s) {
+			s->cur.qhans += (uint32_t)(c->tally[0] - run->tally_mark[2]);
+			s->cur.qhant += (uint32_t)(c->tally[1] - run->tally_mark[3]);
+		}
+		return;
+	}
+	if (c->cp == 0x5B57) { /* 字: as below, the characters before it looked up */
+		size_t p_at = 0, q_at = 0;
+		uint8_t pf = counted_before(run, 0, c->pos, &p_at), qf = 0;
+		if (pf)
+			qf = counted_before(run, 0, p_at, &q_at);
+		pf &= F_HANS | F_HANT;
+		qf &= F_HANS | F_HANT;
+		int32_t pcp = -1;
+		if (pf)
+			jh_utf8_decode((const unsigned char *)run->text + p_at, c->pos - p_at, &pcp);
+		if (s && pf && !(qf & pf) && !quote_depth(run->open) && !cp_in(pcp, mention_not)) {
+			s->cur.qhans += !!(pf & F_HANS);
+			s->cur.qhant += !!(pf & F_HANT);
+		}
+		return;
+	}
+	uint8_t f = mode_flags(cfg, c->cp);
+	if (!f)
+		return;
+	if (!s && !(s = new_state(run)))
+		return;
+	s->cur.suspects += !!(f & F_SUSPECT);
+	if (c->cp < 0x10000)
+		return; /* its F_HANS and F_HANT are the scan's */
+	s->cur.hans += !!(f & F_HANS);
+	s->cur.hant += !!(f & F_HANT);
+	if (quote_depth(run->open)) {
+		s->cur.qhans += !!(f & F_HANS);
+		s->cur.qhant += !!(f & F_HANT);
+	}
+}
+
 static void variant_step(jh_brun *run, const jh_char *c)
 {
 	const variant_cfg *cfg = run->cfg;
 	variant_state *s = run->state;
+	if (run->tallied) {
+		variant_step_tallied(run, c);
+		return;
+	}
 	if (c->cls & JH_C_NEWLINE) {
 		if (c->cp != '\r')
 			run->open = 0; /* a quotation ends with its paragraph */
@@ -210,16 +329,14 @@ static void variant_ascii(const void *cfg, unsigned char wants[128])
 /* The Han characters variant_step counts: those mode_flags() gives flags,
  * in the ranges of BMP Han characters (charclass.h); one pass over the
  * flag table, as this runs at every start-up. */
-static void variant_mark(const void *cfg, uint16_t *table, uint16_t bit)
+/* bit in table[cp] for the BMP Han characters cp with a flag of keep in
+ * f[cp], or with group[cp] (if group): sixteen code points at a time
+ * (SSE2, x86-64's baseline): one at a time, the three variant checks'
+ * 84,000 code points cost 0.7 M instructions of every start. */
+static void mark_flagged(const uint8_t *f, uint8_t keep, const uint8_t *group, uint16_t *table,
+                         uint16_t bit)
 {
 	static const int32_t han[JH_HAN_BMP_N][2] = JH_HAN_BMP_RANGES;
-	const variant_cfg *c = cfg;
-	uint8_t keep = c->mode == MODE_PHRASES ? 0xFF : F_HANS | F_HANT;
-	const uint8_t *group = c->mode == MODE_REGIONAL ? c->group : NULL;
-	/* sixteen code points at a time (SSE2, x86-64's baseline): one at a
-	 * time, the three variant checks' 84,000 code points cost 0.7 M
-	 * instructions of every start */
-	const uint8_t *f = c->bmp;
 	for (size_t r = 0; r < sizeof han / sizeof *han; r++) {
 		size_t cp = (size_t)han[r][0], end = (size_t)han[r][1] + 1;
 #ifdef __SSE2__
@@ -241,8 +358,16 @@ static void variant_mark(const void *cfg, uint16_t *table, uint16_t bit)
 			if ((f[cp] & keep) || (group && group[cp]))
 				table[cp] |= bit;
 	}
+}
+
+static void variant_mark(const void *cfg, uint16_t *table, uint16_t bit)
+{
+	const variant_cfg *c = cfg;
+	mark_flagged(c->bmp, c->mode == MODE_PHRASES ? 0xFF : F_HANS | F_HANT,
+	             c->mode == MODE_REGIONAL ? c->group : NULL, table, bit);
 	table[0x5B57] |= bit; /* 字, after a character spoken of */
 }
+
 /* The counts of paragraph p that vote: those outside quotation marks, or
  * all of them when nothing in the document is outside (`all`). */
 static inline void para_vote(const para *p, int all, uint32_t *hans, uint32_t *hant)
@@ -1061,6 +1186,11 @@ static void variant_finish(jh_brun *run)
 {
 	const variant_cfg *cfg = run->cfg;
 	variant_state *s = run->state;
+	if (run->tallied) { /* the last paragraph's tallied characters */
+		if (!s && (run->tally_total[0] || run->tally_total[1]))
+			s = new_state(run);
+		tally_flush(run, s, run->tally_total);
+	}
 	if (!s)
 		return;
 	para_close(run, s, run->len);
@@ -1101,6 +1231,28 @@ static void variant_finish(jh_brun *run)
 /* Han characters, line ends and the quotation marks (variant_step) */
 #define VARIANT_WAKE (JH_C_HAN | JH_C_NEWLINE | JH_C_CJK_PUNCT | JH_C_ASCII_PUNCT)
 
+/* The tally of the variant checks: the shared character table's flags
+ * (script-chars.tsv), which are mode_flags()' F_HANS and F_HANT in every
+ * mode. */
+static const uint8_t *variant_tally(const void *cfg, uint8_t flags[2])
+{
+	flags[0] = F_HANS;
+	flags[1] = F_HANT;
+	return variant_tally_table(cfg);
+}
+
+/* Tallied, the Han characters the step must still see: 字, and those
+ * mode_flags() calls suspects (conversion's, regional's forms). */
+static void variant_mark_tallied(const void *cfg, uint16_t *table, uint16_t bit)
+{
+	const variant_cfg *c = cfg;
+	table[0x5B57] |= bit;
+	if (c->mode == MODE_PHRASES)
+		mark_flagged(c->bmp, F_SUSPECT, NULL, table, bit);
+	else if (c->mode == MODE_REGIONAL)
+		mark_flagged(c->bmp, 0, c->group, table, bit);
+}
+
 /* The characters outside ASCII and Han variant_step acts on (builtins.h
  * other_mark): the quotation marks quote_kind() knows and the line ends. */
 static void variant_other(const void *cfg, uint16_t *table, uint16_t bit)
@@ -1115,10 +1267,13 @@ static void variant_other(const void *cfg, uint16_t *table, uint16_t bit)
 
 const jh_builtin_def jh_checks_script[] = {
 	{"variant", VARIANT_WAKE, variant_params, chars_compile, variant_free, variant_step,
-	 variant_finish, 0, JH_HAN_WANTS, variant_mark, variant_ascii, NULL, variant_other},
+	 variant_finish, 0, JH_HAN_WANTS, variant_mark, variant_ascii, NULL, variant_other,
+	 variant_tally, variant_mark_tallied},
 	{"conversion", VARIANT_WAKE, variant_params, phrases_compile, variant_free, variant_step,
-	 variant_finish, 0, JH_HAN_WANTS, variant_mark, variant_ascii, NULL, variant_other},
+	 variant_finish, 0, JH_HAN_WANTS, variant_mark, variant_ascii, NULL, variant_other,
+	 variant_tally, variant_mark_tallied},
 	{"regional", VARIANT_WAKE, regional_params, regional_compile, variant_free, variant_step,
-	 variant_finish, 0, JH_HAN_WANTS, variant_mark, variant_ascii, NULL, variant_other},
+	 variant_finish, 0, JH_HAN_WANTS, variant_mark, variant_ascii, NULL, variant_other,
+	 variant_tally, variant_mark_tallied},
 	{NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };

@@ -99,6 +99,9 @@ int parse_variant(const char *v);
 const phrase_ent *find_phrase(const variant_cfg *c, const char *s, size_t n);
 int load_phrases(void *arg);
 int chars_compile(const jh_rule *r, void **out, jh_diag_fn fn, void *pl);
+/* The F_HANS / F_HANT table of the character file c reads (shared by the
+ * checks that read the same file), or NULL. */
+const uint8_t *variant_tally_table(const variant_cfg *c);
 int phrases_compile(const jh_rule *r, void **out, jh_diag_fn fn, void *pl);
 int regional_compile(const jh_rule *r, void **out, jh_diag_fn fn, void *pl);
 

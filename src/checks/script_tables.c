@@ -693,3 +693,7 @@ int regional_compile(const jh_rule *r, void **out, jh_diag_fn fn, void *pl)
 }
 
 /* Per document: the paragraphs that hold anything worth a second look. */
+const uint8_t *variant_tally_table(const variant_cfg *c)
+{
+	return c->chars ? c->chars->bmp : NULL;
+}

@@ -1,6 +1,9 @@
 /* interest.c — building the interest table (see interest.h). */
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include "builtins.h"
 #include "charclass.h"
 #include "interest.h"
@@ -12,6 +15,7 @@ void jh_interest_free(jh_interest *it)
 	free(it->bits);
 	free(it->all_slots);
 	free(it->repeat_slots);
+	free(it->tallied);
 	memset(it, 0, sizeof *it);
 }
 
@@ -63,6 +67,64 @@ static int push_slot(size_t **v, size_t *n, size_t k)
 }
 
 int jh_interest_mark_all_others;
+int jh_interest_no_tally;
+
+/* The tally bits of the BMP Han characters with either flag in t:
+ * sixteen at a time (SSE2), as it runs at every start. */
+static void mark_tally(uint16_t *bits, const uint8_t *t, const uint8_t fl[2])
+{
+	static const int32_t han[JH_HAN_BMP_N][2] = JH_HAN_BMP_RANGES;
+	for (size_t r = 0; r < JH_HAN_BMP_N; r++) {
+		size_t cp = (size_t)han[r][0], end = (size_t)han[r][1] + 1;
+#ifdef __SSE2__
+		const __m128i zero = _mm_setzero_si128(), f0 = _mm_set1_epi8((char)fl[0]),
+		              f1 = _mm_set1_epi8((char)fl[1]), t0 = _mm_set1_epi16((short)JH_I_TALLY0),
+		              t1 = _mm_set1_epi16((short)JH_I_TALLY1);
+		for (; cp + 16 <= end; cp += 16) {
+			__m128i v = _mm_loadu_si128((const __m128i *)(t + cp));
+			__m128i n0 = _mm_cmpeq_epi8(_mm_and_si128(v, f0), zero); /* FF: not the flag */
+			__m128i n1 = _mm_cmpeq_epi8(_mm_and_si128(v, f1), zero);
+			__m128i lo = _mm_or_si128(_mm_andnot_si128(_mm_unpacklo_epi8(n0, n0), t0),
+			                          _mm_andnot_si128(_mm_unpacklo_epi8(n1, n1), t1));
+			__m128i hi = _mm_or_si128(_mm_andnot_si128(_mm_unpackhi_epi8(n0, n0), t0),
+			                          _mm_andnot_si128(_mm_unpackhi_epi8(n1, n1), t1));
+			__m128i *b = (__m128i *)(bits + cp);
+			_mm_storeu_si128(b, _mm_or_si128(_mm_loadu_si128(b), lo));
+			_mm_storeu_si128(b + 1, _mm_or_si128(_mm_loadu_si128(b + 1), hi));
+		}
+#endif
+		for (; cp < end; cp++)
+			bits[cp] |= (uint16_t)((t[cp] & fl[0] ? JH_I_TALLY0 : 0) |
+			                       (t[cp] & fl[1] ? JH_I_TALLY1 : 0));
+	}
+}
+
+/* The tally (builtins.h): the table and flags of the first check that
+ * offers one, shared by those that offer the same; its flags marked on
+ * the BMP Han characters.  1: out of memory. */
+static int choose_tally(jh_interest *it, const jh_builtins *bi)
+{
+	for (size_t k = 0; bi && !jh_interest_no_tally && k < bi->n; k++) {
+		const jh_builtin_def *d = bi->v[k].def;
+		uint8_t fl[2];
+		const uint8_t *t = d->tally && d->han_mark_tallied && (d->wake & JH_C_HAN)
+		                           ? d->tally(bi->v[k].cfg, fl)
+		                           : NULL;
+		if (!t || (it->tally_table && (t != it->tally_table || fl[0] != it->tally_flags[0] ||
+		                               fl[1] != it->tally_flags[1])))
+			continue;
+		if (!it->tallied && !(it->tallied = calloc(bi->n, 1)))
+			return 1;
+		it->tallied[k] = 1;
+		if (it->tally_table)
+			continue;
+		it->tally_table = t;
+		it->tally_flags[0] = fl[0];
+		it->tally_flags[1] = fl[1];
+		mark_tally(it->bits, t, fl);
+	}
+	return 0;
+}
 
 int jh_interest_build(jh_interest *it, const jh_regexes *rx, const jh_lexicon *lx,
                       const jh_builtins *bi)
@@ -77,12 +139,18 @@ int jh_interest_build(jh_interest *it, const jh_regexes *rx, const jh_lexicon *l
 			bi->v[k].def->other_mark(bi->v[k].cfg, it->bits, JH_I_OTHER_MARK);
 	for (int32_t cp = 0x80; jh_interest_mark_all_others && cp < 0x10000; cp++)
 		jh_mark_other(it->bits, JH_I_OTHER_MARK, cp);
+	if (choose_tally(it, bi)) {
+		jh_interest_free(it);
+		return JH_ERR_NOMEM;
+	}
 	for (size_t k = 0; bi && k < bi->n; k++) {
 		const jh_builtin_def *d = bi->v[k].def;
 		if (!(d->wake & JH_C_HAN) || d->han == JH_HAN_COUNT)
 			continue;
+		void (*mark)(const void *, uint16_t *, uint16_t) =
+			it->tallied && it->tallied[k] ? d->han_mark_tallied : d->han_mark;
 		int lane = d->han == JH_HAN_ALL || d->han == JH_HAN_REPEAT ||
-		                   (d->han == JH_HAN_WANTS && !d->han_mark) || it->n_lanes == JH_I_LANES
+		                   (d->han == JH_HAN_WANTS && !mark) || it->n_lanes == JH_I_LANES
 		               ? -1
 		               : it->n_lanes++;
 		if (lane < 0) {
@@ -96,7 +164,7 @@ int jh_interest_build(jh_interest *it, const jh_regexes *rx, const jh_lexicon *l
 		}
 		uint16_t bit = (uint16_t)(1u << (JH_I_LANE0 + lane));
 		it->lane_slot[lane] = k;
-		d->han_mark(bi->v[k].cfg, it->bits, bit);
+		mark(bi->v[k].cfg, it->bits, bit);
 		it->astral_lanes |= bit;
 	}
 	return JH_OK;

@@ -18,16 +18,20 @@ struct jh_builtins;
 enum {
 	JH_I_LEX = 1u << 0,  /* the lexicon automaton has a root transition on it */
 	JH_I_TRIG = 1u << 1, /* some regex rule's trigger set holds it */
-	JH_I_LANE0 = 2,      /* bits 2-14: one per Han check ("lane") */
+	JH_I_LANE0 = 2,      /* bits 2-12: one per Han check ("lane") */
 	/* for a character neither ASCII nor Han, whose entry has no lanes:
 	 * some check's other_mark() marks it (builtins.h) */
 	JH_I_OTHER_MARK = 1u << 2,
+	/* a BMP Han character with the first or second flag of the tally
+	 * table (builtins.h tally): the scan counts it */
+	JH_I_TALLY0 = 1u << 13,
+	JH_I_TALLY1 = 1u << 14,
 	/* a three-byte code point that is not a Han character (CJK and
 	 * full-width punctuation, kana, ...): the scan's run of Han
 	 * characters that wake nothing stops at it, to ask its class */
 	JH_I_NOT_HAN = 1u << 15
 };
-#define JH_I_LANES 13
+#define JH_I_LANES 11
 
 typedef struct jh_interest {
 	uint16_t *bits;                 /* 65,536 entries */
@@ -41,6 +45,11 @@ typedef struct jh_interest {
 	 * out of lanes and are never woken by every Han character */
 	size_t *repeat_slots;
 	size_t n_repeat;
+	/* the checks whose characters the scan tallies (by builtin slot; NULL:
+	 * none), and the table and flags they share */
+	unsigned char *tallied;
+	const uint8_t *tally_table;
+	uint8_t tally_flags[2];
 } jh_interest;
 
 /* Build it after the lexicon's automaton; every builtin slot with JH_C_HAN
@@ -57,5 +66,8 @@ void jh_interest_free(jh_interest *it);
  * had other_mark(): the scan wakes every check of a class, as it did, so
  * that a test can compare the two. */
 extern int jh_interest_mark_all_others;
+/* For the tests: when set, no check is tallied (each wakes by its lane for
+ * every character it counts, as before the tally). */
+extern int jh_interest_no_tally;
 
 #endif

@@ -202,6 +202,7 @@ typedef struct {
 	const waker *ascii;       /* per ASCII byte, n_class apart */
 	const unsigned char *n_ascii;
 	waker lane[JH_I_LANES];
+	size_t tally[2];          /* BMP Han characters so far with each tally flag */
 } scan_ctx;
 
 /* One character that may wake something: its triggers, its lexicon step,
@@ -212,6 +213,7 @@ static int visit(scan_ctx *s, size_t i, int32_t cp, size_t n, uint32_t in, uint3
 	jh_scan_result *res = s->res;
 	int han = (cls & JH_C_HAN) != 0, repeat = han && cp == prev_cp && s->n_repeat;
 	int marked = !han && (in & JH_I_OTHER_MARK);
+	uint32_t tallies = han ? in & (JH_I_TALLY0 | JH_I_TALLY1) : 0;
 	if (!han)
 		in &= JH_I_LEX | JH_I_TRIG; /* a Han check is never woken by another class */
 	in &= s->want;
@@ -242,7 +244,7 @@ static int visit(scan_ctx *s, size_t i, int32_t cp, size_t n, uint32_t in, uint3
 	}
 	uint32_t lanes = in >> JH_I_LANE0;
 	if ((cls & s->wake) || lanes || (han && s->n_all) || repeat) {
-		jh_char c = {cp, cls, i, n, prev_cp, prev_pos, han_before};
+		jh_char c = {cp, cls, i, n, prev_cp, prev_pos, han_before, s->tally};
 		if (cp >= 0 && cp < 0x80) {
 			const waker *w = s->ascii + (size_t)cp * s->n_class;
 			for (size_t j = 0, nw = s->n_ascii[cp]; j < nw; j++)
@@ -268,6 +270,8 @@ static int visit(scan_ctx *s, size_t i, int32_t cp, size_t n, uint32_t in, uint3
 			for (size_t j = 0; j < s->n_repeat; j++)
 				s->repeat[j].step(s->repeat[j].run, &c);
 	}
+	s->tally[0] += (tallies & JH_I_TALLY0) != 0;
+	s->tally[1] += (tallies & JH_I_TALLY1) != 0;
 	return JH_OK;
 }
 
@@ -337,6 +341,8 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 			repeat[n_repeat++] =
 				(waker){bi->v[it->repeat_slots[j]].def->step, &runs[it->repeat_slots[j]], 0};
 	uint32_t want = (s.lex_on ? JH_I_LEX : 0) | (s.trig_on ? JH_I_TRIG : 0);
+	for (size_t k = 0; it->tallied && k < bi->n; k++)
+		runs[k].tallied = it->tallied[k];
 	for (int l = 0; l < it->n_lanes; l++) {
 		size_t k = it->lane_slot[l];
 		s.lane[l] = (waker){bi->v[k].def->step, &runs[k], 0};
@@ -406,6 +412,8 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 			n = 3;
 			in = bits[cp];
 			if (!(in & han_hold) && cp != prev_cp && !s.state) {
+				s.tally[0] += in >> 13 & 1; /* JH_I_TALLY0, JH_I_TALLY1 */
+				s.tally[1] += in >> 14 & 1;
 				prev_han = 1;
 				han++;
 				prev_cp = cp;
@@ -430,8 +438,11 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 	}
 	free(wakers);
 	gate_done(&s.g);
-	for (size_t k = 0; k < bi->n; k++)
+	for (size_t k = 0; k < bi->n; k++) {
 		runs[k].han_total = han;
+		runs[k].tally_total[0] = s.tally[0];
+		runs[k].tally_total[1] = s.tally[1];
+	}
 	/* finish() frees what a check keeps per document: called even when the
 	 * scan stopped short (out of memory), when its findings are dropped */
 	for (int late = 0; late < 2; late++)
