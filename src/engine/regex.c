@@ -200,6 +200,33 @@ static int parse_words(const jh_regexes *rx, const jh_rx *x, const char *spec, i
 	return JH_OK;
 }
 
+/* The bytes of the character at t (at least 1). */
+static size_t trigger_len(const char *text, size_t len, size_t t)
+{
+	int32_t cp;
+	size_t n = jh_utf8_decode((const unsigned char *)text + t, len - t, &cp);
+	return n ? n : 1;
+}
+
+/* x->next_set and x->single_first from its words. */
+static void word_sets(jh_rx *x)
+{
+	memset(x->next_set, 0, sizeof x->next_set);
+	memset(x->single_first, 0, sizeof x->single_first);
+	for (unsigned k = 0; k < x->n_words; k++) {
+		const unsigned char *w = (const unsigned char *)x->wv[k].w;
+		size_t wl = x->wv[k].len;
+		int32_t cp;
+		size_t n = jh_utf8_decode(w, wl, &cp);
+		if (!n)
+			n = 1;
+		if (n >= wl)
+			x->single_first[w[0] >> 6] |= (uint64_t)1 << (w[0] & 63);
+		else
+			x->next_set[w[n] >> 6] |= (uint64_t)1 << (w[n] & 63);
+	}
+}
+
 /* The compare form of n words (NUL-terminated, one after another). */
 static struct jh_rx_word *word_heads(const char *words, unsigned n)
 {
@@ -382,6 +409,8 @@ int jh_regexes_add(jh_regexes *rx, jh_rule *r, long rule_index, jh_diag_fn diag_
 			free(x->words);
 			rc = JH_ERR_NOMEM;
 		}
+		if (rc == JH_OK)
+			word_sets(x);
 		if (rc == JH_ERR_NOMEM) {
 			pcre2_code_free(code);
 			return rc;
@@ -670,7 +699,7 @@ int jh_regex_run(const jh_regexes *rx, size_t slot, const jh_rule *rule, const c
 			if (ev == n_positions)
 				break;
 			t = positions[ev++];
-			if (x->words && !jh_rx_word_at(x, text, len, t))
+			if (x->words && !jh_rx_word_at(x, text, len, t, trigger_len(text, len, t)))
 				continue;
 			start = back_chars(text, t, x->lead, pr->resume);
 			/* a UTF-8 character has at most four bytes: the window is

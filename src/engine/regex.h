@@ -29,6 +29,10 @@ typedef struct {
 	char *words;
 	unsigned n_words;
 	struct jh_rx_word *wv; /* the same, for the compare (n_words of them) */
+	/* a quick no before the words are compared: the byte after the
+	 * trigger character of a word of two or more characters (next), the
+	 * first byte of a word of one character (single) */
+	uint64_t next_set[4], single_first[4];
 	/* `near-words` and `near`: the rule runs only at a trigger where one
 	 * of these occurs from `lead` characters before it to `near` after
 	 * it (or NULL).  censor.injected-text is triggered by common Han
@@ -104,9 +108,13 @@ struct jh_rx_word {
 	size_t len;
 };
 
-/* Does one of x's trigger words start at t (< len)? */
-static inline int jh_rx_word_at(const jh_rx *x, const char *text, size_t len, size_t t)
+/* Does one of x's trigger words start at t (< len), where the trigger
+ * character has n bytes? */
+static inline int jh_rx_word_at(const jh_rx *x, const char *text, size_t len, size_t t, size_t n)
 {
+	unsigned char b0 = (unsigned char)text[t], b1 = t + n < len ? (unsigned char)text[t + n] : 0;
+	if (!(x->next_set[b1 >> 6] >> (b1 & 63) & 1) && !(x->single_first[b0 >> 6] >> (b0 & 63) & 1))
+		return 0; /* 。 before a Han character, where the words want 。。 */
 	uint64_t v = 0;
 	if (len - t >= 8)
 		__builtin_memcpy(&v, text + t, 8);

@@ -127,7 +127,7 @@ static uint64_t gate(pre_gate *g, uint64_t m, const char *text, size_t len, size
 	/* trigger words: a compare where no word starts (。 is punct.repeated's
 	 * and punct.ellipsis's trigger, and rarely 。。 or 。。。) */
 	for (uint64_t b = m & g->wbits; b; b &= b - 1)
-		if (!jh_rx_word_at(g->rx[__builtin_ctzll(b)], text, len, t))
+		if (!jh_rx_word_at(g->rx[__builtin_ctzll(b)], text, len, t, n))
 			m &= ~(b & -b);
 	if (!(m & g->bits))
 		return m;
