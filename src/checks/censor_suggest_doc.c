@@ -49,7 +49,7 @@ struct ms_state {
 	size_t first, n;
 	uint16_t *tpos;  /* a build's pairs in text order (scratch, PB_SIZE / 3 + 1) */
 	uint32_t *thv;
-	struct tc_slot *tc; /* pb_top's counts (scratch) */
+	uint16_t *cnt;   /* a build's bucket counts (scratch, PB_BUCKETS + 1) */
 	/* A mask far from the one before searches its window by scanning it
 	 * for the characters beside the mask (every key it asks holds one
 	 * of them) instead of indexing the window's blocks, which cost
@@ -106,8 +106,11 @@ static void pb_free(pair_block *b)
 }
 
 /* The pairs that start in [start, end): offsets and hashes in text
- * order into st's scratch; returns their number. */
-static uint32_t pb_pairs(ms_state *st, const char *t, size_t len, size_t start, size_t end)
+ * order into st's scratch, and the count of each bucket in cnt[bucket +
+ * 1] (counted here, not in a second pass over the hashes); returns
+ * their number. */
+static uint32_t pb_pairs(ms_state *st, const char *t, size_t len, size_t start, size_t end,
+                         uint16_t *cnt)
 {
 	const unsigned char *u = (const unsigned char *)t;
 	uint32_t n = 0;
@@ -140,8 +143,10 @@ static uint32_t pb_pairs(ms_state *st, const char *t, size_t len, size_t start, 
 		}
 		if (cp >= 0) {
 			if (prev >= 0) {
+				uint32_t hv = prev_h ^ (uint32_t)cp * 0x85EBCA77u; /* pair_hash */
 				st->tpos[n] = (uint16_t)(prevp - start);
-				st->thv[n++] = prev_h ^ (uint32_t)cp * 0x85EBCA77u; /* pair_hash */
+				st->thv[n++] = hv;
+				cnt[bucket_of(hv) + 1]++;
 			}
 			prev_h = (uint32_t)cp * 0x9E3779B1u;
 		}
@@ -154,7 +159,8 @@ static uint32_t pb_pairs(ms_state *st, const char *t, size_t len, size_t start, 
 		int32_t cp = han_at(u, len, p, &cl);
 		if (cp >= 0) {
 			st->tpos[n] = (uint16_t)(prevp - start);
-			st->thv[n++] = pair_hash(prev, cp);
+			st->thv[n] = pair_hash(prev, cp);
+			cnt[bucket_of(st->thv[n++]) + 1]++;
 		}
 	}
 	return n;
@@ -166,10 +172,15 @@ static int pb_build(ms_state *st, pair_block *b, const char *t, size_t len, size
 	if (!st->tpos) {
 		st->tpos = malloc(cap * sizeof *st->tpos);
 		st->thv = malloc(cap * sizeof *st->thv);
-		if (!st->tpos || !st->thv)
+		st->cnt = malloc((PB_BUCKETS + 1) * sizeof *st->cnt);
+		if (!st->tpos || !st->thv || !st->cnt)
 			return JH_ERR_NOMEM;
 	}
-	uint32_t n = pb_pairs(st, t, len, start, end);
+	/* the bucket counts go where the bucket starts will be: the block's
+	 * allocation waits for the number of pairs */
+	uint16_t *cnt = st->cnt;
+	memset(cnt, 0, (PB_BUCKETS + 1) * sizeof *cnt);
+	uint32_t n = pb_pairs(st, t, len, start, end, cnt);
 	/* one allocation: the bucket starts, the offsets, the hashes */
 	size_t sz = (PB_BUCKETS + 1) * sizeof(uint16_t) + (size_t)n * sizeof(uint16_t);
 	sz = (sz + 3) & ~(size_t)3;
@@ -181,11 +192,9 @@ static int pb_build(ms_state *st, pair_block *b, const char *t, size_t len, size
 	b->hv = (uint32_t *)(mem + sz);
 	b->n = n;
 	uint16_t *at = b->start;
-	memset(at, 0, (PB_BUCKETS + 1) * sizeof *at);
-	for (uint32_t i = 0; i < n; i++)
-		at[bucket_of(st->thv[i]) + 1]++;
+	at[0] = 0;
 	for (size_t k = 0; k < PB_BUCKETS; k++)
-		at[k + 1] = (uint16_t)(at[k + 1] + at[k]);
+		at[k + 1] = (uint16_t)(cnt[k + 1] + at[k]);
 	/* placed in text order; start[k] runs to the next bucket's start
 	 * meanwhile, and is moved back after */
 	for (uint32_t i = 0; i < n; i++) {
@@ -199,17 +208,70 @@ static int pb_build(ms_state *st, pair_block *b, const char *t, size_t len, size
 	return JH_OK;
 }
 
-/* The count of each pair hash of a block, for its topic words: open
- * addressing over TC_SLOTS (a block holds at most PB_SIZE / 3 pairs),
- * left all free after each block: the slots taken are listed and freed
- * (clearing the table each time cost more than the counting). */
-#define TC_BITS 15
-#define TC_SLOTS ((size_t)1 << TC_BITS)
-struct tc_slot {
-	uint32_t hv;
-	uint16_t cnt;   /* 0: free */
-	uint16_t first; /* offset of its first occurrence */
-};
+/* A block's most frequent pairs so far (pb_top): counts and order keys,
+ * best first. */
+typedef struct {
+	uint32_t cnt[TOP_N];
+	uint64_t key[TOP_N]; /* (hash & mask) << 16 | first offset: the order among equals */
+	int n;
+} top_list;
+
+/* Keep a pair counted c times with order key kk among the best TOP_N:
+ * by count, then key (a total order: keys differ, so what is kept does
+ * not depend on the order pairs come in). */
+static void top_keep(top_list *tl, uint32_t c, uint64_t kk)
+{
+	if (tl->n == TOP_N &&
+	    (tl->cnt[TOP_N - 1] > c || (tl->cnt[TOP_N - 1] == c && tl->key[TOP_N - 1] < kk)))
+		return;
+	int k = tl->n < TOP_N ? tl->n++ : TOP_N - 1;
+	for (; k > 0 && (tl->cnt[k - 1] < c || (tl->cnt[k - 1] == c && tl->key[k - 1] > kk)); k--) {
+		tl->cnt[k] = tl->cnt[k - 1];
+		tl->key[k] = tl->key[k - 1];
+	}
+	tl->cnt[k] = c;
+	tl->key[k] = kk;
+}
+
+/* Distinct hashes of one bucket told apart at once; a bucket with more
+ * (never seen: a bucket holds a few) is counted pair by pair. */
+#define TOP_DISTINCT 32
+
+/* Count the hashes of bucket [s, e) (in text order) into tl. */
+static void top_bucket(const pair_block *b, uint32_t s, uint32_t e, uint32_t mask, top_list *tl)
+{
+	uint32_t dh[TOP_DISTINCT], dc[TOP_DISTINCT];
+	uint16_t df[TOP_DISTINCT];
+	int nd = 0;
+	for (uint32_t i = s; i < e; i++) {
+		uint32_t h = b->hv[i];
+		int d = 0;
+		while (d < nd && dh[d] != h)
+			d++;
+		if (d == nd) {
+			if (nd == TOP_DISTINCT) { /* a new hash: counted from its first pair on */
+				int seen = 0;
+				for (uint32_t j = s; j < i && !seen; j++)
+					seen = b->hv[j] == h;
+				if (seen)
+					continue;
+				uint32_t c = 0;
+				for (uint32_t j = i; j < e; j++)
+					c += b->hv[j] == h;
+				if (c >= TOP_MIN)
+					top_keep(tl, c, (uint64_t)(h & mask) << 16 | b->pos[i]);
+				continue;
+			}
+			dh[nd] = h;
+			dc[nd] = 0;
+			df[nd++] = b->pos[i];
+		}
+		dc[d]++;
+	}
+	for (int d = 0; d < nd; d++)
+		if (dc[d] >= TOP_MIN)
+			top_keep(tl, dc[d], (uint64_t)(dh[d] & mask) << 16 | df[d]);
+}
 
 /* b->top: the block's most frequent pairs (by their full hash; a rare
  * collision of two pairs only merges their counts), at least TOP_MIN
@@ -218,60 +280,27 @@ struct tc_slot {
  * block's pairs) and then by first occurrence: the order of the chained
  * table they were first counted in, which the suggestions' order keeps.
  * Made the first time a topic word is asked of the block (masks of two
- * characters).  Counted in a hash table, not by walking chains (that
- * walk was a tenth of a mask's cost). */
+ * characters).  Counted bucket by bucket of the index, where a hash's
+ * pairs are together and in text order (a hash table over the block's
+ * pairs cost a fifth of a mask); a bucket of fewer than TOP_MIN pairs,
+ * most of them, holds none. */
 static int pb_top(ms_state *st, pair_block *b)
 {
+	(void)st;
 	if (b->topped)
 		return JH_OK;
-	size_t cap = PB_SIZE / 3 + 1;
-	if (!st->tc && !(st->tc = calloc(1, TC_SLOTS * sizeof *st->tc + 2 * cap * sizeof(uint32_t))))
-		return JH_ERR_NOMEM;
 	b->topped = 1;
-	struct tc_slot *tc = st->tc;
-	uint32_t *hot = (uint32_t *)(tc + TC_SLOTS), n_hot = 0; /* slots counted TOP_MIN times */
-	uint32_t *taken = hot + cap, n_taken = 0;
-	/* bucket by bucket, each in text order: a hash's first entry met is
-	 * its first occurrence */
-	for (uint32_t e = 0; e < b->n; e++) {
-		uint32_t h = b->hv[e];
-		size_t i = (size_t)(h * 0x9E3779B1u) >> (32 - TC_BITS);
-		while (tc[i].cnt && tc[i].hv != h)
-			i = (i + 1) & (TC_SLOTS - 1);
-		if (!tc[i].cnt) {
-			tc[i].hv = h;
-			tc[i].first = b->pos[e];
-			taken[n_taken++] = (uint32_t)i;
-		}
-		if (++tc[i].cnt == TOP_MIN)
-			hot[n_hot++] = (uint32_t)i;
-	}
 	uint32_t mask = 16;
 	while (mask < b->n)
 		mask *= 2;
 	mask--;
-	uint32_t cnt[TOP_N];
-	uint64_t key[TOP_N]; /* (hash & mask) << 16 | first offset: the order among equals */
-	b->n_top = 0;
-	for (uint32_t x = 0; x < n_hot; x++) {
-		const struct tc_slot *sl = &tc[hot[x]];
-		uint32_t c = sl->cnt;
-		uint64_t kk = (uint64_t)(sl->hv & mask) << 16 | sl->first;
-		if (b->n_top == TOP_N &&
-		    (cnt[TOP_N - 1] > c || (cnt[TOP_N - 1] == c && key[TOP_N - 1] < kk)))
-			continue;
-		int k = b->n_top < TOP_N ? b->n_top++ : TOP_N - 1;
-		for (; k > 0 && (cnt[k - 1] < c || (cnt[k - 1] == c && key[k - 1] > kk)); k--) {
-			cnt[k] = cnt[k - 1];
-			key[k] = key[k - 1];
-		}
-		cnt[k] = c;
-		key[k] = kk;
-	}
-	for (int k = 0; k < b->n_top; k++)
-		b->top[k] = (uint32_t)(key[k] & 0xFFFF);
-	for (uint32_t x = 0; x < n_taken; x++)
-		tc[taken[x]].cnt = 0;
+	top_list tl = {.n = 0};
+	for (size_t k = 0; k < PB_BUCKETS; k++)
+		if (b->start[k + 1] - b->start[k] >= TOP_MIN)
+			top_bucket(b, b->start[k], b->start[k + 1], mask, &tl);
+	b->n_top = tl.n;
+	for (int k = 0; k < tl.n; k++)
+		b->top[k] = (uint32_t)(tl.key[k] & 0xFFFF);
 	return JH_OK;
 }
 
@@ -322,7 +351,7 @@ void ms_state_free(ms_state *st)
 	free(st->b);
 	free(st->tpos);
 	free(st->thv);
-	free(st->tc);
+	free(st->cnt);
 	free(st->apos[0]);
 	free(st->apos[1]);
 	free(st);
