@@ -9,9 +9,14 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) || defined(__i386__)
+#define MS_X86 1
+#include <immintrin.h>
+#endif
 #include "censor.h"
 #include "censor_suggest.h"
 #include "charclass.h"
+#include "stops.h"
 #include "utf8.h"
 
 #define TOP_N 12  /* a block's most frequent pairs kept as topic words */
@@ -50,6 +55,7 @@ struct ms_state {
 	uint16_t *tpos;  /* a build's pairs in text order (scratch, PB_SIZE / 3 + 1) */
 	uint32_t *thv;
 	uint16_t *cnt;   /* a build's bucket counts (scratch, PB_BUCKETS + 1) */
+	int simd;        /* pb_pairs reads runs of Han characters four at a time (AVX2) */
 	/* A mask far from the one before searches its window by scanning it
 	 * for the characters beside the mask (every key it asks holds one
 	 * of them) instead of indexing the window's blocks, which cost
@@ -65,7 +71,10 @@ struct ms_state {
 
 ms_state *ms_state_new(void)
 {
-	return calloc(1, sizeof(ms_state));
+	ms_state *st = calloc(1, sizeof(ms_state));
+	if (st)
+		st->simd = jh_plain_impl() == 2; /* the stop finder's choice: AVX2 here */
+	return st;
 }
 
 static inline uint32_t pair_hash(int32_t a, int32_t b)
@@ -105,6 +114,90 @@ static void pb_free(pair_block *b)
 	*b = (pair_block){0};
 }
 
+/* Where pb_pairs stands in a block: the pairs so far, and the character
+ * before p (prev: its code point, -1 for none that pairs). */
+typedef struct {
+	uint32_t n;
+	int32_t prev;
+	uint32_t prev_h; /* prev's share of the pair hash */
+	size_t prevp;
+} pb_at;
+
+#ifdef MS_X86
+/* Runs of Han characters of U+4E00..U+9FFF (three bytes each, most of a
+ * Chinese text) read eight (then four) at a time from p on: their code
+ * points decoded, their pair hashes made and stored, side by side (a
+ * character at a time this was most of a mask's cost on densely masked
+ * text).  Stops before characters that are not all such, or that would
+ * reach past end (starts) or len (reads); returns where it stopped. */
+__attribute__((target("avx2"))) static size_t pb_han4(ms_state *st, const unsigned char *u,
+                                                      size_t len, size_t start, size_t end,
+                                                      size_t p, pb_at *a, uint16_t *cnt)
+{
+	uint16_t *tpos = st->tpos;
+	uint32_t *thv = st->thv, n = a->n;
+	/* each character's three bytes into a 32-bit lane, lead first */
+	const __m256i shuf = _mm256_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1,
+	                                      0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1);
+	const __m256i pat_m = _mm256_set1_epi32(0xC0C0F0), pat = _mm256_set1_epi32(0x8080E0);
+	const __m256i lo_lead = _mm256_set1_epi32(0xE3), hi_lead = _mm256_set1_epi32(0xEA);
+	const __m256i c1 = _mm256_set1_epi32((int)0x9E3779B1u), c2 = _mm256_set1_epi32((int)0x85EBCA77u);
+	const __m256i han_min = _mm256_set1_epi32(0x4E00 - 1);
+	const __m256i next = _mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 7);
+	const __m128i steps = _mm_setr_epi16(0, 3, 6, 9, 12, 15, 18, 21);
+	for (int width = 8; width >= 4; width -= 4) {
+		size_t bytes = (size_t)width * 3;
+		while (p + bytes <= end && p + bytes + 4 <= len) {
+			__m128i lo = _mm_loadu_si128((const __m128i *)(u + p));
+			__m256i raw = _mm256_inserti128_si256(
+			    _mm256_castsi128_si256(lo),
+			    width == 8 ? _mm_loadu_si128((const __m128i *)(u + p + 12)) : lo, 1);
+			__m256i v = _mm256_shuffle_epi8(raw, shuf);
+			__m256i lead = _mm256_and_si256(v, _mm256_set1_epi32(0xFF));
+			__m256i ok = _mm256_and_si256(
+			    _mm256_cmpeq_epi32(_mm256_and_si256(v, pat_m), pat),
+			    _mm256_and_si256(_mm256_cmpgt_epi32(lead, lo_lead), _mm256_cmpgt_epi32(hi_lead, lead)));
+			__m256i cp = _mm256_or_si256(
+			    _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(v, _mm256_set1_epi32(0x0F)), 12),
+			                    _mm256_and_si256(_mm256_srli_epi32(v, 2), _mm256_set1_epi32(0x0FC0))),
+			    _mm256_and_si256(_mm256_srli_epi32(v, 16), _mm256_set1_epi32(0x3F)));
+			ok = _mm256_and_si256(ok, _mm256_cmpgt_epi32(cp, han_min));
+			if (_mm256_movemask_epi8(ok) != -1)
+				break;
+			__m256i h1 = _mm256_mullo_epi32(cp, c1), h2 = _mm256_mullo_epi32(cp, c2);
+			if (a->prev >= 0) { /* the character before pairs with the first */
+				uint32_t hv = a->prev_h ^ (uint32_t)_mm256_cvtsi256_si32(h2);
+				tpos[n] = (uint16_t)(a->prevp - start);
+				thv[n++] = hv;
+				cnt[bucket_of(hv) + 1]++;
+			}
+			/* the pairs inside: the first share of each and the second of
+			 * the next (the last lane pairs with what follows: written, not
+			 * counted, and overwritten next) */
+			__m256i hv = _mm256_xor_si256(h1, _mm256_permutevar8x32_epi32(h2, next));
+			_mm256_storeu_si256((__m256i *)(thv + n), hv);
+			uint16_t o = (uint16_t)(p - start);
+			_mm_storeu_si128((__m128i *)(tpos + n), _mm_add_epi16(_mm_set1_epi16((short)o), steps));
+			uint32_t bk[8];
+			_mm256_storeu_si256((__m256i *)bk,
+			                    _mm256_srli_epi32(hv, 32 - PB_BITS)); /* bucket_of */
+			for (int k = 0; k < width - 1; k++)
+				cnt[bk[k] + 1]++;
+			n += (uint32_t)width - 1;
+			int32_t last[8];
+			_mm256_storeu_si256((__m256i *)last, cp);
+			a->prev = last[width - 1];
+			_mm256_storeu_si256((__m256i *)last, h1);
+			a->prev_h = (uint32_t)last[width - 1];
+			a->prevp = p + bytes - 3;
+			p += bytes;
+		}
+	}
+	a->n = n;
+	return p;
+}
+#endif
+
 /* The pairs that start in [start, end): offsets and hashes in text
  * order into st's scratch, and the count of each bucket in cnt[bucket +
  * 1] (counted here, not in a second pass over the hashes); returns
@@ -123,11 +216,27 @@ static uint32_t pb_pairs(ms_state *st, const char *t, size_t len, size_t start, 
 	/* the common case read as one 32-bit word: a three-byte character
 	 * with lead E4..E9 (U+4000..U+9FFF) */
 	size_t fast_end = len >= 4 ? len - 3 : 0;
+	int run_start = 1; /* p may begin a run of such characters */
 	while (p < end) {
 		int32_t cp;
 		uint32_t w;
 		if (p < fast_end && (memcpy(&w, u + p, 4), 1) &&
 		    ((w & 0xC0C0F0u) == 0x8080E0u) && (w & 0xFFu) - 0xE4u <= 5) {
+#ifdef MS_X86
+			if (run_start && st->simd) { /* once a run: it reads on to the run's end */
+				run_start = 0;
+				pb_at a = {n, prev, prev_h, prevp};
+				size_t q = pb_han4(st, u, len, start, end, p, &a, cnt);
+				if (q != p) {
+					n = a.n;
+					prev = a.prev;
+					prev_h = a.prev_h;
+					prevp = a.prevp;
+					p = q;
+					continue;
+				}
+			}
+#endif
 			w = __builtin_bswap32(w) >> 8; /* lead, then the two continuation bytes */
 			cp = (int32_t)((w >> 4 & 0xF000u) | (w >> 2 & 0x0FC0u) | (w & 0x3Fu));
 			cl = 3;
@@ -135,11 +244,13 @@ static uint32_t pb_pairs(ms_state *st, const char *t, size_t len, size_t start, 
 				cp = -1;
 		} else if (u[p] < 0x80) { /* ASCII: no pair */
 			prev = -1;
+			run_start = 1;
 			while (++p < end && u[p] < 0x80)
 				;
 			continue;
 		} else {
 			cp = han_at(u, len, p, &cl);
+			run_start = 1;
 		}
 		if (cp >= 0) {
 			if (prev >= 0) {
@@ -168,7 +279,8 @@ static uint32_t pb_pairs(ms_state *st, const char *t, size_t len, size_t start, 
 
 static int pb_build(ms_state *st, pair_block *b, const char *t, size_t len, size_t start)
 {
-	size_t end = start + PB_SIZE < len ? start + PB_SIZE : len, cap = PB_SIZE / 3 + 1;
+	/* cap: the most pairs a block holds, and room for pb_han4's last store */
+	size_t end = start + PB_SIZE < len ? start + PB_SIZE : len, cap = PB_SIZE / 3 + 1 + 8;
 	if (!st->tpos) {
 		st->tpos = malloc(cap * sizeof *st->tpos);
 		st->thv = malloc(cap * sizeof *st->thv);
@@ -295,9 +407,15 @@ static int pb_top(ms_state *st, pair_block *b)
 		mask *= 2;
 	mask--;
 	top_list tl = {.n = 0};
+	/* a hash counts at most its bucket's pairs: a bucket smaller than
+	 * the least count kept (once TOP_N are) holds none that would be */
+	uint32_t least = TOP_MIN;
 	for (size_t k = 0; k < PB_BUCKETS; k++)
-		if (b->start[k + 1] - b->start[k] >= TOP_MIN)
+		if ((uint32_t)(b->start[k + 1] - b->start[k]) >= least) {
 			top_bucket(b, b->start[k], b->start[k + 1], mask, &tl);
+			if (tl.n == TOP_N && tl.cnt[TOP_N - 1] > least)
+				least = tl.cnt[TOP_N - 1];
+		}
 	b->n_top = tl.n;
 	for (int k = 0; k < tl.n; k++)
 		b->top[k] = (uint32_t)(tl.key[k] & 0xFFFF);
