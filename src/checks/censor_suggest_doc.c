@@ -9,9 +9,14 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) || defined(__i386__)
+#define MS_X86 1
+#include <immintrin.h>
+#endif
 #include "censor.h"
 #include "censor_suggest.h"
 #include "charclass.h"
+#include "stops.h"
 #include "utf8.h"
 
 #define TOP_N 12  /* a block's most frequent pairs kept as topic words */
@@ -49,7 +54,8 @@ struct ms_state {
 	size_t first, n;
 	uint16_t *tpos;  /* a build's pairs in text order (scratch, PB_SIZE / 3 + 1) */
 	uint32_t *thv;
-	struct tc_slot *tc; /* pb_top's counts (scratch) */
+	uint16_t *cnt;   /* a build's bucket counts (scratch, PB_BUCKETS + 1) */
+	int simd;        /* pb_pairs reads runs of Han characters four at a time (AVX2) */
 	/* A mask far from the one before searches its window by scanning it
 	 * for the characters beside the mask (every key it asks holds one
 	 * of them) instead of indexing the window's blocks, which cost
@@ -65,7 +71,10 @@ struct ms_state {
 
 ms_state *ms_state_new(void)
 {
-	return calloc(1, sizeof(ms_state));
+	ms_state *st = calloc(1, sizeof(ms_state));
+	if (st)
+		st->simd = jh_plain_impl() == 2; /* the stop finder's choice: AVX2 here */
+	return st;
 }
 
 static inline uint32_t pair_hash(int32_t a, int32_t b)
@@ -105,9 +114,96 @@ static void pb_free(pair_block *b)
 	*b = (pair_block){0};
 }
 
+/* Where pb_pairs stands in a block: the pairs so far, and the character
+ * before p (prev: its code point, -1 for none that pairs). */
+typedef struct {
+	uint32_t n;
+	int32_t prev;
+	uint32_t prev_h; /* prev's share of the pair hash */
+	size_t prevp;
+} pb_at;
+
+#ifdef MS_X86
+/* Runs of Han characters of U+4E00..U+9FFF (three bytes each, most of a
+ * Chinese text) read eight (then four) at a time from p on: their code
+ * points decoded, their pair hashes made and stored, side by side (a
+ * character at a time this was most of a mask's cost on densely masked
+ * text).  Stops before characters that are not all such, or that would
+ * reach past end (starts) or len (reads); returns where it stopped. */
+__attribute__((target("avx2"))) static size_t pb_han4(ms_state *st, const unsigned char *u,
+                                                      size_t len, size_t start, size_t end,
+                                                      size_t p, pb_at *a, uint16_t *cnt)
+{
+	uint16_t *tpos = st->tpos;
+	uint32_t *thv = st->thv, n = a->n;
+	/* each character's three bytes into a 32-bit lane, lead first */
+	const __m256i shuf = _mm256_setr_epi8(0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1,
+	                                      0, 1, 2, -1, 3, 4, 5, -1, 6, 7, 8, -1, 9, 10, 11, -1);
+	const __m256i pat_m = _mm256_set1_epi32(0xC0C0F0), pat = _mm256_set1_epi32(0x8080E0);
+	const __m256i lo_lead = _mm256_set1_epi32(0xE3), hi_lead = _mm256_set1_epi32(0xEA);
+	const __m256i c1 = _mm256_set1_epi32((int)0x9E3779B1u), c2 = _mm256_set1_epi32((int)0x85EBCA77u);
+	const __m256i han_min = _mm256_set1_epi32(0x4E00 - 1);
+	const __m256i next = _mm256_setr_epi32(1, 2, 3, 4, 5, 6, 7, 7);
+	const __m128i steps = _mm_setr_epi16(0, 3, 6, 9, 12, 15, 18, 21);
+	for (int width = 8; width >= 4; width -= 4) {
+		size_t bytes = (size_t)width * 3;
+		while (p + bytes <= end && p + bytes + 4 <= len) {
+			__m128i lo = _mm_loadu_si128((const __m128i *)(u + p));
+			__m256i raw = _mm256_inserti128_si256(
+			    _mm256_castsi128_si256(lo),
+			    width == 8 ? _mm_loadu_si128((const __m128i *)(u + p + 12)) : lo, 1);
+			__m256i v = _mm256_shuffle_epi8(raw, shuf);
+			__m256i lead = _mm256_and_si256(v, _mm256_set1_epi32(0xFF));
+			__m256i ok = _mm256_and_si256(
+			    _mm256_cmpeq_epi32(_mm256_and_si256(v, pat_m), pat),
+			    _mm256_and_si256(_mm256_cmpgt_epi32(lead, lo_lead), _mm256_cmpgt_epi32(hi_lead, lead)));
+			__m256i cp = _mm256_or_si256(
+			    _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(v, _mm256_set1_epi32(0x0F)), 12),
+			                    _mm256_and_si256(_mm256_srli_epi32(v, 2), _mm256_set1_epi32(0x0FC0))),
+			    _mm256_and_si256(_mm256_srli_epi32(v, 16), _mm256_set1_epi32(0x3F)));
+			ok = _mm256_and_si256(ok, _mm256_cmpgt_epi32(cp, han_min));
+			if (_mm256_movemask_epi8(ok) != -1)
+				break;
+			__m256i h1 = _mm256_mullo_epi32(cp, c1), h2 = _mm256_mullo_epi32(cp, c2);
+			if (a->prev >= 0) { /* the character before pairs with the first */
+				uint32_t hv = a->prev_h ^ (uint32_t)_mm256_cvtsi256_si32(h2);
+				tpos[n] = (uint16_t)(a->prevp - start);
+				thv[n++] = hv;
+				cnt[bucket_of(hv) + 1]++;
+			}
+			/* the pairs inside: the first share of each and the second of
+			 * the next (the last lane pairs with what follows: written, not
+			 * counted, and overwritten next) */
+			__m256i hv = _mm256_xor_si256(h1, _mm256_permutevar8x32_epi32(h2, next));
+			_mm256_storeu_si256((__m256i *)(thv + n), hv);
+			uint16_t o = (uint16_t)(p - start);
+			_mm_storeu_si128((__m128i *)(tpos + n), _mm_add_epi16(_mm_set1_epi16((short)o), steps));
+			uint32_t bk[8];
+			_mm256_storeu_si256((__m256i *)bk,
+			                    _mm256_srli_epi32(hv, 32 - PB_BITS)); /* bucket_of */
+			for (int k = 0; k < width - 1; k++)
+				cnt[bk[k] + 1]++;
+			n += (uint32_t)width - 1;
+			int32_t last[8];
+			_mm256_storeu_si256((__m256i *)last, cp);
+			a->prev = last[width - 1];
+			_mm256_storeu_si256((__m256i *)last, h1);
+			a->prev_h = (uint32_t)last[width - 1];
+			a->prevp = p + bytes - 3;
+			p += bytes;
+		}
+	}
+	a->n = n;
+	return p;
+}
+#endif
+
 /* The pairs that start in [start, end): offsets and hashes in text
- * order into st's scratch; returns their number. */
-static uint32_t pb_pairs(ms_state *st, const char *t, size_t len, size_t start, size_t end)
+ * order into st's scratch, and the count of each bucket in cnt[bucket +
+ * 1] (counted here, not in a second pass over the hashes); returns
+ * their number. */
+static uint32_t pb_pairs(ms_state *st, const char *t, size_t len, size_t start, size_t end,
+                         uint16_t *cnt)
 {
 	const unsigned char *u = (const unsigned char *)t;
 	uint32_t n = 0;
@@ -120,11 +216,27 @@ static uint32_t pb_pairs(ms_state *st, const char *t, size_t len, size_t start, 
 	/* the common case read as one 32-bit word: a three-byte character
 	 * with lead E4..E9 (U+4000..U+9FFF) */
 	size_t fast_end = len >= 4 ? len - 3 : 0;
+	int run_start = 1; /* p may begin a run of such characters */
 	while (p < end) {
 		int32_t cp;
 		uint32_t w;
 		if (p < fast_end && (memcpy(&w, u + p, 4), 1) &&
 		    ((w & 0xC0C0F0u) == 0x8080E0u) && (w & 0xFFu) - 0xE4u <= 5) {
+#ifdef MS_X86
+			if (run_start && st->simd) { /* once a run: it reads on to the run's end */
+				run_start = 0;
+				pb_at a = {n, prev, prev_h, prevp};
+				size_t q = pb_han4(st, u, len, start, end, p, &a, cnt);
+				if (q != p) {
+					n = a.n;
+					prev = a.prev;
+					prev_h = a.prev_h;
+					prevp = a.prevp;
+					p = q;
+					continue;
+				}
+			}
+#endif
 			w = __builtin_bswap32(w) >> 8; /* lead, then the two continuation bytes */
 			cp = (int32_t)((w >> 4 & 0xF000u) | (w >> 2 & 0x0FC0u) | (w & 0x3Fu));
 			cl = 3;
@@ -132,16 +244,20 @@ static uint32_t pb_pairs(ms_state *st, const char *t, size_t len, size_t start, 
 				cp = -1;
 		} else if (u[p] < 0x80) { /* ASCII: no pair */
 			prev = -1;
+			run_start = 1;
 			while (++p < end && u[p] < 0x80)
 				;
 			continue;
 		} else {
 			cp = han_at(u, len, p, &cl);
+			run_start = 1;
 		}
 		if (cp >= 0) {
 			if (prev >= 0) {
+				uint32_t hv = prev_h ^ (uint32_t)cp * 0x85EBCA77u; /* pair_hash */
 				st->tpos[n] = (uint16_t)(prevp - start);
-				st->thv[n++] = prev_h ^ (uint32_t)cp * 0x85EBCA77u; /* pair_hash */
+				st->thv[n++] = hv;
+				cnt[bucket_of(hv) + 1]++;
 			}
 			prev_h = (uint32_t)cp * 0x9E3779B1u;
 		}
@@ -154,7 +270,8 @@ static uint32_t pb_pairs(ms_state *st, const char *t, size_t len, size_t start, 
 		int32_t cp = han_at(u, len, p, &cl);
 		if (cp >= 0) {
 			st->tpos[n] = (uint16_t)(prevp - start);
-			st->thv[n++] = pair_hash(prev, cp);
+			st->thv[n] = pair_hash(prev, cp);
+			cnt[bucket_of(st->thv[n++]) + 1]++;
 		}
 	}
 	return n;
@@ -162,14 +279,20 @@ static uint32_t pb_pairs(ms_state *st, const char *t, size_t len, size_t start, 
 
 static int pb_build(ms_state *st, pair_block *b, const char *t, size_t len, size_t start)
 {
-	size_t end = start + PB_SIZE < len ? start + PB_SIZE : len, cap = PB_SIZE / 3 + 1;
+	/* cap: the most pairs a block holds, and room for pb_han4's last store */
+	size_t end = start + PB_SIZE < len ? start + PB_SIZE : len, cap = PB_SIZE / 3 + 1 + 8;
 	if (!st->tpos) {
 		st->tpos = malloc(cap * sizeof *st->tpos);
 		st->thv = malloc(cap * sizeof *st->thv);
-		if (!st->tpos || !st->thv)
+		st->cnt = malloc((PB_BUCKETS + 1) * sizeof *st->cnt);
+		if (!st->tpos || !st->thv || !st->cnt)
 			return JH_ERR_NOMEM;
 	}
-	uint32_t n = pb_pairs(st, t, len, start, end);
+	/* the bucket counts go where the bucket starts will be: the block's
+	 * allocation waits for the number of pairs */
+	uint16_t *cnt = st->cnt;
+	memset(cnt, 0, (PB_BUCKETS + 1) * sizeof *cnt);
+	uint32_t n = pb_pairs(st, t, len, start, end, cnt);
 	/* one allocation: the bucket starts, the offsets, the hashes */
 	size_t sz = (PB_BUCKETS + 1) * sizeof(uint16_t) + (size_t)n * sizeof(uint16_t);
 	sz = (sz + 3) & ~(size_t)3;
@@ -181,11 +304,9 @@ static int pb_build(ms_state *st, pair_block *b, const char *t, size_t len, size
 	b->hv = (uint32_t *)(mem + sz);
 	b->n = n;
 	uint16_t *at = b->start;
-	memset(at, 0, (PB_BUCKETS + 1) * sizeof *at);
-	for (uint32_t i = 0; i < n; i++)
-		at[bucket_of(st->thv[i]) + 1]++;
+	at[0] = 0;
 	for (size_t k = 0; k < PB_BUCKETS; k++)
-		at[k + 1] = (uint16_t)(at[k + 1] + at[k]);
+		at[k + 1] = (uint16_t)(cnt[k + 1] + at[k]);
 	/* placed in text order; start[k] runs to the next bucket's start
 	 * meanwhile, and is moved back after */
 	for (uint32_t i = 0; i < n; i++) {
@@ -199,17 +320,70 @@ static int pb_build(ms_state *st, pair_block *b, const char *t, size_t len, size
 	return JH_OK;
 }
 
-/* The count of each pair hash of a block, for its topic words: open
- * addressing over TC_SLOTS (a block holds at most PB_SIZE / 3 pairs),
- * left all free after each block: the slots taken are listed and freed
- * (clearing the table each time cost more than the counting). */
-#define TC_BITS 15
-#define TC_SLOTS ((size_t)1 << TC_BITS)
-struct tc_slot {
-	uint32_t hv;
-	uint16_t cnt;   /* 0: free */
-	uint16_t first; /* offset of its first occurrence */
-};
+/* A block's most frequent pairs so far (pb_top): counts and order keys,
+ * best first. */
+typedef struct {
+	uint32_t cnt[TOP_N];
+	uint64_t key[TOP_N]; /* (hash & mask) << 16 | first offset: the order among equals */
+	int n;
+} top_list;
+
+/* Keep a pair counted c times with order key kk among the best TOP_N:
+ * by count, then key (a total order: keys differ, so what is kept does
+ * not depend on the order pairs come in). */
+static void top_keep(top_list *tl, uint32_t c, uint64_t kk)
+{
+	if (tl->n == TOP_N &&
+	    (tl->cnt[TOP_N - 1] > c || (tl->cnt[TOP_N - 1] == c && tl->key[TOP_N - 1] < kk)))
+		return;
+	int k = tl->n < TOP_N ? tl->n++ : TOP_N - 1;
+	for (; k > 0 && (tl->cnt[k - 1] < c || (tl->cnt[k - 1] == c && tl->key[k - 1] > kk)); k--) {
+		tl->cnt[k] = tl->cnt[k - 1];
+		tl->key[k] = tl->key[k - 1];
+	}
+	tl->cnt[k] = c;
+	tl->key[k] = kk;
+}
+
+/* Distinct hashes of one bucket told apart at once; a bucket with more
+ * (never seen: a bucket holds a few) is counted pair by pair. */
+#define TOP_DISTINCT 32
+
+/* Count the hashes of bucket [s, e) (in text order) into tl. */
+static void top_bucket(const pair_block *b, uint32_t s, uint32_t e, uint32_t mask, top_list *tl)
+{
+	uint32_t dh[TOP_DISTINCT], dc[TOP_DISTINCT];
+	uint16_t df[TOP_DISTINCT];
+	int nd = 0;
+	for (uint32_t i = s; i < e; i++) {
+		uint32_t h = b->hv[i];
+		int d = 0;
+		while (d < nd && dh[d] != h)
+			d++;
+		if (d == nd) {
+			if (nd == TOP_DISTINCT) { /* a new hash: counted from its first pair on */
+				int seen = 0;
+				for (uint32_t j = s; j < i && !seen; j++)
+					seen = b->hv[j] == h;
+				if (seen)
+					continue;
+				uint32_t c = 0;
+				for (uint32_t j = i; j < e; j++)
+					c += b->hv[j] == h;
+				if (c >= TOP_MIN)
+					top_keep(tl, c, (uint64_t)(h & mask) << 16 | b->pos[i]);
+				continue;
+			}
+			dh[nd] = h;
+			dc[nd] = 0;
+			df[nd++] = b->pos[i];
+		}
+		dc[d]++;
+	}
+	for (int d = 0; d < nd; d++)
+		if (dc[d] >= TOP_MIN)
+			top_keep(tl, dc[d], (uint64_t)(dh[d] & mask) << 16 | df[d]);
+}
 
 /* b->top: the block's most frequent pairs (by their full hash; a rare
  * collision of two pairs only merges their counts), at least TOP_MIN
@@ -218,60 +392,33 @@ struct tc_slot {
  * block's pairs) and then by first occurrence: the order of the chained
  * table they were first counted in, which the suggestions' order keeps.
  * Made the first time a topic word is asked of the block (masks of two
- * characters).  Counted in a hash table, not by walking chains (that
- * walk was a tenth of a mask's cost). */
+ * characters).  Counted bucket by bucket of the index, where a hash's
+ * pairs are together and in text order (a hash table over the block's
+ * pairs cost a fifth of a mask); a bucket of fewer than TOP_MIN pairs,
+ * most of them, holds none. */
 static int pb_top(ms_state *st, pair_block *b)
 {
+	(void)st;
 	if (b->topped)
 		return JH_OK;
-	size_t cap = PB_SIZE / 3 + 1;
-	if (!st->tc && !(st->tc = calloc(1, TC_SLOTS * sizeof *st->tc + 2 * cap * sizeof(uint32_t))))
-		return JH_ERR_NOMEM;
 	b->topped = 1;
-	struct tc_slot *tc = st->tc;
-	uint32_t *hot = (uint32_t *)(tc + TC_SLOTS), n_hot = 0; /* slots counted TOP_MIN times */
-	uint32_t *taken = hot + cap, n_taken = 0;
-	/* bucket by bucket, each in text order: a hash's first entry met is
-	 * its first occurrence */
-	for (uint32_t e = 0; e < b->n; e++) {
-		uint32_t h = b->hv[e];
-		size_t i = (size_t)(h * 0x9E3779B1u) >> (32 - TC_BITS);
-		while (tc[i].cnt && tc[i].hv != h)
-			i = (i + 1) & (TC_SLOTS - 1);
-		if (!tc[i].cnt) {
-			tc[i].hv = h;
-			tc[i].first = b->pos[e];
-			taken[n_taken++] = (uint32_t)i;
-		}
-		if (++tc[i].cnt == TOP_MIN)
-			hot[n_hot++] = (uint32_t)i;
-	}
 	uint32_t mask = 16;
 	while (mask < b->n)
 		mask *= 2;
 	mask--;
-	uint32_t cnt[TOP_N];
-	uint64_t key[TOP_N]; /* (hash & mask) << 16 | first offset: the order among equals */
-	b->n_top = 0;
-	for (uint32_t x = 0; x < n_hot; x++) {
-		const struct tc_slot *sl = &tc[hot[x]];
-		uint32_t c = sl->cnt;
-		uint64_t kk = (uint64_t)(sl->hv & mask) << 16 | sl->first;
-		if (b->n_top == TOP_N &&
-		    (cnt[TOP_N - 1] > c || (cnt[TOP_N - 1] == c && key[TOP_N - 1] < kk)))
-			continue;
-		int k = b->n_top < TOP_N ? b->n_top++ : TOP_N - 1;
-		for (; k > 0 && (cnt[k - 1] < c || (cnt[k - 1] == c && key[k - 1] > kk)); k--) {
-			cnt[k] = cnt[k - 1];
-			key[k] = key[k - 1];
+	top_list tl = {.n = 0};
+	/* a hash counts at most its bucket's pairs: a bucket smaller than
+	 * the least count kept (once TOP_N are) holds none that would be */
+	uint32_t least = TOP_MIN;
+	for (size_t k = 0; k < PB_BUCKETS; k++)
+		if ((uint32_t)(b->start[k + 1] - b->start[k]) >= least) {
+			top_bucket(b, b->start[k], b->start[k + 1], mask, &tl);
+			if (tl.n == TOP_N && tl.cnt[TOP_N - 1] > least)
+				least = tl.cnt[TOP_N - 1];
 		}
-		cnt[k] = c;
-		key[k] = kk;
-	}
-	for (int k = 0; k < b->n_top; k++)
-		b->top[k] = (uint32_t)(key[k] & 0xFFFF);
-	for (uint32_t x = 0; x < n_taken; x++)
-		tc[taken[x]].cnt = 0;
+	b->n_top = tl.n;
+	for (int k = 0; k < tl.n; k++)
+		b->top[k] = (uint32_t)(tl.key[k] & 0xFFFF);
 	return JH_OK;
 }
 
@@ -322,7 +469,7 @@ void ms_state_free(ms_state *st)
 	free(st->b);
 	free(st->tpos);
 	free(st->thv);
-	free(st->tc);
+	free(st->cnt);
 	free(st->apos[0]);
 	free(st->apos[1]);
 	free(st);
