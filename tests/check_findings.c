@@ -112,6 +112,54 @@ START_TEST(store_strings_once)
 }
 END_TEST
 
+/* A finding from a hit: its message filled from the rule's template (the
+ * same message and replacement strings for the same hit again), a note
+ * read anew each time (a check may say two things from one buffer), and a
+ * template read anew after a new check (it may be another rule set's at
+ * the same place). */
+START_TEST(add_hit_messages)
+{
+	char tpl[64] = "“{match}”应为“{fix}”（{note}）";
+	jh_rule r;
+	memset(&r, 0, sizeof r);
+	r.id = "typo.x";
+	r.severity = JH_WARNING;
+	r.message = tpl;
+	const char *text = "在次见面，在次abcdefghijklmnopqrstuvwxyz";
+	char note[32] = "常见错字";
+	jh_findings fs = JH_FINDINGS_INIT;
+	jh_hit h = {&r, 3, 0, 6, "再次", 6, JH_SAFE, note};
+	ck_assert_int_eq(jh_findings_add_hit(&fs, text, &h), JH_OK);
+	ck_assert_int_eq(jh_findings_add_hit(&fs, text, &h), JH_OK);
+	ck_assert_str_eq(fs.items[0].message, "“在次”应为“再次”（常见错字）");
+	ck_assert_ptr_eq(fs.items[0].message, fs.items[1].message);
+	ck_assert_ptr_eq(fs.items[0].edits[0].replacement, fs.items[1].edits[0].replacement);
+	strcpy(note, "另一说");
+	ck_assert_int_eq(jh_findings_add_hit(&fs, text, &h), JH_OK);
+	ck_assert_str_eq(fs.items[2].message, "“在次”应为“再次”（另一说）");
+	h.start = 15; /* the same bytes elsewhere: the same message */
+	h.end = 21;
+	ck_assert_int_eq(jh_findings_add_hit(&fs, text, &h), JH_OK);
+	ck_assert_ptr_eq(fs.items[3].message, fs.items[2].message);
+	ck_assert_uint_eq(fs.items[3].edits[0].byte_start, 15);
+	h.end = 21 + 26; /* a long match */
+	h.fix = NULL;
+	h.note = NULL;
+	ck_assert_int_eq(jh_findings_add_hit(&fs, text, &h), JH_OK);
+	ck_assert_str_eq(fs.items[4].message, "“在次abcdefghijklmnopqrstuvwxyz”应为“”（）");
+	ck_assert(!fs.items[4].has_fix && fs.items[4].n_edits == 0);
+	strcpy(tpl, "{match}→{fix}");
+	jh_findings_new_check(&fs);
+	h = (jh_hit){&r, 3, 0, 6, "再次", 6, JH_SAFE, NULL};
+	ck_assert_int_eq(jh_findings_add_hit(&fs, text, &h), JH_OK);
+	ck_assert_str_eq(fs.items[5].message, "在次→再次");
+	ck_assert_str_eq(fs.items[5].rule_id, "typo.x");
+	ck_assert_int_eq(fs.items[5].rule_index, 3);
+	ck_assert_int_eq(fs.items[5].severity, JH_WARNING);
+	jh_findings_clear(&fs);
+}
+END_TEST
+
 /* A fix changes only bytes inside its finding's span: an edit or an
  * answer reaching outside it is refused (JH_ERR_SPAN) and adds nothing;
  * insertions at either end and the whole span are fine. */
@@ -245,6 +293,65 @@ START_TEST(sort_from)
 }
 END_TEST
 
+/* Many findings, out of order, several at one start (the sort's radix
+ * passes and then its ordering of equal starts): in order of start, end
+ * and rule, equal ones in the order they came, exact duplicates once. */
+START_TEST(sort_many)
+{
+	enum { N = 3000 };
+	static const char *const ids[] = {"typo.a", "typo.b", "typo.c"};
+	jh_findings fs = JH_FINDINGS_INIT;
+	size_t *want = malloc(N * sizeof *want); /* message numbers, in order */
+	char msg[16];
+	unsigned x = 777;
+	for (size_t i = 0; i < N; i++) {
+		x = x * 1103515245u + 12345u;
+		size_t start = (x >> 8) % 600 * (i % 7 == 0 ? 40000 : 1); /* some past 2^24 */
+		long rule = (long)(x >> 20) % 3;
+		snprintf(msg, sizeof msg, "%zu", i);
+		ck_assert_int_eq(jh_findings_add(&fs, ids[rule], rule, JH_WARNING, start,
+		                                 start + (x >> 24) % 3, msg, NULL, 0, JH_SAFE),
+		                 JH_OK);
+	}
+	/* the order by insertion, stable */
+	for (size_t i = 0; i < N; i++) {
+		size_t j = i;
+		const jh_finding *f = &fs.items[i];
+		while (j > 0) {
+			const jh_finding *g = &fs.items[want[j - 1]];
+			if (g->byte_start < f->byte_start ||
+			    (g->byte_start == f->byte_start &&
+			     (g->byte_end < f->byte_end ||
+			      (g->byte_end == f->byte_end && g->rule_index <= f->rule_index))))
+				break;
+			want[j] = want[j - 1];
+			j--;
+		}
+		want[j] = i;
+	}
+	size_t kept = 0; /* and without the duplicates */
+	for (size_t i = 0; i < N; i++) {
+		const jh_finding *f = &fs.items[want[i]];
+		if (kept) {
+			const jh_finding *g = &fs.items[want[kept - 1]];
+			if (g->byte_start == f->byte_start && g->byte_end == f->byte_end &&
+			    g->rule_index == f->rule_index)
+				continue;
+		}
+		want[kept++] = want[i];
+	}
+	char expect[N][16];
+	for (size_t i = 0; i < kept; i++)
+		snprintf(expect[i], sizeof expect[i], "%zu", want[i]);
+	jh_findings_sort(&fs, 0);
+	ck_assert_uint_eq(fs.count, kept);
+	for (size_t i = 0; i < kept; i++)
+		ck_assert_str_eq(fs.items[i].message, expect[i]);
+	jh_findings_clear(&fs);
+	free(want);
+}
+END_TEST
+
 /* Line 1: 第(0) 一(3) 行(6) \r(9) \n(10)
  * Line 2: 二(11) 、(14) a(17) b(18) 中(19) 文(22) \r(25) \n(26)
  * Line 3: 第(27) 三(30) 行(33) 的(36) 的(39) 了(42) \n(45)
@@ -317,6 +424,77 @@ START_TEST(locate_odd_characters)
 	for (size_t i = 0; i < 3; i++)
 		assert_position(&fs.items[i], &want[i]);
 	jh_findings_clear(&fs);
+}
+END_TEST
+
+/* Long lines of every kind of character the walk measures a block or a
+ * character at a time (ASCII, CJK ideographs and the ends of their range,
+ * punctuation, DEL, a bad byte, a zero-width space, a lead byte cut short
+ * by ASCII), each finding's position against the sum of the pieces before
+ * it. */
+START_TEST(locate_long_lines)
+{
+	static const struct {
+		const char *s;
+		size_t chars, width; /* a piece of text: its characters and display width */
+	} pieces[] = {
+		{"a", 1, 1},
+		{"Z ", 2, 2},
+		{"中", 1, 2},
+		{"文字", 2, 4},
+		{"\xEF\xBC\x8C", 1, 2}, /* ， */
+		{"\xE2\x80\x9C", 1, 1}, /* “ */
+		{"\xE4\xB8\x80", 1, 2}, /* U+4E00 */
+		{"\xE9\xBF\xAF", 1, 2}, /* U+9FEF */
+		{"\xE9\xBF\xB0", 1, 2}, /* U+9FF0 */
+		{"\xE4\xB7\xBF", 1, 1}, /* U+4DFF */
+		{"\x7F", 1, 0},
+		{"\xFF", 1, 1},
+		{"\t", 1, 1},
+		{"\xE2\x80\x8B", 1, 0}, /* U+200B */
+		{"\xE4\xB8" "a", 2, 2},  /* a lead cut short: one column, then a */
+		{"\n", 0, 0},
+	};
+	const size_t n_pieces = sizeof pieces / sizeof *pieces, max = 4000;
+	char *text = malloc(max * 8);
+	position *want = malloc(max * sizeof *want);
+	size_t len = 0, line = 1, col = 1, dcol = 1, n = 0;
+	unsigned x = 12345;
+	for (size_t i = 0; i < max; i++) {
+		x = x * 1103515245u + 12345u;
+		size_t k = (x >> 16) % (n_pieces * 4); /* mostly ASCII and CJK */
+		if (k >= n_pieces)
+			k %= 4;
+		if (k == n_pieces - 1 && (x >> 8) % 8) /* a line break now and then */
+			k = 2;
+		size_t plen = strlen(pieces[k].s);
+		int found = (x >> 12) % 3 == 0; /* a finding on this piece */
+		if (found)
+			want[n] = (position){len, len + plen, line, col, dcol, 0, 0};
+		memcpy(text + len, pieces[k].s, plen);
+		len += plen;
+		if (k == n_pieces - 1) {
+			line++;
+			col = dcol = 1;
+		} else {
+			col += pieces[k].chars;
+			dcol += pieces[k].width;
+		}
+		if (found) {
+			want[n].end_line = line;
+			want[n].end_column = col;
+			n++;
+		}
+	}
+	jh_findings fs = JH_FINDINGS_INIT;
+	for (size_t i = 0; i < n; i++)
+		add(&fs, "typo.x", 0, want[i].start, want[i].end);
+	jh_findings_locate(&fs, text, len);
+	for (size_t i = 0; i < n; i++)
+		assert_position(&fs.items[i], &want[i]);
+	jh_findings_clear(&fs);
+	free(text);
+	free(want);
 }
 END_TEST
 
@@ -482,7 +660,9 @@ Suite *findings_suite(void)
 	TCase *tc = test_tcase("list", 4);
 	tcase_add_test(tc, sort_and_merge);
 	tcase_add_test(tc, sort_from);
+	tcase_add_test(tc, sort_many);
 	tcase_add_test(tc, store_strings_once);
+	tcase_add_test(tc, add_hit_messages);
 	tcase_add_test(tc, alternative_scores);
 	tcase_add_test(tc, edits_inside_span);
 	tcase_add_test(tc, human_report);
@@ -490,6 +670,7 @@ Suite *findings_suite(void)
 	tc = test_tcase("locate", 4);
 	tcase_add_test(tc, locate_crlf_cjk);
 	tcase_add_test(tc, locate_odd_characters);
+	tcase_add_test(tc, locate_long_lines);
 	suite_add_tcase(s, tc);
 	tc = test_tcase("check", 4);
 	tcase_add_test(tc, check_positions);

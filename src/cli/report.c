@@ -10,17 +10,59 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include "cli.h"
 
-/* JSON goes out through a small buffer of its own, one fwrite when it
- * fills or a finding is done: a finding took some thirty stdio calls, each
+/* JSON goes out through a buffer of its own, one fwrite when it fills or
+ * a file's findings are done: a finding took some thirty stdio calls, each
  * taking the stream's lock (the report is written beside the pool's
- * threads), 7,700 instructions a finding and 50 a byte of manual pages. */
+ * threads), 7,700 instructions a finding and 50 a byte of manual pages.
+ * A finding's fixed parts (keys, numbers) are written straight into the
+ * buffer after one test for room (jo_room), and its strings from a memo
+ * (jmemo): a file's findings say the same few things (the file name, a
+ * rule id, an interned message or replacement, the same pointer each
+ * time), so each string is validated and escaped once, and its JSON form
+ * copied sixteen bytes at a time after that (validating and escaping each
+ * string of each finding was 1,800 instructions a finding). */
+typedef struct {
+	const char *s; /* NULL: an empty slot */
+	uint32_t off, len; /* its JSON form: forms[off .. off + len) */
+} jseen;
+
+#define JSEEN_BITS 10
+#define JFORM_MAX 256        /* longer strings are escaped each time */
+#define JFORMS_MAX (1 << 18) /* the forms start afresh beyond this */
+
+typedef struct {
+	jseen seen[1 << JSEEN_BITS]; /* by the string's address */
+	char *forms;                 /* JSON forms, 16 spare bytes after the last */
+	size_t n, cap;
+	uint32_t head_off, head_len; /* {"file":NAME,"rule": */
+	unsigned fresh;              /* fresh starts so far */
+	uint64_t line, line_w;       /* the last line number written, its digits */
+	int line_n;                  /* and how many (0: none yet) */
+} jmemo;
+
 typedef struct {
 	FILE *o;
-	size_t n;
-	char b[4096];
+	size_t n, cap; /* cap: at least 16 KB */
+	jmemo *memo;   /* or NULL: strings escaped each time */
+	char *b;
+	char own[16384];
 } jout;
+
+/* A writer to o through its own 16 KB, or through b[0..cap) (a file's
+ * findings go out 64 KB at a time: fewer, longer writes). */
+static void jo_init(jout *j, FILE *o, jmemo *memo, char *b, size_t cap)
+{
+	j->o = o;
+	j->n = 0;
+	j->memo = memo;
+	j->b = b ? b : j->own;
+	j->cap = b ? cap : sizeof j->own;
+}
 
 static void jo_flush(jout *j)
 {
@@ -31,9 +73,9 @@ static void jo_flush(jout *j)
 
 static void jo_put(jout *j, const char *s, size_t n)
 {
-	if (n > sizeof j->b - j->n) {
+	if (n > j->cap - j->n) {
 		jo_flush(j);
-		if (n > sizeof j->b) {
+		if (n > j->cap) {
 			fwrite(s, 1, n, j->o);
 			return;
 		}
@@ -46,10 +88,105 @@ static void jo_puts(jout *j, const char *s) { jo_put(j, s, strlen(s)); }
 
 static void jo_putc(jout *j, char c)
 {
-	if (j->n == sizeof j->b)
+	if (j->n == j->cap)
 		jo_flush(j);
 	j->b[j->n++] = c;
 }
+
+/* Where n more bytes can be written at once (n well below the buffer's
+ * size); the writer moves j->n past what it wrote. */
+static inline char *jo_room(jout *j, size_t n)
+{
+	if (n > j->cap - j->n)
+		jo_flush(j);
+	return j->b + j->n;
+}
+
+/* A string literal's bytes at p, and p past them. */
+#define PUT_LIT(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) += sizeof(lit) - 1)
+
+/* Numbers in decimal.  Up to eight digits (every line, column and
+ * offset of a text below 100 MB) are made at once in a word, divided in
+ * its lanes (two groups of four digits, four pairs, eight digits: SWAR,
+ * each step a multiplication by a reciprocal), the leading zeros shifted
+ * out, and the word stored whole (jo_room leaves room past the number).
+ * A finding's numbers repeat (end_line is mostly line, an edit's offsets
+ * mostly the finding's): a word made once is stored again.  A division
+ * by 10 a digit and a call for each key was 230 instructions a number. */
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324"
+                                     "25262728293031323334353637383940414243444546474849"
+                                     "50515253545556575859606162636465666768697071727374"
+                                     "75767778798081828384858687888990919293949596979899";
+
+typedef struct {
+	uint64_t v;
+	uint64_t w; /* v's digits, first in the lowest byte, when n > 0 */
+	int n;      /* 0: v is written a pair of digits at a time */
+} jnum;
+
+static inline jnum num_of(uint64_t v)
+{
+	jnum x = {v, 0, 0};
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (v < 100) { /* most columns */
+		uint16_t d;
+		memcpy(&d, digit_pairs + 2 * v, 2);
+		x.n = 1 + (v >= 10);
+		x.w = v >= 10 ? d : (uint64_t)d >> 8;
+	} else if (v < 100000000) {
+		uint64_t hi = v / 10000, lo = v % 10000;
+		uint64_t g = hi | lo << 32;                                /* two groups of four */
+		uint64_t q = (g * 10486) >> 20 & 0x0000007F0000007Full;     /* / 100 in each */
+		uint64_t pr = q | (g - q * 100) << 16;                     /* four pairs */
+		uint64_t t = (pr * 103) >> 10 & 0x000F000F000F000Full;      /* / 10 in each */
+		uint64_t raw = t | (pr - t * 10) << 8;                     /* eight digits */
+		int lz = __builtin_ctzll(raw) >> 3;                        /* raw > 0: v >= 100 */
+		x.n = 8 - lz;
+		x.w = (raw + 0x3030303030303030ull) >> (8 * lz);
+	}
+#endif
+	return x;
+}
+
+/* x at p (with room for 20 bytes); returns the end. */
+static inline char *put_num(char *p, const jnum *x)
+{
+	if (x->n) {
+		memcpy(p, &x->w, 8);
+		return p + x->n;
+	}
+	char tmp[20], *q = tmp + sizeof tmp;
+	uint64_t v = x->v;
+	while (v >= 100) {
+		q -= 2;
+		memcpy(q, digit_pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		q -= 2;
+		memcpy(q, digit_pairs + 2 * v, 2);
+	} else {
+		*--q = (char)('0' + v);
+	}
+	size_t n = (size_t)(tmp + sizeof tmp - q);
+	memcpy(p, q, n);
+	return p + n;
+}
+
+static inline char *put_uint(char *p, uint64_t v)
+{
+	jnum x = num_of(v);
+	return put_num(p, &x);
+}
+
+/* v, or known when it has the same value. */
+static inline char *put_uint_as(char *p, uint64_t v, const jnum *known)
+{
+	return v == known->v ? put_num(p, known) : put_uint(p, v);
+}
+
+/* Room a key and a number take at most (the longest key is 17 bytes). */
+#define UINT_ROOM 48
 
 /* Do the eight bytes at s hold none that JSON escapes (a control
  * character, DEL, '"' or '\\')?  Messages and replacements are mostly
@@ -117,11 +254,205 @@ static void jo_string(jout *j, const char *s, size_t len)
 	free(clean);
 }
 
+/* The JSON form of s[0..len) (valid UTF-8) at out, which has room for
+ * 6 len + 2 bytes; returns its length. */
+static size_t json_form(char *out, const char *s, size_t len)
+{
+	size_t o = 0, run = 0;
+	out[o++] = '"';
+	for (size_t i = 0; i < len;) {
+		while (len - i >= 8 && plain8(s + i))
+			i += 8;
+		if (i >= len)
+			break;
+		unsigned char c = (unsigned char)s[i];
+		if (c >= 0x20 && c != 0x7F && c != '"' && c != '\\') {
+			i++;
+			continue;
+		}
+		memcpy(out + o, s + run, i - run);
+		o += i - run;
+		run = ++i;
+		out[o++] = '\\';
+		switch (c) {
+		case '"': out[o++] = '"'; break;
+		case '\\': out[o++] = '\\'; break;
+		case '\n': out[o++] = 'n'; break;
+		case '\r': out[o++] = 'r'; break;
+		case '\t': out[o++] = 't'; break;
+		default:
+			memcpy(out + o, "u00", 3);
+			out[o + 3] = "0123456789abcdef"[c >> 4];
+			out[o + 4] = "0123456789abcdef"[c & 15];
+			o += 5;
+		}
+	}
+	memcpy(out + o, s + run, len - run);
+	o += len - run;
+	out[o++] = '"';
+	return o;
+}
+
+/* Room in m->forms for n bytes more and 16 spare; 0 when the forms
+ * start afresh (every slot forgotten) to keep a file of ever new strings
+ * from filling memory. */
+static int memo_room(jmemo *m, size_t n)
+{
+	if (m->n + n + 16 <= m->cap)
+		return 1;
+	int kept = 1;
+	if (m->n + n > JFORMS_MAX) {
+		memset(m->seen, 0, sizeof m->seen);
+		m->n = m->head_len ? m->head_off + m->head_len : 0; /* the head stays */
+		m->fresh++;
+		kept = 0;
+	}
+	if (m->n + n + 16 > m->cap) {
+		size_t cap = m->cap ? m->cap : 4096;
+		while (cap < m->n + n + 16)
+			cap *= 2;
+		m->forms = xrealloc(m->forms, cap);
+		m->cap = cap;
+	}
+	return kept;
+}
+
+/* s[0..len)'s JSON form appended to m->forms (room made for it); returns
+ * its length.  Invalid UTF-8 is written as the library shows it
+ * (jh_utf8_clean, U+FFFD), as the language server does. */
+#ifdef __SSE2__
+/* How many of the sixteen bytes at s (the start of a character) go into
+ * a JSON string as they are, as whole characters (14 to 16): printable
+ * ASCII but '"' and '\\', and well-formed two- and three-byte sequences
+ * (leads C2..DF, E1..EC, EE..EF, whose continuations need no range
+ * check); 0 for a block with anything else, left to the byte-wise test. */
+static unsigned plain16(const char *s)
+{
+	__m128i v = _mm_loadu_si128((const __m128i *)s);
+	unsigned high = (unsigned)_mm_movemask_epi8(v);
+	__m128i ctl = _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)); /* controls, and every byte >= 0x80 */
+	__m128i esc = _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+	                           _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\\')),
+	                                        _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7F))));
+	unsigned bad = ((unsigned)_mm_movemask_epi8(ctl) & ~high) | (unsigned)_mm_movemask_epi8(esc);
+	if (!high)
+		return bad ? 0 : 16;
+	__m128i cont = _mm_cmpeq_epi8(_mm_and_si128(v, _mm_set1_epi8((char)0xC0)),
+	                              _mm_set1_epi8((char)0x80));
+	__m128i o2 = _mm_sub_epi8(v, _mm_set1_epi8((char)0xC2));
+	__m128i l2 = _mm_cmpeq_epi8(_mm_min_epu8(o2, _mm_set1_epi8(0xDF - 0xC2)), o2);
+	__m128i o3 = _mm_sub_epi8(v, _mm_set1_epi8((char)0xE1));
+	__m128i l3 = _mm_andnot_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8((char)0xED)),
+	                              _mm_cmpeq_epi8(_mm_min_epu8(o3, _mm_set1_epi8(0xEF - 0xE1)), o3));
+	unsigned C = (unsigned)_mm_movemask_epi8(cont), L2 = (unsigned)_mm_movemask_epi8(l2),
+	         L3 = (unsigned)_mm_movemask_epi8(l3);
+	unsigned k = 16;
+	if (L2 & 0x8000) /* characters running past the block: the bytes before them */
+		k = 15;
+	if (L3 & 0x4000)
+		k = 14;
+	else if (L3 & 0x8000)
+		k = 15;
+	unsigned keep = (1u << k) - 1;
+	L2 &= keep;
+	L3 &= keep;
+	if ((bad & keep) || (high & keep & ~(C | L2 | L3)) ||
+	    (C & keep) != (L2 << 1 | L3 << 1 | L3 << 2))
+		return 0;
+	return k;
+}
+#endif
+
+/* Does s[0..len) go into a JSON string as it is: valid UTF-8, nothing to
+ * escape?  Sixteen bytes a step where SSE2 is there. */
+static int json_plain(const char *s, size_t len)
+{
+	size_t i = 0;
+#ifdef __SSE2__
+	while (len - i >= 16) {
+		unsigned k = plain16(s + i);
+		if (!k)
+			break;
+		i += k;
+	}
+#endif
+	for (size_t r = i; r < len; r++) {
+		unsigned char c = (unsigned char)s[r];
+		if (c < 0x20 || c == 0x7F || c == '"' || c == '\\')
+			return 0;
+	}
+	return jh_utf8_valid_prefix(s + i, len - i) == len - i;
+}
+
+static size_t memo_form(jmemo *m, const char *s, size_t len)
+{
+	if (json_plain(s, len)) { /* most strings: as they are, in quotes */
+		memo_room(m, len + 2);
+		char *out = m->forms + m->n;
+		out[0] = '"';
+		memcpy(out + 1, s, len);
+		out[len + 1] = '"';
+		return len + 2;
+	}
+	if (jh_utf8_valid_prefix(s, len) == len) {
+		memo_room(m, 6 * len + 2);
+		return json_form(m->forms + m->n, s, len);
+	}
+	size_t n = jh_utf8_clean(s, len, NULL, 0);
+	char *clean = xmalloc(n + 1);
+	jh_utf8_clean(s, len, clean, n + 1);
+	memo_room(m, 6 * n + 2);
+	size_t f = json_form(m->forms + m->n, clean, n);
+	free(clean);
+	return f;
+}
+
+/* Copy forms[off .. off + len) to the output, sixteen bytes at a time
+ * (the forms and the room taken have 16 spare bytes past the end). */
+static inline void jo_copy_form(jout *j, const jmemo *m, uint32_t off, uint32_t len)
+{
+	char *p = jo_room(j, (size_t)len + 16);
+	const char *q = m->forms + off;
+	for (uint32_t i = 0; i < len; i += 16)
+		memcpy(p + i, q + i, 16);
+	j->n += len;
+}
+
+/* The memo's slot for s, its form made the first time s is seen there;
+ * NULL for a string too long to keep. */
+static inline const jseen *memo_get(jmemo *m, const char *s)
+{
+	uint64_t h = (uint64_t)(uintptr_t)s * 0x9E3779B97F4A7C15ull;
+	jseen *e = &m->seen[h >> (64 - JSEEN_BITS)];
+	if (e->s != s) {
+		size_t len = strlen(s);
+		if (len > JFORM_MAX)
+			return NULL;
+		/* a slot forgotten by memo_room's fresh start is filled anew */
+		memo_room(m, 18 * len + 2);
+		uint32_t off = (uint32_t)m->n;
+		uint32_t flen = (uint32_t)memo_form(m, s, len);
+		m->n += flen;
+		*e = (jseen){s, off, flen};
+	}
+	return e;
+}
+
+/* The NUL-terminated s as a JSON string: its form from the memo, or
+ * escaped as it goes. */
+static void jo_str(jout *j, const char *s)
+{
+	const jseen *e = j->memo ? memo_get(j->memo, s) : NULL;
+	if (e)
+		jo_copy_form(j, j->memo, e->off, e->len);
+	else
+		jo_string(j, s, strlen(s));
+}
+
 void put_json_string(FILE *out, const char *s, size_t len)
 {
 	jout j;
-	j.o = out;
-	j.n = 0;
+	jo_init(&j, out, NULL, NULL, 0);
 	jo_string(&j, s, len);
 	jo_flush(&j);
 }
@@ -287,8 +618,7 @@ static void jo_score(jout *j, double score)
 void put_json_score(FILE *out, double score)
 {
 	jout j;
-	j.o = out;
-	j.n = 0;
+	jo_init(&j, out, NULL, NULL, 0);
 	jo_score(&j, score);
 	jo_flush(&j);
 }
@@ -380,66 +710,79 @@ static void human_findings(const reporter *r, const report_doc *d, const jh_find
 		die_nomem();
 }
 
-/* key (with its quotes and colon, after a comma) and a number: fprintf
- * for the eight numbers of a finding was half of the JSON report's time. */
-static void json_uint(jout *j, const char *key, size_t v)
-{
-	char buf[24];
-	int n = sizeof buf;
-	do
-		buf[--n] = (char)('0' + v % 10);
-	while ((v /= 10) && n > 0);
-	jo_puts(j, key);
-	jo_put(j, buf + n, sizeof buf - (size_t)n);
-}
-
-/* [{"byte_start":…,"byte_end":…,"replacement":…}, …] in the file's offsets */
-static void json_edits(jout *j, const report_doc *d, const jh_edit *edits, size_t n)
+/* [{"byte_start":…,"byte_end":…,"replacement":…}, …] in the file's
+ * offsets; bs and be are the finding's, which most edits share */
+static void json_edits(jout *j, const report_doc *d, const jh_edit *edits, size_t n,
+                       const jnum *bs, const jnum *be)
 {
 	jo_putc(j, '[');
 	for (size_t i = 0; i < n; i++) {
 		const jh_edit *e = &edits[i];
-		json_uint(j, i ? ",{\"byte_start\":" : "{\"byte_start\":", orig_offset(d, e->byte_start));
-		json_uint(j, ",\"byte_end\":", orig_offset(d, e->byte_end));
-		jo_puts(j, ",\"replacement\":");
-		jo_string(j, e->replacement, strlen(e->replacement));
+		char *p = jo_room(j, 2 * UINT_ROOM + 32), *p0 = p;
+		if (i)
+			*p++ = ',';
+		PUT_LIT(p, "{\"byte_start\":");
+		p = put_uint_as(p, orig_offset(d, e->byte_start), bs);
+		PUT_LIT(p, ",\"byte_end\":");
+		p = put_uint_as(p, orig_offset(d, e->byte_end), be);
+		PUT_LIT(p, ",\"replacement\":");
+		j->n += (size_t)(p - p0);
+		jo_str(j, e->replacement);
 		jo_putc(j, '}');
 	}
 	jo_putc(j, ']');
 }
 
-void json_finding(FILE *o, const report_doc *d, const jh_finding *f)
+/* One finding's object; its parts of known length go out after one test
+ * for room. */
+static void jo_finding(jout *j, const report_doc *d, const jh_finding *f)
 {
-	jout jo, *j = &jo;
-	jo.o = o;
-	jo.n = 0;
-	jo_putc(j, '{');
-	if (*d->name) { /* jsonl filter records have no file */
-		jo_puts(j, "\"file\":");
-		jo_string(j, d->name, strlen(d->name));
-		jo_putc(j, ',');
-	}
-	jo_puts(j, "\"rule\":");
-	jo_string(j, f->rule_id, strlen(f->rule_id));
-	jo_puts(j, ",\"severity\":\"");
-	jo_puts(j, jh_severity_name(f->severity));
-	jo_putc(j, '"');
-	json_uint(j, ",\"line\":", f->line);
-	json_uint(j, ",\"column\":", f->column);
-	json_uint(j, ",\"end_line\":", f->end_line);
-	json_uint(j, ",\"end_column\":", f->end_column);
-	json_uint(j, ",\"display_column\":", f->display_column);
-	json_uint(j, ",\"byte_start\":", orig_offset(d, f->byte_start));
-	json_uint(j, ",\"byte_end\":", orig_offset(d, f->byte_end));
-	jo_puts(j, ",\"message\":");
-	jo_string(j, f->message, strlen(f->message));
-	jo_puts(j, ",\"fix\":");
-	if (!f->has_fix) {
-		jo_puts(j, "null");
+	char *p, *p0;
+	if (j->memo && j->memo->head_len) {
+		jo_copy_form(j, j->memo, j->memo->head_off, j->memo->head_len);
+	} else if (*d->name) { /* jsonl filter records have no file */
+		jo_put(j, "{\"file\":", 8);
+		jo_str(j, d->name);
+		jo_put(j, ",\"rule\":", 8);
 	} else {
-		jo_puts(j, f->safety == JH_SAFE ? "{\"safety\":\"safe\",\"edits\":"
-		                                : "{\"safety\":\"unsafe\",\"edits\":");
-		json_edits(j, d, f->edits, f->n_edits);
+		jo_put(j, "{\"rule\":", 8);
+	}
+	jo_str(j, f->rule_id);
+	jnum line = num_of(f->line);
+	jnum bs = num_of(orig_offset(d, f->byte_start)), be = num_of(orig_offset(d, f->byte_end));
+	p = p0 = jo_room(j, 7 * UINT_ROOM + 64);
+	switch (f->severity) { /* jh_severity_name's words */
+	case JH_ERROR: PUT_LIT(p, ",\"severity\":\"error\",\"line\":"); break;
+	case JH_WARNING: PUT_LIT(p, ",\"severity\":\"warning\",\"line\":"); break;
+	case JH_INFO: PUT_LIT(p, ",\"severity\":\"info\",\"line\":"); break;
+	default: PUT_LIT(p, ",\"severity\":\"?\",\"line\":"); break;
+	}
+	p = put_num(p, &line);
+	PUT_LIT(p, ",\"column\":");
+	p = put_uint(p, f->column);
+	PUT_LIT(p, ",\"end_line\":");
+	p = put_uint_as(p, f->end_line, &line);
+	PUT_LIT(p, ",\"end_column\":");
+	p = put_uint(p, f->end_column);
+	PUT_LIT(p, ",\"display_column\":");
+	p = put_uint(p, f->display_column);
+	PUT_LIT(p, ",\"byte_start\":");
+	p = put_num(p, &bs);
+	PUT_LIT(p, ",\"byte_end\":");
+	p = put_num(p, &be);
+	PUT_LIT(p, ",\"message\":");
+	j->n += (size_t)(p - p0);
+	jo_str(j, f->message);
+	p = p0 = jo_room(j, 64);
+	if (!f->has_fix)
+		PUT_LIT(p, ",\"fix\":null");
+	else if (f->safety == JH_SAFE)
+		PUT_LIT(p, ",\"fix\":{\"safety\":\"safe\",\"edits\":");
+	else
+		PUT_LIT(p, ",\"fix\":{\"safety\":\"unsafe\",\"edits\":");
+	j->n += (size_t)(p - p0);
+	if (f->has_fix) {
+		json_edits(j, d, f->edits, f->n_edits, &bs, &be);
 		jo_putc(j, '}');
 	}
 	/* the ranked answers, when the rule gives them (the first is the fix
@@ -451,7 +794,7 @@ void json_finding(FILE *o, const report_doc *d, const jh_finding *f)
 			jo_puts(j, i ? ",{\"safety\":\"" : "{\"safety\":\"");
 			jo_puts(j, safety);
 			jo_puts(j, "\",\"edits\":");
-			json_edits(j, d, f->alternatives[i].edits, f->alternatives[i].n_edits);
+			json_edits(j, d, f->alternatives[i].edits, f->alternatives[i].n_edits, &bs, &be);
 			jo_puts(j, ",\"score\":");
 			jo_score(j, f->alternatives[i].score);
 			jo_putc(j, '}');
@@ -459,7 +802,120 @@ void json_finding(FILE *o, const report_doc *d, const jh_finding *f)
 		jo_putc(j, ']');
 	}
 	jo_putc(j, '}');
-	jo_flush(j);
+}
+
+/* len bytes of a form at p, sixteen at a time (room is left for the
+ * overshoot); returns the end. */
+static inline char *put_form(char *p, const char *q, uint32_t len)
+{
+	for (uint32_t i = 0; i < len; i += 16)
+		memcpy(p + i, q + i, 16);
+	return p + len;
+}
+
+/* The common finding (its strings in the memo, one edit or none, no
+ * alternatives) written in one piece after one test for room, sep before
+ * it; 0 when f is not of that kind. */
+static int jo_finding_fast(jout *j, const report_doc *d, const jh_finding *f, const char sep[4],
+                           size_t sep_len)
+{
+	jmemo *m = j->memo;
+	const jh_edit *e = f->has_fix ? f->edits : NULL;
+	if (!m->head_len || f->n_alternatives || (f->has_fix && f->n_edits != 1))
+		return 0;
+	/* the slots' contents are copied: two strings may share a slot, and
+	 * the memo may start afresh (then it is asked again) */
+	jseen rule, msg, rep = {NULL, 0, 0};
+	for (unsigned fresh = m->fresh;;) {
+		const jseen *a = memo_get(m, f->rule_id);
+		if (!a) /* a string too long to keep */
+			return 0;
+		rule = *a;
+		if (!(a = memo_get(m, f->message)))
+			return 0;
+		msg = *a;
+		if (e) {
+			if (!(a = memo_get(m, e->replacement)))
+				return 0;
+			rep = *a;
+		}
+		if (fresh == m->fresh)
+			break;
+		fresh = m->fresh;
+	}
+	size_t room = sep_len + m->head_len + rule.len + msg.len + rep.len + 512;
+	if (room > j->cap / 2)
+		return 0;
+	/* a line's findings follow each other: its number is made once */
+	jnum line;
+	if (m->line_n && m->line == f->line) {
+		line = (jnum){m->line, m->line_w, m->line_n};
+	} else {
+		line = num_of(f->line);
+		m->line = line.v;
+		m->line_w = line.w;
+		m->line_n = line.n;
+	}
+	/* the end mostly a few bytes past the start: its last digit moved on */
+	jnum bs = num_of(orig_offset(d, f->byte_start)), be;
+	uint64_t end = orig_offset(d, f->byte_end), step = end - bs.v;
+	if (bs.n && end >= bs.v && step < 10 && (bs.w >> (8 * (bs.n - 1)) & 0xFF) - '0' + step < 10)
+		be = (jnum){end, bs.w + (step << (8 * (bs.n - 1))), bs.n};
+	else
+		be = num_of(end);
+	const char *forms = m->forms; /* no form is made from here on */
+	char *p = jo_room(j, room), *p0 = p;
+	memcpy(p, sep, 4);
+	p += sep_len;
+	p = put_form(p, forms + m->head_off, m->head_len);
+	p = put_form(p, forms + rule.off, rule.len);
+	switch (f->severity) { /* jh_severity_name's words */
+	case JH_ERROR: PUT_LIT(p, ",\"severity\":\"error\",\"line\":"); break;
+	case JH_WARNING: PUT_LIT(p, ",\"severity\":\"warning\",\"line\":"); break;
+	case JH_INFO: PUT_LIT(p, ",\"severity\":\"info\",\"line\":"); break;
+	default: PUT_LIT(p, ",\"severity\":\"?\",\"line\":"); break;
+	}
+	p = put_num(p, &line);
+	PUT_LIT(p, ",\"column\":");
+	p = put_uint(p, f->column);
+	PUT_LIT(p, ",\"end_line\":");
+	p = put_uint_as(p, f->end_line, &line);
+	PUT_LIT(p, ",\"end_column\":");
+	p = put_uint(p, f->end_column);
+	PUT_LIT(p, ",\"display_column\":");
+	p = put_uint(p, f->display_column);
+	PUT_LIT(p, ",\"byte_start\":");
+	p = put_num(p, &bs);
+	PUT_LIT(p, ",\"byte_end\":");
+	p = put_num(p, &be);
+	PUT_LIT(p, ",\"message\":");
+	p = put_form(p, forms + msg.off, msg.len);
+	if (!e) {
+		PUT_LIT(p, ",\"fix\":null}");
+	} else {
+		if (f->safety == JH_SAFE)
+			PUT_LIT(p, ",\"fix\":{\"safety\":\"safe\",\"edits\":[{\"byte_start\":");
+		else
+			PUT_LIT(p, ",\"fix\":{\"safety\":\"unsafe\",\"edits\":[{\"byte_start\":");
+		/* the edit mostly spans the finding: its offsets are known */
+		p = e->byte_start == f->byte_start ? put_num(p, &bs)
+		                                   : put_uint(p, orig_offset(d, e->byte_start));
+		PUT_LIT(p, ",\"byte_end\":");
+		p = e->byte_end == f->byte_end ? put_num(p, &be) : put_uint(p, orig_offset(d, e->byte_end));
+		PUT_LIT(p, ",\"replacement\":");
+		p = put_form(p, forms + rep.off, rep.len);
+		PUT_LIT(p, "}]}}");
+	}
+	j->n += (size_t)(p - p0);
+	return 1;
+}
+
+void json_finding(FILE *o, const report_doc *d, const jh_finding *f)
+{
+	jout j;
+	jo_init(&j, o, NULL, NULL, 0);
+	jo_finding(&j, d, f);
+	jo_flush(&j);
 }
 
 /* JSON and SARIF items are separated by commas: none before the first. */
@@ -475,13 +931,8 @@ static void write_finding(reporter *r, const report_doc *d, const jh_finding *f)
 	switch (r->format) {
 	case FMT_HUMAN: /* whole files, in report_render */
 		break;
-	case FMT_JSON:
-		separate(r, o);
-		json_finding(o, d, f);
-		break;
+	case FMT_JSON: /* a file at a time, in json_render */
 	case FMT_JSONL:
-		json_finding(o, d, f);
-		fputc('\n', o);
 		break;
 	case FMT_SARIF:
 		separate(r, o);
@@ -499,17 +950,25 @@ static void write_finding(reporter *r, const report_doc *d, const jh_finding *f)
 	}
 }
 
-static void count(reporter *r, const jh_ruleset *rs, const jh_finding *f)
+/* Count f; returns the index of its rule's entry. */
+static size_t count(reporter *r, const jh_ruleset *rs, const jh_finding *f)
 {
 	r->n_findings++;
 	r->by_sev[f->severity]++;
-	for (size_t i = 0; i < r->n_counts; i++)
-		if (!strcmp(r->counts[i].id, f->rule_id)) {
-			r->counts[i].count++;
-			r->counts[i].fixable += f->has_fix && f->safety == JH_SAFE;
-			r->counts[i].unsafe += f->has_fix && f->safety != JH_SAFE;
-			return;
-		}
+	/* ids are unique in counts: one with f's very pointer (a rule's id
+	 * points into its rule set) is the one strcmp would find */
+	size_t i = 0;
+	while (i < r->n_counts && r->counts[i].id != f->rule_id)
+		i++;
+	if (i == r->n_counts)
+		for (i = 0; i < r->n_counts && strcmp(r->counts[i].id, f->rule_id); i++)
+			;
+	if (i < r->n_counts) {
+		r->counts[i].count++;
+		r->counts[i].fixable += f->has_fix && f->safety == JH_SAFE;
+		r->counts[i].unsafe += f->has_fix && f->safety != JH_SAFE;
+		return i;
+	}
 	if (r->n_counts == r->cap_counts) {
 		r->cap_counts = r->cap_counts ? r->cap_counts * 2 : 32;
 		r->counts = xrealloc(r->counts, r->cap_counts * sizeof *r->counts);
@@ -517,13 +976,26 @@ static void count(reporter *r, const jh_ruleset *rs, const jh_finding *f)
 	r->counts[r->n_counts++] = (rule_count){f->rule_id, rs, f->severity, 1,
 	                                        (size_t)(f->has_fix && f->safety == JH_SAFE),
 	                                        (size_t)(f->has_fix && f->safety != JH_SAFE)};
+	return r->n_counts - 1;
 }
 
 void report_count(reporter *r, const report_doc *doc, const jh_findings *fs)
 {
 	r->n_files++;
-	for (size_t i = 0; i < fs->count; i++)
-		count(r, doc->rs, &fs->items[i]);
+	size_t last = 0; /* a file's findings come in runs of one rule */
+	for (size_t i = 0; i < fs->count; i++) {
+		const jh_finding *f = &fs->items[i];
+		if (last < r->n_counts && r->counts[last].id == f->rule_id) {
+			rule_count *c = &r->counts[last];
+			r->n_findings++;
+			r->by_sev[f->severity]++;
+			c->count++;
+			c->fixable += f->has_fix && f->safety == JH_SAFE;
+			c->unsafe += f->has_fix && f->safety != JH_SAFE;
+			continue;
+		}
+		last = count(r, doc->rs, f);
+	}
 }
 
 void report_write(reporter *r, const report_doc *doc, const jh_findings *fs)
@@ -572,6 +1044,64 @@ void report_put(reporter *r, const report_doc *doc, const jh_findings *fs, const
 		fflush(r->out);
 }
 
+/* A file's findings as JSON (an array's elements) or JSON lines, through
+ * one buffer and one memo of the strings' JSON forms. */
+static void json_render(reporter *r, const report_doc *d, const jh_findings *fs)
+{
+	jmemo *m = xmalloc(sizeof *m);
+	memset(m->seen, 0, sizeof m->seen);
+	m->forms = NULL;
+	m->n = m->cap = 0;
+	m->head_off = m->head_len = 0;
+	m->fresh = 0;
+	m->line_n = 0;
+	/* what every finding of the file begins with, made once (a name too
+	 * long for that is escaped each time) */
+	size_t name_len = strlen(d->name);
+	memo_room(m, 18 * JFORM_MAX + 32);
+	if (name_len > JFORM_MAX) {
+		m->n = 0;
+	} else if (*d->name) { /* jsonl filter records have no file */
+		memcpy(m->forms, "{\"file\":", 8);
+		m->n = 8;
+		m->n += memo_form(m, d->name, name_len);
+		memcpy(m->forms + m->n, ",\"rule\":", 8);
+		m->n += 8;
+	} else {
+		memcpy(m->forms, "{\"rule\":", 8);
+		m->n = 8;
+	}
+	m->head_off = 0;
+	m->head_len = (uint32_t)m->n;
+	jout *j = xmalloc(sizeof *j);
+	char *buf = xmalloc(65536);
+	jo_init(j, r->out, m, buf, 65536);
+	for (size_t i = 0; i < fs->count; i++) {
+		/* JSON: commas between elements, none before the first; JSON
+		 * lines: a line break after each */
+		static const char seps[3][4] = {"", "\n", ",\n"};
+		int k = r->format == FMT_JSONL ? 0 : r->first_chunk ? 1 : 2;
+		const char *sep = seps[k];
+		size_t sep_len = (size_t)k;
+		if (r->format == FMT_JSON)
+			r->first_chunk = 0;
+		if (jo_finding_fast(j, d, &fs->items[i], sep, sep_len)) {
+			if (r->format == FMT_JSONL)
+				jo_putc(j, '\n');
+			continue;
+		}
+		jo_put(j, sep, sep_len);
+		jo_finding(j, d, &fs->items[i]);
+		if (r->format == FMT_JSONL)
+			jo_putc(j, '\n');
+	}
+	jo_flush(j);
+	free(buf);
+	free(j);
+	free(m->forms);
+	free(m);
+}
+
 void report_render(reporter *r, const report_doc *doc, const jh_findings *fs)
 {
 	if (r->statistics || !fs->count)
@@ -583,6 +1113,8 @@ void report_render(reporter *r, const report_doc *doc, const jh_findings *fs)
 		checkstyle_file(r->out, &d, fs);
 	else if (r->format == FMT_HUMAN)
 		human_findings(r, &d, fs);
+	else if (r->format == FMT_JSON || r->format == FMT_JSONL)
+		json_render(r, &d, fs);
 	else
 		for (size_t i = 0; i < fs->count; i++)
 			write_finding(r, &d, &fs->items[i]);

@@ -265,6 +265,7 @@ int jh_check(const jh_ruleset *rs, const char *text, size_t len, const jh_check_
 		enabled = own;
 	}
 	size_t first = out->count;
+	jh_findings_new_check(out);
 	const jh_builtins *bi = rs->builtins;
 	jh_brun *runs = calloc(bi->n ? bi->n : 1, sizeof *runs);
 	jh_scan_result res = {0};

@@ -1,10 +1,12 @@
 /* findings.c — finding records: creation with message templates, ordering,
  * merging duplicates, and turning byte offsets into lines and columns. */
-#define _GNU_SOURCE /* qsort_r */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <utf8proc.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include "findings.h"
 #include "utf8.h"
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -19,9 +21,33 @@
  * are carved from an arena, both freed with the list.  A 200 MB check
  * held about 60 MB in those pieces. */
 
+/* What add_hit made of a template for a short match and fix and a note
+ * (the same few do most of the talking: "，" for ",", "" for a trailing
+ * space): the interned message and replacement, found again without
+ * filling the template nor hashing the message (a malloc, a fill and two
+ * interns were 1,250 instructions a finding).  Valid for one check (gen):
+ * the template is the rule set's, which may be another at the next check.
+ * The match and the fix are kept as two words each (their bytes, zeros
+ * after), the note as the list's copy of it. */
+#define HIT_SHORT 16
+#define HIT_NOTE_MAX 96
+#define HIT_MEMO_BITS 8
+typedef struct {
+	const char *tpl;
+	unsigned gen;
+	unsigned char mlen, flen, has_fix, nlen;
+	uint64_t m[2], f[2];
+	const char *note; /* the list's copy, or NULL for none */
+	char *msg, *fix;
+} hit_memo;
+
 struct jh_strings {
 	jh_strset strings;
 	jh_arena edits;
+	hit_memo *memo; /* 1 << HIT_MEMO_BITS slots, or NULL until wanted */
+	jh_edit *spare; /* single edits carved from the arena ahead, n_spare of them */
+	size_t n_spare;
+	unsigned gen;   /* the current check's; memo slots of others are empty */
 };
 
 /* The list's copy of s[0..n), NUL-terminated; the same pointer for equal
@@ -87,6 +113,7 @@ void jh_findings_clear(jh_findings *list)
 	if (list->strings) {
 		jh_strset_free(&list->strings->strings);
 		jh_arena_free(&list->strings->edits);
+		free(list->strings->memo);
 		free(list->strings);
 		list->strings = NULL;
 	}
@@ -157,48 +184,192 @@ int jh_findings_add(jh_findings *list, const char *rule_id, long rule_index, jh_
 	return JH_OK;
 }
 
-static int fill_template(jh_buf *out, const char *tpl, const char *text, const jh_hit *h)
+void jh_findings_new_check(jh_findings *list)
 {
-	/* room for the template and the match at once, and the text between
-	 * the placeholders copied a run at a time: a byte at a time, with the
-	 * buffer grown from 8 bytes, was 5,000 instructions a finding */
-	if (jh_buf_reserve(out, strlen(tpl) + (h->end - h->start) + h->fix_len))
-		return JH_ERR_NOMEM;
+	if (list->strings)
+		list->strings->gen++;
+}
+
+/* h's message from tpl into out, which has room for tpl, the match, the
+ * fix and the note together (each placeholder is longer than nothing);
+ * returns its length.  The text between placeholders is copied a run at
+ * a time: a byte at a time, with the buffer grown from 8 bytes, was 5,000
+ * instructions a finding. */
+static size_t fill_template(char *out, const char *tpl, const char *text, const jh_hit *h,
+                            size_t note_len)
+{
+	size_t n = 0;
 	for (const char *p = tpl; *p;) {
-		size_t run = *p == '{' ? 0 : strcspn(p, "{");
-		if (run) {
-			if (jh_buf_append(out, p, run))
-				return JH_ERR_NOMEM;
-			p += run;
-		} else if (!strncmp(p, "{match}", 7)) {
-			if (jh_buf_append(out, text + h->start, h->end - h->start))
-				return JH_ERR_NOMEM;
+		const char *open = strchr(p, '{');
+		const char *part = p;
+		size_t len;
+		if (open != p) { /* the text up to the next placeholder, or the end */
+			len = open ? (size_t)(open - p) : strlen(p);
+			p += len;
+		} else if (p[1] == 'm' && !strncmp(p, "{match}", 7)) {
+			part = text + h->start;
+			len = h->end - h->start;
 			p += 7;
-		} else if (!strncmp(p, "{fix}", 5)) {
-			if (h->fix && jh_buf_append(out, h->fix, h->fix_len))
-				return JH_ERR_NOMEM;
+		} else if (p[1] == 'f' && !strncmp(p, "{fix}", 5)) {
+			part = h->fix;
+			len = h->fix ? h->fix_len : 0;
 			p += 5;
-		} else if (!strncmp(p, "{note}", 6)) {
-			if (h->note && jh_buf_puts(out, h->note))
-				return JH_ERR_NOMEM;
+		} else if (p[1] == 'n' && !strncmp(p, "{note}", 6)) {
+			part = h->note;
+			len = note_len;
 			p += 6;
 		} else { /* a brace of the message itself */
-			if (jh_buf_putc(out, *p++))
-				return JH_ERR_NOMEM;
+			len = 1;
+			p++;
 		}
+		if (len)
+			memcpy(out + n, part, len);
+		n += len;
 	}
-	return jh_buf_terminate(out);
+	out[n] = '\0';
+	return n;
+}
+
+/* The interned message of h, and its interned replacement in *fix (NULL
+ * for none). */
+static int hit_strings(jh_findings *list, const char *text, const jh_hit *h, char **msg,
+                       char **fix)
+{
+	const char *tpl = h->rule->message;
+	size_t note_len = h->note ? strlen(h->note) : 0;
+	size_t room = strlen(tpl) + (h->end - h->start) + (h->fix ? h->fix_len : 0) + note_len + 1;
+	char small[512], *buf = small;
+	if (room > sizeof small && !(buf = malloc(room)))
+		return JH_ERR_NOMEM;
+	size_t n = fill_template(buf, tpl, text, h, note_len);
+	*msg = store_intern(list, buf, n);
+	if (buf != small)
+		free(buf);
+	*fix = NULL;
+	if (!*msg || (h->fix && !(*fix = store_intern(list, h->fix, h->fix_len))))
+		return JH_ERR_NOMEM;
+	return JH_OK;
+}
+
+/* The n <= 16 bytes at s as two words, zeros after them: read in
+ * overlapping pieces of fixed size, as many bytes as there are and no
+ * more (s may end the text). */
+static inline void short_words(const char *s, size_t n, uint64_t w[2])
+{
+	const unsigned char *u = (const unsigned char *)s;
+	w[0] = w[1] = 0;
+	if (n >= 8) {
+		uint64_t hi;
+		memcpy(&w[0], s, 8);
+		memcpy(&hi, s + n - 8, 8);
+		w[1] = n == 8 ? 0 : hi >> (8 * (16 - n));
+	} else if (n >= 4) {
+		uint32_t lo, hi;
+		memcpy(&lo, s, 4);
+		memcpy(&hi, s + n - 4, 4);
+		w[0] = lo | (uint64_t)hi << (8 * (n - 4));
+	} else if (n) {
+		w[0] = u[0] | (uint64_t)u[n / 2] << (8 * (n / 2)) | (uint64_t)u[n - 1] << (8 * (n - 1));
+	}
+#if !(defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__)
+	w[0] = w[1] = 0; /* the same bytes, in the order of the words: for equality only */
+	for (size_t i = 0; i < n; i++)
+		w[i / 8] |= (uint64_t)u[i] << (8 * (i % 8));
+#endif
+}
+
+/* The memo's slot for h, filled (a miss) or found; NULL when h is not
+ * one it keeps (a long match, fix or note) or on want of memory. */
+static hit_memo *hit_lookup(jh_findings *list, const char *text, const jh_hit *h, int *rc)
+{
+	size_t mlen = h->end - h->start, flen = h->fix ? h->fix_len : 0;
+	size_t nlen = h->note ? strlen(h->note) : 0;
+	*rc = JH_OK;
+	if (mlen > HIT_SHORT || flen > HIT_SHORT || nlen > HIT_NOTE_MAX)
+		return NULL;
+	if (!list->strings && !(list->strings = calloc(1, sizeof *list->strings)))
+		return NULL;
+	jh_strings *st = list->strings;
+	if (!st->memo) {
+		if (!(st->memo = calloc((size_t)1 << HIT_MEMO_BITS, sizeof *st->memo)))
+			return NULL;
+		st->gen++; /* slots of generation 0 are empty */
+	}
+	const char *tpl = h->rule->message;
+	uint64_t m[2], f[2] = {0, 0}, nw[2];
+	short_words(text + h->start, mlen, m);
+	if (h->fix)
+		short_words(h->fix, flen, f);
+	short_words(h->note, nlen < 16 ? nlen : 16, nw);
+	uint64_t n0 = nw[0] ^ nw[1];
+	uint64_t k = (uint64_t)(uintptr_t)tpl * 0x9E3779B97F4A7C15ull ^
+	             (m[0] + m[1] * 31 + (mlen << 16 | flen << 8 | nlen << 1 | !!h->fix)) *
+	                 0xC2B2AE3D27D4EB4Full ^
+	             (f[0] + f[1] * 31 + n0) * 0x165667B19E3779F9ull;
+	k ^= k >> 29;
+	k *= 0xBF58476D1CE4E5B9ull;
+	hit_memo *e = &st->memo[k >> (64 - HIT_MEMO_BITS)];
+	if (e->gen == st->gen && e->tpl == tpl && e->mlen == mlen && e->flen == flen &&
+	    e->has_fix == !!h->fix && e->nlen == nlen && e->m[0] == m[0] && e->m[1] == m[1] &&
+	    e->f[0] == f[0] && e->f[1] == f[1] && (!nlen || !memcmp(e->note, h->note, nlen)))
+		return e;
+	char *msg, *fix, *note = NULL;
+	if ((*rc = hit_strings(list, text, h, &msg, &fix)))
+		return NULL;
+	if (nlen && !(note = store_intern(list, h->note, nlen))) {
+		*rc = JH_ERR_NOMEM;
+		return NULL;
+	}
+	*e = (hit_memo){tpl, st->gen, (unsigned char)mlen, (unsigned char)flen, !!h->fix,
+	                (unsigned char)nlen, {m[0], m[1]}, {f[0], f[1]}, note, msg, fix};
+	return e;
+}
+
+/* A finding of strings already interned. */
+static int add_interned(jh_findings *list, const jh_hit *h, char *msg, char *fix)
+{
+	if (list->count == list->capacity &&
+	    jh_grow((void **)&list->items, &list->capacity, list->count + 1, sizeof *list->items))
+		return JH_ERR_NOMEM;
+	jh_edit *e = NULL;
+	if (fix) { /* most findings have one edit: taken from a batch */
+		jh_strings *st = list->strings;
+		if (!st->n_spare) {
+			if (!(st->spare = store_edits(list, 64)))
+				return JH_ERR_NOMEM;
+			st->n_spare = 64;
+		}
+		e = st->spare++;
+		st->n_spare--;
+		*e = (jh_edit){h->start, h->end, fix};
+	}
+	jh_finding *f = &list->items[list->count];
+	*f = (jh_finding){.rule_id = h->rule->id,
+	                  .rule_index = h->rule_index,
+	                  .severity = h->rule->severity,
+	                  .byte_start = h->start,
+	                  .byte_end = h->end,
+	                  .message = msg,
+	                  .has_fix = fix != NULL,
+	                  .safety = h->safety, /* of its fix, and of the alternatives it may get */
+	                  .n_edits = fix != NULL,
+	                  .edits = e};
+	list->count++;
+	return JH_OK;
 }
 
 int jh_findings_add_hit(jh_findings *list, const char *text, const jh_hit *h)
 {
-	jh_buf msg = {0};
-	int rc = fill_template(&msg, h->rule->message, text, h);
-	if (rc == JH_OK)
-		rc = jh_findings_add(list, h->rule->id, h->rule_index, h->rule->severity, h->start,
-		                     h->end, msg.data, h->fix, h->fix_len, h->safety);
-	jh_buf_free(&msg);
-	return rc;
+	int rc;
+	hit_memo *e = hit_lookup(list, text, h, &rc);
+	if (e)
+		return add_interned(list, h, e->msg, e->fix);
+	if (rc)
+		return rc;
+	char *msg, *fix;
+	if ((rc = hit_strings(list, text, h, &msg, &fix)))
+		return rc;
+	return add_interned(list, h, msg, fix);
 }
 
 static int cmp_finding(const void *a, const void *b)
@@ -213,45 +384,92 @@ static int cmp_finding(const void *a, const void *b)
 	return 0;
 }
 
-/* Positions into v, ordered by the finding they name; equal findings keep
- * their order (the index decides), as a stable sort would. */
-static int cmp_index(const void *a, const void *b, void *ctx)
+static inline int finding_after(const jh_finding *x, const jh_finding *y)
 {
-	const jh_finding *v = ctx;
-	uint32_t i = *(const uint32_t *)a, j = *(const uint32_t *)b;
-	int c = cmp_finding(&v[i], &v[j]);
-	return c ? c : i < j ? -1 : i > j;
+	if (x->byte_start != y->byte_start)
+		return x->byte_start > y->byte_start;
+	if (x->byte_end != y->byte_end)
+		return x->byte_end > y->byte_end;
+	return x->rule_index > y->rule_index;
 }
 
 /* Sorting the records themselves made qsort take a second array of them
- * (glibc's merge sort): 52 MB more at the peak of a 200 MB check.  An
- * array of 4-byte indexes is sorted instead and the records are moved to
- * their places along the permutation's cycles, one spare record in all. */
+ * (glibc's merge sort): 52 MB more at the peak of a 200 MB check.  Their
+ * positions (4 bytes each, and as many for the sort's second array) are
+ * sorted instead, and the records moved to their places along the
+ * permutation's cycles, one spare record in all.  The sort is a radix
+ * sort of the starts, twelve bits a pass (stable: equal starts keep the
+ * list's order), then equal starts put in order of end and rule, which
+ * only a few share (qsort_r's callback on every pair was 460 instructions
+ * a finding).  Each check adds its findings in text order: a list already
+ * in order is seen in one pass and left as it is. */
 static int sort_in_place(jh_finding *v, size_t n)
 {
 	if (n > UINT32_MAX)
 		return -1;
-	uint32_t *idx = malloc(n * sizeof *idx);
-	if (!idx)
+	size_t i, max = 0;
+	int ordered = 1;
+	for (i = 1; i < n; i++)
+		ordered &= !finding_after(&v[i - 1], &v[i]);
+	if (ordered)
+		return 0;
+	uint32_t *a = malloc(2 * n * sizeof *a), *b = a + n;
+	if (!a)
 		return -1;
-	for (size_t i = 0; i < n; i++)
-		idx[i] = (uint32_t)i;
-	qsort_r(idx, n, sizeof *idx, cmp_index, v);
-	for (size_t i = 0; i < n; i++) { /* position i takes record idx[i] */
-		if (idx[i] == i)
+	for (i = 0; i < n; i++) {
+		a[i] = (uint32_t)i;
+		if (v[i].byte_start > max)
+			max = v[i].byte_start;
+	}
+	/* digits of up to 12 bits, as few passes as the largest start needs;
+	 * a few findings (an editor's paragraph): by insertion alone */
+	unsigned bits = 0, passes, digit;
+	while (bits < sizeof max * 8 && max >> bits)
+		bits++;
+	passes = n < 32 ? 0 : (bits + 11) / 12;
+	digit = passes ? (bits + passes - 1) / passes : 0;
+	for (unsigned pass = 0, shift = 0; pass < passes; pass++, shift += digit) {
+		size_t count[4096], mask = ((size_t)1 << digit) - 1;
+		memset(count, 0, (mask + 1) * sizeof *count);
+		for (i = 0; i < n; i++)
+			count[v[a[i]].byte_start >> shift & mask]++;
+		for (size_t d = 0, sum = 0; d <= mask; d++) {
+			size_t c = count[d];
+			count[d] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			b[count[v[a[i]].byte_start >> shift & mask]++] = a[i];
+		uint32_t *t = a;
+		a = b;
+		b = t;
+	}
+	for (i = 1; i < n; i++) { /* equal starts by end and rule (all, when few): insertion */
+		if (!finding_after(&v[a[i - 1]], &v[a[i]]))
+			continue;
+		uint32_t k = a[i];
+		size_t j = i;
+		while (j > 0 && finding_after(&v[a[j - 1]], &v[k])) {
+			a[j] = a[j - 1];
+			j--;
+		}
+		a[j] = k;
+	}
+	for (i = 0; i < n; i++) { /* position i takes record a[i] */
+		if (a[i] == i)
 			continue;
 		jh_finding spare = v[i];
 		size_t j = i;
-		while (idx[j] != i) {
-			size_t k = idx[j];
-			v[j] = v[k];
-			idx[j] = (uint32_t)j;
-			j = k;
+		while (a[j] != i) {
+			size_t m = a[j];
+			v[j] = v[m];
+			a[j] = (uint32_t)j;
+			j = m;
 		}
 		v[j] = spare;
-		idx[j] = (uint32_t)j;
+		a[j] = (uint32_t)j;
 	}
-	free(idx);
+	free(a < b ? a : b);
 	return 0;
 }
 
@@ -267,66 +485,291 @@ void jh_findings_sort(jh_findings *list, size_t from)
 	for (size_t r = 1; r < n; r++) {
 		if (cmp_finding(&v[r], &v[w - 1]) == 0 && strcmp(v[r].rule_id, v[w - 1].rule_id) == 0)
 			continue; /* its strings stay in the list's store */
-		v[w++] = v[r];
+		if (w != r)
+			v[w] = v[r];
+		w++;
 	}
 	list->count = from + w;
 }
 
 /* A cursor that walks forward through the text counting lines, characters
  * and display columns, so locating all findings costs one pass. */
+/* The display widths of the characters a walk asked utf8proc for, by
+ * code point (0: an empty slot; those asked for are above 0x7F). */
+#define WIDTH_MEMO 32
+typedef struct {
+	int32_t cp[WIDTH_MEMO];
+	unsigned char w[WIDTH_MEMO];
+} width_memo;
+
 typedef struct {
 	size_t pos, line, col, dcol;
+	width_memo *widths;
 } cursor;
 
-/* Whole lines are skipped with memchr, and the common characters (ASCII
- * and the CJK ideographs U+4E00..U+9FEF, wide in every Unicode version
- * utf8proc knows) are measured without asking utf8proc: findings lie
- * hundreds of bytes apart and this walk covered the whole text. */
+/* A character the fast paths of advance leave: decoded, and measured as
+ * utf8proc says (control characters 1, invalid bytes 1 each). */
+/* The display width of a character asked of utf8proc once a walk (by
+ * its code point, in the memo). */
+static inline unsigned memo_width(width_memo *m, int32_t cp)
+{
+	unsigned h = ((unsigned)cp ^ (unsigned)cp >> 5) & (WIDTH_MEMO - 1);
+	if (m->cp[h] != cp) {
+		int w = utf8proc_charwidth(cp);
+		m->cp[h] = cp;
+		m->w[h] = (unsigned char)(w > 0 ? w : (cp < 0x20 ? 1 : 0));
+	}
+	return m->w[h];
+}
+
+static size_t advance_other(cursor *c, const unsigned char *t, size_t len)
+{
+	int32_t cp;
+	size_t n = jh_utf8_decode(t + c->pos, len - c->pos, &cp);
+	c->pos += n;
+	c->col++;
+	if (cp >= 0x4E00 && cp <= 0x9FEF) { /* width 2 without asking utf8proc */
+		c->dcol += 2;
+	} else if (cp >= 0x20 && cp < 0x7F) {
+		c->dcol++;
+	} else if (cp < 0) {
+		c->dcol++;
+	} else {
+		c->dcol += memo_width(c->widths, cp);
+	}
+	return n;
+}
+
+/* Does t[p..] start with a CJK ideograph U+4E00..U+9FEF (three bytes,
+ * lead E4..E9)?  UTF-8 keeps the order of code points: a well-formed
+ * three-byte sequence is one of them when its bytes, read as a big-endian
+ * number, lie between those of the two ends. */
+static inline int cjk_at(const unsigned char *t, size_t p, size_t len)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (len - p >= 4) {
+		uint32_t x;
+		memcpy(&x, t + p, 4);
+		return (x & 0xC0C0F0u) == 0x8080E0u &&
+		       (__builtin_bswap32(x) >> 8) - 0xE4B880u <= 0xE9BFAFu - 0xE4B880u;
+	}
+#endif
+	if (len - p < 3 || (t[p + 1] & 0xC0) != 0x80 || (t[p + 2] & 0xC0) != 0x80)
+		return 0;
+	uint32_t be = (uint32_t)t[p] << 16 | (uint32_t)t[p + 1] << 8 | t[p + 2];
+	return be - 0xE4B880u <= 0xE9BFAFu - 0xE4B880u;
+}
+
+/* The newlines in t[a..b), and where the last one is (*last, when there
+ * is one): counted sixteen bytes a step, the counts of each lane summed
+ * every 255 steps (before a lane's byte can overflow), then the last one
+ * looked for from b back.  (A memchr for each line was a sixth of the
+ * walk; a memrchr and a count, one call each, a tenth.) */
+static size_t lines_in(const unsigned char *t, size_t a, size_t b, size_t *last)
+{
+	size_t n = 0, i = a;
+#ifdef __SSE2__
+	const __m128i nl = _mm_set1_epi8('\n'), zero = _mm_setzero_si128();
+	while (b - i >= 16) {
+		size_t steps = (b - i) / 16 < 255 ? (b - i) / 16 : 255;
+		__m128i acc = zero, acc2 = zero;
+		size_t k = 0;
+		for (; k + 2 <= steps; k += 2, i += 32) { /* two blocks a step */
+			acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(t + i)), nl));
+			acc2 = _mm_sub_epi8(acc2,
+			                    _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(t + i + 16)), nl));
+		}
+		if (k < steps) {
+			acc = _mm_sub_epi8(acc, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(t + i)), nl));
+			i += 16;
+		}
+		__m128i sum = _mm_add_epi64(_mm_sad_epu8(acc, zero), _mm_sad_epu8(acc2, zero));
+		n += (size_t)_mm_cvtsi128_si32(sum) + (size_t)_mm_extract_epi16(sum, 4);
+	}
+	if (i < b && b >= 16) { /* the rest: the block ending at b, its bytes before i left out */
+		static const unsigned char tail[32] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+		                                       1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
+		__m128i eq = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(t + b - 16)), nl);
+		__m128i sum = _mm_sad_epu8(
+		    _mm_and_si128(eq, _mm_loadu_si128((const __m128i *)(tail + (b - i)))), zero);
+		n += (size_t)_mm_cvtsi128_si32(sum) + (size_t)_mm_extract_epi16(sum, 4);
+		i = b;
+	}
+#endif
+	for (; i < b; i++)
+		n += t[i] == '\n';
+	if (!n)
+		return 0;
+	size_t e = b;
+#ifdef __SSE2__
+	for (; e - a >= 16; e -= 16) {
+		unsigned m = (unsigned)_mm_movemask_epi8(
+		    _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(t + e - 16)), nl));
+		if (m) {
+			*last = e - 16 + 31 - (size_t)__builtin_clz(m);
+			return n;
+		}
+	}
+#endif
+	while (t[--e] != '\n') /* there is one in t[a..e) */
+		;
+	*last = e;
+	return n;
+}
+
+#ifdef __SSE2__
+/* The sixteen bytes at t + p (p the start of a character) measured at
+ * once when they hold only ASCII and CJK ideographs (three bytes, lead
+ * E4..E9; the ends of the range, U+4E00 and U+9FEF, told by the second
+ * byte, E9 BF left to the walk a character at a time): returns the bytes
+ * taken (whole characters: 14 to 16), or 0 for a block with anything
+ * else.  Each byte gets a weight, 1 for a character's first byte plus 32
+ * times its display width (DEL none), summed by _mm_sad_epu8. */
+static size_t measure16(const unsigned char *t, size_t p, size_t *col, size_t *dcol)
+{
+	static const unsigned char keep_bytes[32] = {255, 255, 255, 255, 255, 255, 255, 255,
+	                                             255, 255, 255, 255, 255, 255, 255, 255};
+	const __m128i zero = _mm_setzero_si128();
+	__m128i v = _mm_loadu_si128((const __m128i *)(t + p));
+	__m128i ascii = _mm_cmpgt_epi8(v, _mm_set1_epi8(-1));
+	__m128i del = _mm_cmpeq_epi8(v, _mm_set1_epi8(0x7F));
+	__m128i w, one = _mm_set1_epi8(1), w_ascii = _mm_set1_epi8(1 + 32);
+	size_t k = 16;
+	unsigned high = (unsigned)_mm_movemask_epi8(v);
+	if (!high) {
+		w = _mm_andnot_si128(del, w_ascii);
+		w = _mm_or_si128(w, _mm_and_si128(del, one));
+	} else {
+		__m128i cont = _mm_cmpeq_epi8(_mm_and_si128(v, _mm_set1_epi8((char)0xC0)),
+		                              _mm_set1_epi8((char)0x80));
+		__m128i off = _mm_sub_epi8(v, _mm_set1_epi8((char)0xE4));
+		__m128i lead = _mm_cmpeq_epi8(_mm_min_epu8(off, _mm_set1_epi8(5)), off);
+		unsigned C = (unsigned)_mm_movemask_epi8(cont), L = (unsigned)_mm_movemask_epi8(lead);
+		if (high & ~(C | L))
+			return 0; /* another kind of character, or an invalid byte */
+		if (L & 0xC000) /* a character running past the block: the bytes before it */
+			k = L & 0x4000 ? 14 : 15;
+		unsigned keep = (1u << k) - 1;
+		L &= keep;
+		if ((C & keep) != (L << 1 | L << 2))
+			return 0; /* a lead without its two continuation bytes, or a stray one */
+		/* E4 needs a second byte from B8 (U+4E00 on), E9 one below BF
+		 * (U+9FC0 on is left to the walk): the second bytes beside
+		 * their leads */
+		__m128i nx = _mm_srli_si128(v, 1);
+		__m128i low = _mm_andnot_si128(
+		    _mm_cmpeq_epi8(_mm_and_si128(nx, _mm_set1_epi8((char)0xF8)), _mm_set1_epi8((char)0xB8)),
+		    _mm_cmpeq_epi8(v, _mm_set1_epi8((char)0xE4)));
+		__m128i high9 = _mm_and_si128(_mm_cmpeq_epi8(nx, _mm_set1_epi8((char)0xBF)),
+		                              _mm_cmpeq_epi8(v, _mm_set1_epi8((char)0xE9)));
+		if ((unsigned)_mm_movemask_epi8(_mm_or_si128(low, high9)) & L)
+			return 0; /* below U+4E00, or perhaps above U+9FEF */
+		/* DEL is ASCII of width 0: 33 - 32 */
+		w = _mm_sub_epi8(_mm_and_si128(ascii, w_ascii), _mm_and_si128(del, _mm_set1_epi8(32)));
+		w = _mm_add_epi8(w, _mm_and_si128(lead, _mm_set1_epi8(1 + 64)));
+		w = _mm_and_si128(w, _mm_loadu_si128((const __m128i *)(keep_bytes + 16 - k)));
+	}
+	__m128i sum = _mm_sad_epu8(w, zero);
+	size_t s = (size_t)_mm_cvtsi128_si32(sum) + (size_t)_mm_extract_epi16(sum, 4);
+	*col += s & 31;
+	*dcol += s >> 5;
+	return k;
+}
+#endif
+
+/* One character at t + p: ASCII (one column wide, DEL none), a CJK
+ * ideograph by its bytes, or anything else decoded and measured as
+ * utf8proc says (asked once a walk: advance_other).  Returns the next
+ * position. */
+static inline size_t measure_char(const unsigned char *t, size_t p, size_t len, size_t *col,
+                                  size_t *dcol, width_memo *widths)
+{
+	unsigned b = t[p];
+	if (b < 0x80) {
+		++*col;
+		*dcol += b != 0x7F;
+		return p + 1;
+	}
+	if (cjk_at(t, p, len)) {
+		++*col;
+		*dcol += 2;
+		return p + 3;
+	}
+	cursor c = {p, 0, *col, *dcol, widths};
+	advance_other(&c, t, len);
+	*col = c.col;
+	*dcol = c.dcol;
+	return c.pos;
+}
+
+/* The lines up to stop are counted, not walked one by one (a memchr a
+ * line was a sixth of the walk), and the characters of the last line are
+ * measured sixteen bytes at a time where they are ASCII and CJK
+ * ideographs (measure16), else one by one without decoding the common
+ * ones nor asking utf8proc.  Findings lie hundreds of bytes apart and
+ * this walk covers the lines they are on: decoding each character was 38
+ * instructions. */
 static void advance(cursor *c, const unsigned char *t, size_t len, size_t to)
 {
 	size_t stop = to < len ? to : len;
-	const unsigned char *nl;
 	/* a BOM is no character of the text: line 1's columns start after it */
 	if (c->pos == 0 && stop >= 3 && len >= 3 && !memcmp(t, "\xEF\xBB\xBF", 3))
 		c->pos = 3;
-	while (c->pos < stop && (nl = memchr(t + c->pos, '\n', stop - c->pos))) {
-		c->line++;
-		c->col = c->dcol = 1;
-		c->pos = (size_t)(nl - t) + 1;
-	}
-	while (c->pos < stop) {
-		int32_t cp;
-		size_t n = jh_utf8_decode(t + c->pos, len - c->pos, &cp);
-		c->pos += n;
-		c->col++;
-		if (cp >= 0x4E00 && cp <= 0x9FEF) { /* width 2 without asking utf8proc: a fast
-		                                     * path for display columns, not "Han" */
-			c->dcol += 2;
-		} else if (cp >= 0x20 && cp < 0x7F) {
-			c->dcol++;
-		} else if (cp < 0) {
-			c->dcol++;
-		} else {
-			int w = utf8proc_charwidth(cp);
-			c->dcol += w > 0 ? (size_t)w : (cp < 0x20 ? 1 : 0);
+	if (c->pos < stop) {
+		size_t last, n = lines_in(t, c->pos, stop, &last);
+		if (n) {
+			c->line += n;
+			c->col = c->dcol = 1;
+			c->pos = last + 1;
 		}
 	}
+	size_t p = c->pos, col = c->col, dcol = c->dcol;
+	while (p < stop) {
+		size_t lim = stop;
+#ifdef __SSE2__
+		if (stop - p >= 16) {
+			size_t k = measure16(t, p, &col, &dcol);
+			if (k) {
+				p += k;
+				continue;
+			}
+			lim = p + 16; /* the block's characters one by one, then try again */
+		}
+#endif
+		do
+			p = measure_char(t, p, len, &col, &dcol, c->widths);
+		while (p < lim);
+	}
+	c->pos = p;
+	c->col = col;
+	c->dcol = dcol;
 }
 
 void jh_findings_locate(jh_findings *list, const char *text, size_t len)
 {
 	const unsigned char *t = (const unsigned char *)text;
-	cursor c = {0, 1, 1, 1};
+	width_memo widths;
+	memset(&widths, 0, sizeof widths);
+	cursor c = {0, 1, 1, 1, &widths}, e = c;
 	for (size_t i = 0; i < list->count; i++) {
 		jh_finding *f = &list->items[i];
-		if (f->byte_start < c.pos) /* unsorted input: restart */
-			c = (cursor){0, 1, 1, 1};
+		if (c.pos && f->byte_start >= e.pos && e.pos > c.pos)
+			c = e; /* on from the last span's end (not from 0: a BOM is skipped only there) */
+		else if (f->byte_start < c.pos) /* unsorted input: restart */
+			c = (cursor){0, 1, 1, 1, &widths};
 		advance(&c, t, len, f->byte_start);
 		f->line = c.line;
 		f->column = c.col;
 		f->display_column = c.dcol;
-		cursor e = c;
-		advance(&e, t, len, f->byte_end);
+		/* the span, mostly a character or two on the line: walked here
+		 * up to a line break, the rest (if any) by advance */
+		e = c;
+		size_t end = f->byte_end < len ? f->byte_end : len;
+		if (e.pos) /* (at 0, advance skips a BOM) */
+			while (e.pos < end && t[e.pos] != '\n')
+				e.pos = measure_char(t, e.pos, len, &e.col, &e.dcol, e.widths);
+		if (e.pos < end)
+			advance(&e, t, len, f->byte_end);
 		f->end_line = e.line;
 		f->end_column = e.col;
 	}
@@ -362,9 +805,11 @@ int jh_expand_template(const char *tpl, const char *text, const size_t *ov, uint
                        const void *code, jh_buf *out)
 {
 	for (const char *p = tpl; *p; p++) {
-		if (*p != '$') {
-			if (jh_buf_putc(out, *p))
+		if (*p != '$') { /* the run up to the next reference, at once */
+			size_t run = strcspn(p, "$");
+			if (jh_buf_append(out, p, run))
 				return JH_ERR_NOMEM;
+			p += run - 1;
 			continue;
 		}
 		long group;
@@ -384,29 +829,41 @@ int jh_expand_template(const char *tpl, const char *text, const size_t *ov, uint
 	return jh_buf_terminate(out);
 }
 
-int jh_map_fix(const jh_rule *r, jh_buf *fix)
+/* fix[0..len) through r's map into out (room for 4 bytes a byte of fix:
+ * no character grows more); returns the length. */
+static size_t map_chars(const jh_rule *r, const char *fix, size_t len, char *out)
 {
-	if (!r->n_map || !fix->data)
-		return JH_OK;
-	jh_buf out = {0};
-	if (jh_buf_reserve(&out, fix->len))
-		return JH_ERR_NOMEM;
-	for (size_t i = 0; i < fix->len;) {
+	size_t o = 0;
+	for (size_t i = 0; i < len;) {
 		int32_t cp;
-		size_t n = jh_utf8_decode((const unsigned char *)fix->data + i, fix->len - i, &cp);
+		size_t n = jh_utf8_decode((const unsigned char *)fix + i, len - i, &cp);
 		size_t k = 0;
 		while (k < r->n_map && r->map[2 * k] != cp)
 			k++;
-		char enc[4];
-		int rc = k < r->n_map ? jh_buf_append(&out, enc, jh_utf8_encode(r->map[2 * k + 1], enc))
-		                      : jh_buf_append(&out, fix->data + i, n);
-		if (rc) {
-			jh_buf_free(&out);
-			return JH_ERR_NOMEM;
+		if (k < r->n_map) {
+			o += jh_utf8_encode(r->map[2 * k + 1], out + o);
+		} else {
+			memcpy(out + o, fix + i, n);
+			o += n;
 		}
 		i += n;
 	}
-	jh_buf_free(fix);
-	*fix = out;
-	return jh_buf_terminate(fix);
+	return o;
+}
+
+int jh_map_fix(const jh_rule *r, jh_buf *fix)
+{
+	if (!r->n_map || !fix->data || !fix->len) /* data is NUL-terminated */
+		return JH_OK;
+	/* a fix is mostly a character or two: mapped on the stack and put
+	 * back in fix's own buffer (a malloc and a free a finding before) */
+	char small[256], *out = small;
+	if (fix->len > sizeof small / 4 && !(out = malloc(4 * fix->len)))
+		return JH_ERR_NOMEM;
+	size_t n = map_chars(r, fix->data, fix->len, out);
+	fix->len = 0;
+	int rc = jh_buf_append(fix, out, n);
+	if (out != small)
+		free(out);
+	return rc;
 }

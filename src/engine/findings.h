@@ -20,6 +20,10 @@ typedef struct {
  * {match} (the span's text), {fix} and {note}. */
 int jh_findings_add_hit(jh_findings *list, const char *text, const jh_hit *hit);
 
+/* A new check begins adding to list: what add_hit remembers of the last
+ * one's templates is forgotten (its rule set may be gone). */
+void jh_findings_new_check(jh_findings *list);
+
 /* Add a finding with a ready message and optional single-edit fix. */
 int jh_findings_add(jh_findings *list, const char *rule_id, long rule_index, jh_severity sev,
                     size_t start, size_t end, const char *message, const char *fix,
