@@ -215,6 +215,36 @@ START_TEST(indentation)
 }
 END_TEST
 
+/* An indented document with more unindented lines than the survey keeps
+ * (4096): indent-missing walks the text itself, with the same findings as
+ * for a few such lines. */
+START_TEST(indent_missing_many)
+{
+	jh_ruleset *rs = test_ruleset(BUILTIN_RULE("layout.indent-missing", "indent-missing", "",
+	                                           "unsafe"));
+	static const size_t bare[] = {3, 5000};
+	for (size_t c = 0; c < sizeof bare / sizeof *bare; c++) {
+		const char *in = "　　这一段的开头有缩进，下面一段的开头没有。\n",
+		           *out = "这一段的开头没有缩进，上面一段的开头有缩进。\n";
+		size_t n_in = 2 * bare[c] + 10, cap = n_in * strlen(in) + bare[c] * strlen(out) + 1;
+		char *doc = malloc(cap), *at = doc;
+		ck_assert(doc);
+		for (size_t i = 0, k = 0; i < n_in + bare[c]; i++) { /* a bare line after each two */
+			const char *line = i % 3 == 2 && k++ < bare[c] ? out : in;
+			memcpy(at, line, strlen(line));
+			at += strlen(line);
+		}
+		*at = 0;
+		jh_findings fs = JH_FINDINGS_INIT;
+		test_check(rs, doc, strlen(doc), &fs);
+		ck_assert_uint_eq(fs.count, bare[c]);
+		jh_findings_clear(&fs);
+		free(doc);
+	}
+	jh_ruleset_free(rs);
+}
+END_TEST
+
 START_TEST(blank_lines)
 {
 	jh_ruleset *rs = test_ruleset(BUILTIN_RULE("layout.blank-lines", "blank-lines", "max = 1\n",
@@ -419,6 +449,7 @@ Suite *punct_suite(void)
 	tcase_add_test(tc, line_endings);
 	tcase_add_test(tc, merged_paragraph_keeps_line_endings);
 	tcase_add_test(tc, indentation);
+	tcase_add_test(tc, indent_missing_many);
 	tcase_add_test(tc, blank_lines);
 	suite_add_tcase(s, tc);
 	tc = test_tcase("real rules", 30);

@@ -18,6 +18,17 @@ typedef struct {
 	size_t han_before;   /* Han characters of the text before this one */
 } jh_char;
 
+/* What several checks of one document compute once and share (the layout
+ * checks' survey of its lines): one per jh_check, zeroed by the engine,
+ * released by jh_doc_shared_free after every finish().  A check whose run
+ * has none (shared NULL) computes the same for itself. */
+typedef struct jh_doc_shared {
+	void *layout;
+	void (*layout_free)(void *layout);
+} jh_doc_shared;
+
+void jh_doc_shared_free(jh_doc_shared *d);
+
 /* Per-document state of one builtin rule. */
 typedef struct jh_brun {
 	const char *text;
@@ -47,6 +58,8 @@ typedef struct jh_brun {
 	 * finish(): a check that only needs their number is not woken by them
 	 * (JH_HAN_COUNT). */
 	size_t han_total;
+	/* The document's shared results (see jh_doc_shared), or NULL. */
+	jh_doc_shared *shared;
 } jh_brun;
 
 /* Which Han characters wake a check that has JH_C_HAN in its wake mask.
