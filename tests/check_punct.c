@@ -438,6 +438,46 @@ START_TEST(url_at_text_end)
 }
 END_TEST
 
+/* A span of verbatim text whose match begins before its first key (the
+ * scheme before ://, ſ matched for s) or that is a string literal or a
+ * code span: the half-width comma inside it is not reported, the one
+ * before it is.  (verbatim.c starts PCRE2 only from the characters that
+ * can open a span before a key.) */
+START_TEST(verbatim_spans_around_keys)
+{
+	static const struct {
+		const char *text, *span;
+	} cases[] = {
+		{"好,见http://a.b/文,档", "http://a.b/文,档"},
+		{"好,见HTTP://a.b/文,档", "HTTP://a.b/文,档"},
+		{"好,见http\xC5\xBF://a.b/文,档", "http\xC5\xBF://a.b/文,档"},
+		{"好,见www.a.b/文,档", "www.a.b/文,档"},
+		{"好,写 printf(\"%s,出错了\\n\") 的", "\"%s,出错了\\n\""},
+		{"好,写`好,坏`的", "`好,坏`"},
+	};
+	jh_ruleset *rs = real_rules();
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		const char *t = cases[i].text, *sp = strstr(t, cases[i].span);
+		ck_assert(sp);
+		size_t a = (size_t)(sp - t), b = a + strlen(cases[i].span);
+		jh_findings fs = JH_FINDINGS_INIT;
+		test_check(rs, t, strlen(t), &fs);
+		int comma = 0;
+		for (size_t k = 0; k < fs.count; k++) {
+			const jh_finding *f = &fs.items[k];
+			if (strncmp(f->rule_id, "punct.", 6))
+				continue;
+			comma |= f->byte_start == 3;
+			ck_assert_msg(f->byte_end <= a || f->byte_start >= b, "%s: %s at %zu-%zu", t,
+			              f->rule_id, f->byte_start, f->byte_end);
+		}
+		ck_assert_msg(comma, "%s: the comma before the span is not reported", t);
+		jh_findings_clear(&fs);
+	}
+	jh_ruleset_free(rs);
+}
+END_TEST
+
 Suite *punct_suite(void)
 {
 	Suite *s = suite_create("punct and layout");
@@ -456,6 +496,7 @@ Suite *punct_suite(void)
 	tcase_add_test(tc, quiet_on_clean_text);
 	tcase_add_test(tc, safe_fixes_restore_width_and_spaces);
 	tcase_add_test(tc, url_at_text_end);
+	tcase_add_test(tc, verbatim_spans_around_keys);
 	suite_add_tcase(s, tc);
 	return s;
 }
