@@ -216,6 +216,36 @@ START_TEST(indentation)
 }
 END_TEST
 
+/* An indented document with more unindented lines than the survey keeps
+ * (4096): indent-missing walks the text itself, with the same findings as
+ * for a few such lines. */
+START_TEST(indent_missing_many)
+{
+	jh_ruleset *rs = test_ruleset(BUILTIN_RULE("layout.indent-missing", "indent-missing", "",
+	                                           "unsafe"));
+	static const size_t bare[] = {3, 5000};
+	for (size_t c = 0; c < sizeof bare / sizeof *bare; c++) {
+		const char *in = "　　这一段的开头有缩进，下面一段的开头没有。\n",
+		           *out = "这一段的开头没有缩进，上面一段的开头有缩进。\n";
+		size_t n_in = 2 * bare[c] + 10, cap = n_in * strlen(in) + bare[c] * strlen(out) + 1;
+		char *doc = malloc(cap), *at = doc;
+		ck_assert(doc);
+		for (size_t i = 0, k = 0; i < n_in + bare[c]; i++) { /* a bare line after each two */
+			const char *line = i % 3 == 2 && k++ < bare[c] ? out : in;
+			memcpy(at, line, strlen(line));
+			at += strlen(line);
+		}
+		*at = 0;
+		jh_findings fs = JH_FINDINGS_INIT;
+		test_check(rs, doc, strlen(doc), &fs);
+		ck_assert_uint_eq(fs.count, bare[c]);
+		jh_findings_clear(&fs);
+		free(doc);
+	}
+	jh_ruleset_free(rs);
+}
+END_TEST
+
 START_TEST(blank_lines)
 {
 	jh_ruleset *rs = test_ruleset(BUILTIN_RULE("layout.blank-lines", "blank-lines", "max = 1\n",
@@ -509,6 +539,46 @@ START_TEST(url_at_text_end)
 }
 END_TEST
 
+/* A span of verbatim text whose match begins before its first key (the
+ * scheme before ://, ſ matched for s) or that is a string literal or a
+ * code span: the half-width comma inside it is not reported, the one
+ * before it is.  (verbatim.c starts PCRE2 only from the characters that
+ * can open a span before a key.) */
+START_TEST(verbatim_spans_around_keys)
+{
+	static const struct {
+		const char *text, *span;
+	} cases[] = {
+		{"好,见http://a.b/文,档", "http://a.b/文,档"},
+		{"好,见HTTP://a.b/文,档", "HTTP://a.b/文,档"},
+		{"好,见http\xC5\xBF://a.b/文,档", "http\xC5\xBF://a.b/文,档"},
+		{"好,见www.a.b/文,档", "www.a.b/文,档"},
+		{"好,写 printf(\"%s,出错了\\n\") 的", "\"%s,出错了\\n\""},
+		{"好,写`好,坏`的", "`好,坏`"},
+	};
+	jh_ruleset *rs = real_rules();
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		const char *t = cases[i].text, *sp = strstr(t, cases[i].span);
+		ck_assert(sp);
+		size_t a = (size_t)(sp - t), b = a + strlen(cases[i].span);
+		jh_findings fs = JH_FINDINGS_INIT;
+		test_check(rs, t, strlen(t), &fs);
+		int comma = 0;
+		for (size_t k = 0; k < fs.count; k++) {
+			const jh_finding *f = &fs.items[k];
+			if (strncmp(f->rule_id, "punct.", 6))
+				continue;
+			comma |= f->byte_start == 3;
+			ck_assert_msg(f->byte_end <= a || f->byte_start >= b, "%s: %s at %zu-%zu", t,
+			              f->rule_id, f->byte_start, f->byte_end);
+		}
+		ck_assert_msg(comma, "%s: the comma before the span is not reported", t);
+		jh_findings_clear(&fs);
+	}
+	jh_ruleset_free(rs);
+}
+END_TEST
+
 Suite *punct_suite(void)
 {
 	Suite *s = suite_create("punct and layout");
@@ -520,6 +590,7 @@ Suite *punct_suite(void)
 	tcase_add_test(tc, line_endings);
 	tcase_add_test(tc, merged_paragraph_keeps_line_endings);
 	tcase_add_test(tc, indentation);
+	tcase_add_test(tc, indent_missing_many);
 	tcase_add_test(tc, blank_lines);
 	suite_add_tcase(s, tc);
 	tc = test_tcase("real rules", 30);
@@ -528,6 +599,7 @@ Suite *punct_suite(void)
 	tcase_add_test(tc, url_at_text_end);
 	tcase_add_test(tc, other_marks_change_nothing);
 	tcase_add_test(tc, tally_changes_nothing);
+	tcase_add_test(tc, verbatim_spans_around_keys);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "charclass.h"
+#include "cpscan.h"
 #include "interest.h"
 #include "stops.h"
 #include "tests.h"
@@ -241,6 +242,60 @@ START_TEST(foreign_lead_every_offset)
 }
 END_TEST
 
+/* The code point finder (jh_cpset_find3): eight characters at a time with
+ * AVX2 finds what the portable loop finds, and that is the first whole
+ * three-byte character of the set a strict decoding meets: on runs of
+ * Han characters with a member, an ASCII byte, a stray or missing
+ * continuation byte, or a two- or four-byte character at every offset,
+ * and the text cut at every byte (exact allocations: no read past it). */
+START_TEST(cpset_every_offset)
+{
+	enum { N = 120 };
+	uint32_t bits[(0xA000 - 0x4E00) / 32] = {0};
+	bits[(0x6C49 - 0x4E00) / 32] |= 1u << ((0x6C49 - 0x4E00) % 32); /* 汉 */
+	bits[(0x5B57 - 0x4E00) / 32] |= 1u << ((0x5B57 - 0x4E00) % 32); /* 字 */
+	jh_cpset set = {bits, 0x4E00, 0xA000 - 0x4E00};
+	unsigned char base[3 * N];
+	for (int i = 0; i < N; i++) { /* 中文 ..., no member */
+		int32_t cp = 0x4E2D + (i % 40) * 3;
+		base[3 * i] = (unsigned char)(0xE0 | (cp >> 12));
+		base[3 * i + 1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
+		base[3 * i + 2] = (unsigned char)(0x80 | (cp & 0x3F));
+	}
+	static const char *const put[] = {"\xE6\xB1\x89", "\xE5\xAD\x97", "a", "\x80", "\xE6\xB1",
+	                                  "\xC3\xA9", "\xF0\x9F\x98\x80", "\xE3\x80\x82",
+	                                  "\xED\xA0\x80", "\xE0\x80\x80"};
+	unsigned char t[3 * N + 8];
+	for (size_t k = 0; k < 3 * N; k++)
+		for (size_t d = 0; d < sizeof put / sizeof *put; d++) {
+			size_t pl = strlen(put[d]), len = 3 * N;
+			memcpy(t, base, k);
+			memcpy(t + k, put[d], pl);
+			memcpy(t + k + pl, base + k, 3 * N - k);
+			len += pl;
+			for (size_t cut = len; cut + 40 >= len && cut > 0; cut -= 7) {
+				unsigned char *c = malloc(cut);
+				ck_assert(c);
+				memcpy(c, t, cut);
+				/* the reference: decode strictly, in order */
+				size_t ref = cut;
+				for (size_t p = 0, n; p < cut; p += n) {
+					int32_t cp;
+					n = jh_utf8_decode(c + p, cut - p, &cp);
+					if (n == 3 && jh_cpset_has(&set, cp)) {
+						ref = p;
+						break;
+					}
+				}
+				for (int impl = 0; impl <= 2; impl += 2)
+					ck_assert_msg(jh_cpset_find3_with(impl, c, 0, cut, &set) == ref,
+					              "impl %d, put %zu at %zu, cut %zu", impl, d, k, cut);
+				free(c);
+			}
+		}
+}
+END_TEST
+
 Suite *stops_suite(void)
 {
 	Suite *s = suite_create("stops");
@@ -250,6 +305,7 @@ Suite *stops_suite(void)
 	tcase_add_test(tc, interest_not_han_is_class);
 	tcase_add_test(tc, doubled_word_past_lanes);
 	tcase_add_test(tc, foreign_lead_every_offset);
+	tcase_add_test(tc, cpset_every_offset);
 	suite_add_tcase(s, tc);
 	return s;
 }

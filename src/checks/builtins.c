@@ -220,6 +220,13 @@ const jh_builtin_def *jh_builtin_find(const char *name)
 	return NULL;
 }
 
+void jh_doc_shared_free(jh_doc_shared *d)
+{
+	if (d->layout && d->layout_free)
+		d->layout_free(d->layout);
+	d->layout = NULL;
+}
+
 void jh_builtins_free(jh_builtins *b)
 {
 	for (size_t i = 0; i < b->n; i++)

@@ -21,6 +21,17 @@ typedef struct {
 	const size_t *tally;
 } jh_char;
 
+/* What several checks of one document compute once and share (the layout
+ * checks' survey of its lines): one per jh_check, zeroed by the engine,
+ * released by jh_doc_shared_free after every finish().  A check whose run
+ * has none (shared NULL) computes the same for itself. */
+typedef struct jh_doc_shared {
+	void *layout;
+	void (*layout_free)(void *layout);
+} jh_doc_shared;
+
+void jh_doc_shared_free(jh_doc_shared *d);
+
 /* Per-document state of one builtin rule. */
 typedef struct jh_brun {
 	const char *text;
@@ -56,6 +67,8 @@ typedef struct jh_brun {
 	int tallied;
 	size_t tally_total[2];
 	size_t tally_mark[4];
+	/* The document's shared results (see jh_doc_shared), or NULL. */
+	jh_doc_shared *shared;
 } jh_brun;
 
 /* Which Han characters wake a check that has JH_C_HAN in its wake mask.

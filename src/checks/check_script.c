@@ -76,10 +76,32 @@ static size_t next_suspect(const jh_brun *run, size_t p, size_t end, size_t *n)
 {
 	const variant_cfg *cfg = run->cfg;
 	const unsigned char *t = (const unsigned char *)run->text;
+	/* the conversion check's suspects are the flag table's: a run of
+	 * well-formed three-byte characters is looked up without the checks
+	 * below */
+	const uint8_t *bmp = cfg->mode == MODE_PHRASES ? cfg->bmp : NULL;
 	while (p < end) {
 		if (t[p] < 0x80) { /* ASCII: never a suspect */
-			p++;
+			uint64_t w;
+			while (p + 8 <= end && (memcpy(&w, t + p, 8), !(w & 0x8080808080808080u)))
+				p += 8;
+			while (p < end && t[p] < 0x80)
+				p++;
 			continue;
+		}
+		if (bmp) {
+			/* leads E1-EC, EE, EF take any two continuation bytes */
+			for (unsigned c; p < end && p + 2 < run->len && (c = t[p]) >= 0xE1 && c != 0xED &&
+			                 c <= 0xEF && ((t[p + 1] ^ 0x80u) | (t[p + 2] ^ 0x80u)) < 0x40;
+			     p += 3) {
+				int32_t cp = (int32_t)((c & 0x0F) << 12 | (t[p + 1] & 0x3Fu) << 6 | (t[p + 2] & 0x3Fu));
+				if ((bmp[cp] & F_SUSPECT) && (jh_class_of(cp) & JH_C_HAN)) {
+					*n = 3;
+					return p;
+				}
+			}
+			if (p >= end || t[p] < 0x80)
+				continue;
 		}
 		/* Three bytes, the form of every BMP Han character: no character
 		 * starts inside them, whatever they decode to. */
@@ -430,14 +452,18 @@ static int para_variants(const variant_cfg *cfg, int forced, para *v, size_t n, 
 			v[i].v = doc;
 		return !forced && minor && 2 * minor >= major ? DOUBT_MIXED : DOUBT_NONE;
 	}
+	/* each paragraph's own variant, found once: kept above the bits of
+	 * the one it is held to until the second walk */
+	enum { OWN_SHIFT = 4 };
 	int last = V_NONE;
 	for (size_t i = 0; i < n; i++) {
 		int own = para_own(cfg, &v[i], all);
 		last = own ? own : last;
-		v[i].v = last;
+		v[i].v = last | own << OWN_SHIFT;
 	}
 	for (size_t i = n; i-- > 0;) {
-		int own = para_own(cfg, &v[i], all);
+		int own = v[i].v >> OWN_SHIFT;
+		v[i].v &= (1 << OWN_SHIFT) - 1;
 		last = own ? own : i + 1 < n ? v[i + 1].v : V_NONE;
 		if (!v[i].v)
 			v[i].v = last;
@@ -763,6 +789,28 @@ static const char *const script_talk[] = {
 	"繁体", "繁體", "简体", "簡體", "正体", "正體", "异体", "異體", "字形", "写法", "寫法",
 	"字体", "字體", "旧字", "舊字", "汉字", "漢字", "日文", "日语", "日語", NULL};
 
+/* Where run_mentioned's sentence ends: 。！？!? or the line's end (what
+ * cp_in(cp, "。！？!?\n") says, without a string search a character). */
+static inline int sentence_end(int32_t cp)
+{
+	return cp == 0x3002 || cp == 0xFF01 || cp == 0xFF1F || cp == '!' || cp == '?' || cp == '\n';
+}
+
+/* The characters of the string set (forms "發|髮", its | too) into v[],
+ * for cp_in's answer by comparing numbers; -1 when they do not fit or do
+ * not decode (then cp_in itself is asked). */
+static int set_chars(const char *set, int32_t *v, int max)
+{
+	int k = 0;
+	for (size_t i = 0, len = strlen(set), n; i < len; i += n) {
+		if (k == max)
+			return -1;
+		if ((v[k++] = decode_at(set, len, i, &n)) < 0)
+			return -1;
+	}
+	return k;
+}
+
 /* Is the run [a, b) of paragraph p, one character, spoken of as such: its
  * sentence holds another form of it between the same two neighbours,
  * characters or quotation marks (的漢字 … 的汉字, “國” … “国”),
@@ -772,27 +820,39 @@ static int run_mentioned(const jh_brun *run, const para *pp, size_t a, size_t b)
 {
 	const variant_cfg *cfg = run->cfg;
 	size_t ss = a, se = b, n;
-	while (ss > pp->start) {
-		size_t q = jh_utf8_prev(run->text, ss);
-		int32_t cp = decode_at(run->text, run->len, q, &n);
-		if (cp_in(cp, "。！？!?\n"))
-			break;
-		ss = q;
-	}
-	for (int32_t cp; se < pp->end; se += n ? n : 1)
-		if ((cp = decode_at(run->text, pp->end, se, &n)) >= 0 && cp_in(cp, "。！？!?\n"))
-			break;
+	/* what needs no walk over the sentence first: a run of one
+	 * character, that has other forms or stands before 字 or in quotes */
 	int32_t self = decode_at(run->text, b, a, &n);
 	if (a + n != b)
 		return 0; /* a word is not spoken of as characters */
 	int32_t prev = a > pp->start ? decode_at(run->text, run->len, jh_utf8_prev(run->text, a), &n) : -1;
 	int32_t next = b < pp->end ? decode_at(run->text, pp->end, b, &n) : -1;
+	const char_ent *e = find_ent(cfg, self);
+	int talk = next == 0x5B57 || (quote_kind(prev) > 0 && quote_kind(next) < 0);
+	if (!e && !talk)
+		return 0;
+	while (ss > pp->start) {
+		size_t q = jh_utf8_prev(run->text, ss);
+		int32_t cp = decode_at(run->text, run->len, q, &n);
+		if (sentence_end(cp))
+			break;
+		ss = q;
+	}
+	for (int32_t cp; se < pp->end; se += n ? n : 1)
+		if ((cp = decode_at(run->text, pp->end, se, &n)) >= 0 && sentence_end(cp))
+			break;
 	/* another form of it in the same place: a half-converted sentence has
 	 * both forms too (這个人 … 这個人), but not between the same two */
-	const char_ent *e = find_ent(cfg, self);
+	int32_t forms[16];
+	int nf = e ? set_chars(e->forms, forms, 16) : 0;
 	for (size_t p = ss; p < se && e; p += n ? n : 1) {
 		int32_t cp = decode_at(run->text, se, p, &n);
-		if (p == a || cp < 0 || !cp_in(cp, e->forms))
+		if (p == a || cp < 0)
+			continue;
+		int in = nf < 0 ? cp_in(cp, e->forms) : 0;
+		for (int k = 0; k < nf && !in; k++)
+			in = forms[k] == cp;
+		if (!in)
 			continue;
 		size_t m;
 		int32_t fp = p > ss ? decode_at(run->text, run->len, jh_utf8_prev(run->text, p), &m) : -1;
@@ -802,7 +862,7 @@ static int run_mentioned(const jh_brun *run, const para *pp, size_t a, size_t b)
 			return 1;
 	}
 	/* a talk word speaks of one character shown as such: 漢字, “發” */
-	if (!(next == 0x5B57 || (quote_kind(prev) > 0 && quote_kind(next) < 0)))
+	if (!talk)
 		return 0;
 	for (int k = 0; script_talk[k]; k++) {
 		size_t tl = strlen(script_talk[k]);
@@ -1058,6 +1118,19 @@ static size_t phrase_at(jh_brun *run, const para *pp, size_t a, size_t b, size_t
 {
 	const variant_cfg *cfg = run->cfg;
 	enum { K = 3 };
+	/* every window holds the suspect and a neighbour: with neither
+	 * neighbour beside it in any phrase, none is in the table */
+	const uint64_t *pairs = __atomic_load_n(&cfg->pairs, __ATOMIC_ACQUIRE);
+	if (!pairs)
+		phrase_filter_count(cfg);
+	if (pairs) {
+		size_t pa = a > 0 ? jh_utf8_start_back(run->text, a) : a, nb = b, nn;
+		if (b < run->len && decode_at(run->text, run->len, b, &nn) >= 0)
+			nb = b + nn;
+		if (!(pa < a && phrase_pair(pairs, run->text + pa, b - pa)) &&
+		    !(nb > b && phrase_pair(pairs, run->text + a, nb - a)))
+			return 0;
+	}
 	size_t bounds[2 * K + 2];
 	int nb = 0, na = 0;
 	size_t before[K], after[K];
@@ -1084,10 +1157,19 @@ static size_t phrase_at(jh_brun *run, const para *pp, size_t a, size_t b, size_t
 	for (int i = 0; i < na; i++)
 		bounds[m++] = after[i];
 	/* bounds[0..m) are character starts and the last end; the suspect is
-	 * the character from bounds[self] to bounds[self+1] */
+	 * the character from bounds[self] to bounds[self+1].  A window is in
+	 * the table only if each two neighbours in it are in the filter. */
+	int pair_ok[2 * K + 1];
+	for (int j = 0; j + 2 < m; j++)
+		pair_ok[j] = phrase_pair(pairs, run->text + bounds[j], bounds[j + 2] - bounds[j]);
 	for (int l = 4; l >= 2; l--)
 		for (int s = self - l + 1; s <= self; s++) {
 			if (s < 0 || s + l > m - 1)
+				continue;
+			int ok = 1;
+			for (int j = s; j + 2 <= s + l && ok; j++)
+				ok = pair_ok[j];
+			if (!ok)
 				continue;
 			size_t ws = bounds[s], we = bounds[s + l];
 			const phrase_ent *e = find_phrase(cfg, run->text + ws, we - ws);
@@ -1111,15 +1193,21 @@ static size_t phrase_at(jh_brun *run, const para *pp, size_t a, size_t b, size_t
 	return 0;
 }
 
-/* The suspects of paragraph p. */
+/* The suspects of paragraph p.  The scan counted them (p->suspects, all
+ * but 字, which it passes to the mention test): the walk stops at the
+ * last one, unless 字 is a suspect itself. */
 static void phrases_in_para(jh_brun *run, const para *p)
 {
-	size_t done = p->start, n;
-	for (size_t i = p->start; (i = next_suspect(run, i, p->end, &n)) != SIZE_MAX && !run->err;
+	const variant_cfg *cfg = run->cfg;
+	size_t done = p->start, n, left = p->suspects;
+	int counted = !(char_flags(cfg, 0x5B57) & F_SUSPECT);
+	for (size_t i = p->start;
+	     !(counted && !left) && (i = next_suspect(run, i, p->end, &n)) != SIZE_MAX && !run->err;
 	     i += n) {
+		int32_t cp = decode_at(run->text, run->len, i, &n);
+		left -= left && cp != 0x5B57;
 		if (i < done)
 			continue;
-		int32_t cp = decode_at(run->text, run->len, i, &n);
 		size_t end = phrase_at(run, p, i, i + n, done);
 		if (!end && (cp == 0x4F59 || cp == 0x88E1 || cp == 0x88CF) && numeral_fix(run, i, i + n, cp))
 			end = i + n;
@@ -1203,6 +1291,7 @@ static void variant_finish(jh_brun *run)
 	for (size_t i = 0; i < s->n && all; i++)
 		all = s->v[i].hans == s->v[i].qhans && s->v[i].hant == s->v[i].qhant;
 	int doc_doubt = para_variants(cfg, forced, s->v, s->n, all);
+	int loaded = 0; /* the phrase table, asked for at the first paragraph that needs it */
 	for (size_t i = 0; i < s->n && !run->err; i++) {
 		const para *p = &s->v[i];
 		if (cfg->mode == MODE_CHARS && ((p->v == V_HANT && p->hans) || (p->v == V_HANS && p->hant))) {
@@ -1212,12 +1301,15 @@ static void variant_finish(jh_brun *run)
 			chars_in_para(run, p, p->v, d > doc_doubt ? d : doc_doubt);
 		}
 		if (cfg->mode == MODE_PHRASES && p->v == V_HANT && p->suspects) {
-			phrases_arg a = {(variant_cfg *)cfg, run->diag_fn, run->payload};
-			int rc = jh_lazy_get(&((variant_cfg *)cfg)->phrases_once, load_phrases, &a);
-			if (rc == JH_ERR_NOMEM)
-				run->err = rc;
-			if (rc) /* a table gone since compiling: reported, no phrase findings */
-				break;
+			if (!loaded) {
+				phrases_arg a = {(variant_cfg *)cfg, run->diag_fn, run->payload};
+				int rc = jh_lazy_get(&((variant_cfg *)cfg)->phrases_once, load_phrases, &a);
+				if (rc == JH_ERR_NOMEM)
+					run->err = rc;
+				if (rc) /* a table gone since compiling: reported, no phrase findings */
+					break;
+				loaded = 1;
+			}
 			phrases_in_para(run, p);
 		}
 	}

@@ -74,6 +74,15 @@ typedef struct {
 	const uint32_t *index;   /* open addressing, entry + 1, 0 = empty */
 	size_t index_mask;
 	size_t max_phrase;       /* longest phrase, in bytes */
+	/* The conversion check's filter of the phrase table: a bit (of a
+	 * hash) for every two neighbouring characters of a key, so that a
+	 * window with two neighbours in no key is not looked up (phrase_pair);
+	 * NULL (not made yet, or no memory): every window is looked up.
+	 * Made once enough suspects were looked up (phrase_filter_count),
+	 * published with a release store. */
+	uint64_t *pairs;
+	size_t pair_asks;
+	jh_lazy pairs_once;
 	/* regional forms (裏 裡, 爲 為, 着 著): group of each BMP character + 1 */
 	uint8_t *group;
 	int32_t forms[MAX_GROUPS][GROUP_FORMS];
@@ -98,12 +107,41 @@ const char_ent *find_ent(const variant_cfg *c, int32_t cp);
 int parse_variant(const char *v);
 const phrase_ent *find_phrase(const variant_cfg *c, const char *s, size_t n);
 int load_phrases(void *arg);
+void phrase_filter_count(const variant_cfg *cfg);
 int chars_compile(const jh_rule *r, void **out, jh_diag_fn fn, void *pl);
 /* The F_HANS / F_HANT table of the character file c reads (shared by the
  * checks that read the same file), or NULL. */
 const uint8_t *variant_tally_table(const variant_cfg *c);
 int phrases_compile(const jh_rule *r, void **out, jh_diag_fn fn, void *pl);
 int regional_compile(const jh_rule *r, void **out, jh_diag_fn fn, void *pl);
+
+/* The filter's bit for the n bytes at s (two characters); a pair longer
+ * than eight bytes has none and always passes. */
+enum { PAIR_BITS_LOG = 18 };
+
+static inline uint64_t pair_hash(const char *s, size_t n)
+{
+	uint64_t v = 0;
+	if (n == 6) { /* two characters of the BMP: the common pair */
+		uint32_t lo;
+		uint16_t hi;
+		memcpy(&lo, s, 4);
+		memcpy(&hi, s + 4, 2);
+		v = lo | (uint64_t)hi << 32;
+	} else {
+		for (size_t i = 0; i < n; i++)
+			v |= (uint64_t)(unsigned char)s[i] << (8 * i);
+	}
+	return (v * 0x9E3779B97F4A7C15ull) >> (64 - PAIR_BITS_LOG);
+}
+
+static inline int phrase_pair(const uint64_t *pairs, const char *s, size_t n)
+{
+	if (!pairs || n > 8)
+		return 1;
+	uint64_t h = pair_hash(s, n);
+	return (pairs[h >> 6] >> (h & 63)) & 1;
+}
 
 static inline uint8_t char_flags(const variant_cfg *c, int32_t cp)
 {

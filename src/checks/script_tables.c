@@ -23,8 +23,10 @@ void variant_free(void *p)
 	if (!c)
 		return;
 	chars_release(c->chars);
-	if (c->mode != MODE_REGIONAL)
+	if (c->mode != MODE_REGIONAL) {
 		jh_lazy_destroy(&c->phrases_once);
+		jh_lazy_destroy(&c->pairs_once);
+	}
 	if (c->ph_map) {
 		munmap(c->ph_map, c->ph_map_len);
 	} else {
@@ -34,6 +36,7 @@ void variant_free(void *p)
 	}
 	if (c->own_bmp)
 		free(c->bmp);
+	free(c->pairs);
 	free(c->group);
 	free(c);
 }
@@ -563,6 +566,50 @@ static void phrases_store(const variant_cfg *c, const char *cache, const char *p
 	jh_cache_store(cache, path, "phrases", PHRASES_MAGIC, PHRASES_LAYOUT, s, sizeof s / sizeof *s);
 }
 
+/* The conversion check's filter of the phrase table (script.h,
+ * phrase_pair): the pairs of neighbouring characters in its keys.
+ * Without memory for it there is no filter, and every window is looked
+ * up. */
+static int pairs_build(void *arg)
+{
+	variant_cfg *c = arg;
+	uint64_t *pairs = calloc((1u << PAIR_BITS_LOG) / 64, 8);
+	if (!pairs)
+		return JH_OK; /* no filter: the same findings */
+	for (size_t i = 0; i < c->n_ph; i++) {
+		const char *w = c->ph_text + c->ph[i].wrong;
+		size_t n = c->ph[i].wrong_len, at[3] = {0, 0, 0};
+		int k = 0;
+		for (size_t p = 0; p <= n; p++) {
+			if (p < n && ((unsigned char)w[p] & 0xC0) == 0x80)
+				continue; /* a character starts at every other byte, and n ends one */
+			at[k < 3 ? k : 2] = p;
+			if (k >= 2) {
+				if (at[2] - at[0] <= 8) {
+					uint64_t h = pair_hash(w + at[0], at[2] - at[0]);
+					pairs[h >> 6] |= 1ull << (h & 63);
+				}
+				at[0] = at[1];
+				at[1] = at[2];
+			}
+			k++;
+		}
+	}
+	__atomic_store_n(&c->pairs, pairs, __ATOMIC_RELEASE);
+	return JH_OK;
+}
+
+/* phrase_at counts the suspects it looks up without the filter: it is
+ * made when they reach a quarter of the table's entries (making it costs
+ * about a hundred instructions an entry, a suspect without it about a
+ * thousand), so that a short text does not pay for it. */
+void phrase_filter_count(const variant_cfg *cfg)
+{
+	variant_cfg *c = (variant_cfg *)cfg;
+	if (__atomic_add_fetch(&c->pair_asks, 1, __ATOMIC_RELAXED) == c->n_ph / 4 + 1)
+		jh_lazy_get(&c->pairs_once, pairs_build, c);
+}
+
 /* The phrase table and its index (jh_lazy: the rule set may serve several
  * threads): mapped from the cache folder, else read, indexed and cached. */
 int load_phrases(void *arg)
@@ -646,8 +693,10 @@ static int variant_compile_mode(const jh_rule *r, void **out, jh_diag_fn diag_fn
 		return JH_ERR_NOMEM;
 	c->mode = mode;
 	c->rule = r;
-	if (mode != MODE_REGIONAL)
+	if (mode != MODE_REGIONAL) {
 		jh_lazy_init(&c->phrases_once);
+		jh_lazy_init(&c->pairs_once);
+	}
 	unsigned line = r->line;
 	const char *v = jh_rule_param(r, "variant", &line);
 	int rc = JH_OK;

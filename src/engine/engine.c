@@ -268,6 +268,7 @@ int jh_check(const jh_ruleset *rs, const char *text, size_t len, const jh_check_
 	jh_findings_new_check(out);
 	const jh_builtins *bi = rs->builtins;
 	jh_brun *runs = calloc(bi->n ? bi->n : 1, sizeof *runs);
+	jh_doc_shared shared = {0};
 	jh_scan_result res = {0};
 	jh_rx_scratch scratch = {0};
 	int rc = runs ? JH_OK : JH_ERR_NOMEM;
@@ -278,7 +279,8 @@ int jh_check(const jh_ruleset *rs, const char *text, size_t len, const jh_check_
 			continue;
 		runs[k] = (jh_brun){.text = text, .len = len, .rule = rs->rules[idx], .rule_index = idx,
 		                    .cfg = bi->v[k].cfg, .out = out, .variant = opts->variant,
-		                    .diag_fn = opts->diag_fn, .payload = opts->payload};
+		                    .diag_fn = opts->diag_fn, .payload = opts->payload,
+		                    .shared = &shared};
 	}
 	regex_pass rp = {rs, enabled, text, len, opts, &scratch, NULL, {{NULL}, {0}, {0}}, out};
 	if (rc == JH_OK && rs->regexes->n) {
@@ -289,6 +291,7 @@ int jh_check(const jh_ruleset *rs, const char *text, size_t len, const jh_check_
 	if (rc == JH_OK)
 		rc = jh_scan(rs, text, len, enabled, runs, &res, rp.progress ? run_triggered : NULL, &rp,
 		             scratch.md);
+	jh_doc_shared_free(&shared); /* every finish() has run */
 	if (rc == JH_OK && cancelled(opts))
 		rc = JH_ERR_CANCELLED;
 	if (rc == JH_OK)

@@ -14,16 +14,24 @@
  * of the lines are (a Japanese manual page: its headings 名称 and 説明 are
  * kanji only, with no form that only Japanese writes).
  * The half-width katakana check is about kana and keeps its findings. */
+#define _GNU_SOURCE /* memrchr */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "buf.h"
 #include "charclass.h"
+#include "cpscan.h"
 #include "findings.h"
 #include "foreign.h"
 #include "foreign_forms.h"
 #include "stops.h"
 #include "utf8.h"
 #include "util.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#define FG_X86 1
+#include <immintrin.h>
+#endif
 
 /* What a Japanese or Korean span takes from a rule is the rule's own
  * `foreign =` (jh_foreign, rules/README.md): JH_FOREIGN_SENTENCE, its findings
@@ -61,12 +69,17 @@ static int is_japanese_form(int32_t cp)
 	return (jh_japanese_form_bits[k / 32] >> (k % 32)) & 1u;
 }
 
-int jh_japanese_wide_form(int32_t cp)
+static inline int wide_form(int32_t cp)
 {
 	if (cp < JH_JAPANESE_FORMS_FIRST || cp >= JH_JAPANESE_FORMS_END)
 		return 0;
 	unsigned k = (unsigned)(cp - JH_JAPANESE_FORMS_FIRST);
 	return ((jh_japanese_wide_bits[k / 32] | jh_japanese_form_bits[k / 32]) >> (k % 32)) & 1u;
+}
+
+int jh_japanese_wide_form(int32_t cp)
+{
+	return wide_form(cp);
 }
 
 static int ends_sentence(int32_t cp)
@@ -85,6 +98,7 @@ typedef struct {
 	size_t n, cap;
 	size_t line_start, line_end;
 	int doc; /* -1 not yet looked at, 0 no, 1 the document is foreign */
+	int letters; /* the document has a foreign letter (set with doc) */
 } sentences;
 
 static int push(sentences *s, size_t a, size_t b, int kana)
@@ -95,6 +109,33 @@ static int push(sentences *s, size_t a, size_t b, int kana)
 	s->v[s->n++] = b;
 	s->v[s->n++] = (size_t)kana;
 	return JH_OK;
+}
+
+/* The line around pos, [*a, *b): jh_line_bounds's, by memrchr and memchr. */
+static void line_around(const char *text, size_t len, size_t pos, size_t *a, size_t *b)
+{
+	if (pos > len)
+		pos = len;
+	const char *p = pos ? memrchr(text, '\n', pos) : NULL;
+	const char *q = memchr(text + pos, '\n', len - pos);
+	*a = p ? (size_t)(p - text) + 1 : 0;
+	*b = q ? (size_t)(q - text) : len;
+}
+
+/* The first byte of [p, e) that is not ASCII, or e (ASCII is decoded a
+ * byte at a time: skipping it lands where decoding would). */
+static inline size_t skip_ascii(const unsigned char *t, size_t p, size_t e)
+{
+#ifdef FG_X86
+	for (; p + 16 <= e; p += 16) {
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(t + p)));
+		if (m)
+			return p + (size_t)__builtin_ctz(m);
+	}
+#endif
+	while (p < e && t[p] < 0x80)
+		p++;
+	return p;
 }
 
 /* Whether [a, b) holds a character for which pred holds. */
@@ -132,7 +173,7 @@ static int kana_near(const char *text, size_t len, size_t a, size_t b)
 		return 1;
 	size_t pa = a, pb;
 	while (pa > 0) {
-		jh_line_bounds(text, len, pa - 1, &pa, &pb);
+		line_around(text, len, pa - 1, &pa, &pb);
 		if (!blank_line(text, pa, pb)) {
 			if (has_char(text, pa, pb, is_kana))
 				return 1;
@@ -141,7 +182,7 @@ static int kana_near(const char *text, size_t len, size_t a, size_t b)
 	}
 	pb = b;
 	while (pb < len) {
-		jh_line_bounds(text, len, pb + 1, &pa, &pb);
+		line_around(text, len, pb + 1, &pa, &pb);
 		if (!blank_line(text, pa, pb)) {
 			if (has_char(text, pa, pb, is_kana))
 				return 1;
@@ -152,18 +193,122 @@ static int kana_near(const char *text, size_t len, size_t a, size_t b)
 	return 0;
 }
 
-/* Whether the text may hold hiragana or hangul, by their UTF-8 lead bytes
- * (E3 81-82, E3 84-86, E1 84-87, EA-ED): Chinese text has none, and this
- * byte test (vectors, stops.h) spares it the decoding pass of doc_foreign. */
-static int may_have_foreign(const char *text, size_t len)
+/* The next byte at or after p that may start hiragana or hangul: a lead
+ * E1 or EA-ED, or E3 but for E3 80 (the CJK punctuation of every Chinese
+ * line), or len.  A superset of what they start (foreign_letter_at says);
+ * Chinese text has none, and is passed over 32 or 16 bytes at a time. */
+#ifdef FG_X86
+__attribute__((target("avx2"))) static size_t lead_avx2(const unsigned char *t, size_t p,
+                                                        size_t len)
 {
-	return jh_foreign_lead((const unsigned char *)text, len) < len;
+	const __m256i e1 = _mm256_set1_epi8((char)0xE1), e3 = _mm256_set1_epi8((char)0xE3);
+	const __m256i ea = _mm256_set1_epi8((char)0xEA), three = _mm256_set1_epi8(3);
+	const __m256i c80 = _mm256_set1_epi8((char)0x80);
+	for (; p + 33 <= len; p += 32) {
+		__m256i a = _mm256_loadu_si256((const __m256i *)(t + p));
+		__m256i b = _mm256_loadu_si256((const __m256i *)(t + p + 1));
+		__m256i x = _mm256_sub_epi8(a, ea);
+		__m256i m = _mm256_or_si256(
+			_mm256_or_si256(_mm256_cmpeq_epi8(a, e1), _mm256_cmpeq_epi8(_mm256_min_epu8(x, three), x)),
+			_mm256_andnot_si256(_mm256_cmpeq_epi8(b, c80), _mm256_cmpeq_epi8(a, e3)));
+		unsigned bits = (unsigned)_mm256_movemask_epi8(m);
+		if (bits)
+			return p + (size_t)__builtin_ctz(bits);
+	}
+	return p;
+}
+
+static size_t lead_sse2(const unsigned char *t, size_t p, size_t len)
+{
+	const __m128i e1 = _mm_set1_epi8((char)0xE1), e3 = _mm_set1_epi8((char)0xE3);
+	const __m128i ea = _mm_set1_epi8((char)0xEA), three = _mm_set1_epi8(3);
+	const __m128i c80 = _mm_set1_epi8((char)0x80);
+	for (; p + 17 <= len; p += 16) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(t + p));
+		__m128i b = _mm_loadu_si128((const __m128i *)(t + p + 1));
+		__m128i x = _mm_sub_epi8(a, ea);
+		__m128i m = _mm_or_si128(
+			_mm_or_si128(_mm_cmpeq_epi8(a, e1), _mm_cmpeq_epi8(_mm_min_epu8(x, three), x)),
+			_mm_andnot_si128(_mm_cmpeq_epi8(b, c80), _mm_cmpeq_epi8(a, e3)));
+		unsigned bits = (unsigned)_mm_movemask_epi8(m);
+		if (bits)
+			return p + (size_t)__builtin_ctz(bits);
+	}
+	return p;
+}
+#endif
+
+static size_t next_lead(const unsigned char *t, size_t p, size_t len)
+{
+#ifdef FG_X86
+	p = jh_plain_impl() == 2 ? lead_avx2(t, p, len) : lead_sse2(t, p, len);
+#endif
+	for (; p < len; p++) {
+		unsigned c = t[p];
+		if (c == 0xE1 || (c >= 0xEA && c <= 0xED) || (c == 0xE3 && !(p + 1 < len && t[p + 1] == 0x80)))
+			return p;
+	}
+	return len;
+}
+
+/* Does the character at the lead byte p, decoded up to the end of its
+ * line e, count as a foreign letter?  A lead byte is never inside another
+ * character, valid or not, so decoding the line from its start reaches
+ * it: has_char(.., is_foreign_letter) is true where this is for one. */
+static inline int foreign_letter_at(const unsigned char *t, size_t p, size_t e)
+{
+	int32_t cp;
+	jh_utf8_decode(t + p, e - p, &cp);
+	return is_foreign_letter(cp);
+}
+
+/* has_char(text, a, b, is_foreign_letter), from the lead bytes. */
+static int line_has_foreign(const unsigned char *t, size_t a, size_t b)
+{
+	for (size_t p = a; (p = next_lead(t, p, b)) < b; p++)
+		if (foreign_letter_at(t, p, b))
+			return 1;
+	return 0;
+}
+
+/* More than half of the lines with Han or foreign letters have foreign
+ * letters: a Japanese (or Korean) document.  A bilingual text, one line
+ * Japanese and the next its Chinese translation, is not.  The lines with
+ * foreign letters are counted from their lead bytes (Chinese text has
+ * none: one look at the text); then the other lines with Han, only until
+ * they are as many. */
+static int doc_foreign(const char *text, size_t len, int *letters)
+{
+	const unsigned char *t = (const unsigned char *)text;
+	size_t foreign = 0;
+	for (size_t p = 0; (p = next_lead(t, p, len)) < len;) {
+		const char *nl = memchr(text + p, '\n', len - p);
+		size_t e = nl ? (size_t)(nl - text) : len;
+		if (foreign_letter_at(t, p, e)) {
+			foreign++;
+			p = e + 1; /* the next line */
+		} else {
+			p++;
+		}
+	}
+	*letters = foreign > 0;
+	if (!foreign)
+		return 0;
+	size_t han = 0; /* lines with Han and no foreign letter */
+	for (size_t a = 0; a < len && han < foreign;) {
+		size_t x, b;
+		line_around(text, len, a, &x, &b);
+		if (!line_has_foreign(t, a, b) && has_char(text, a, b, is_han))
+			han++;
+		a = b + 1;
+	}
+	return han < foreign; /* 2 * foreign > foreign + han */
 }
 
 /* Whether the line [a, b) holds a foreign letter or a Japanese form: a
  * line without either has no foreign sentence (line_sentences), and most
  * lines a finding is on are such, so they are decoded only this fast:
- * ASCII eight bytes at a time, a Han character of U+4000-9FFF (the forms'
+ * ASCII sixteen bytes at a time, a Han character of U+4000-9FFF (the forms'
  * range) by its three bytes, anything else by the strict decoder. */
 static int line_may_be_foreign(const char *text, size_t a, size_t b)
 {
@@ -171,47 +316,47 @@ static int line_may_be_foreign(const char *text, size_t a, size_t b)
 	for (size_t p = a; p < b;) {
 		unsigned c = t[p];
 		if (c < 0x80) {
-			uint64_t w;
-			if (p + 8 <= b && (memcpy(&w, t + p, 8), !(w & 0x8080808080808080u)))
-				p += 8;
-			else
-				p++;
+			p = skip_ascii(t, p, b);
 			continue;
 		}
-		int32_t cp;
 		if (c >= 0xE4 && c <= 0xE9 && p + 2 < b && (t[p + 1] & 0xC0) == 0x80 &&
 		    (t[p + 2] & 0xC0) == 0x80) {
-			cp = (int32_t)((c & 0x0F) << 12 | (t[p + 1] & 0x3Fu) << 6 | (t[p + 2] & 0x3Fu));
-			if (jh_japanese_wide_form(cp))
+			if (wide_form((int32_t)((c & 0x0F) << 12 | (t[p + 1] & 0x3Fu) << 6 | (t[p + 2] & 0x3Fu))))
 				return 1;
 			p += 3;
 			continue;
 		}
+		int32_t cp;
 		p += jh_utf8_decode(t + p, b - p, &cp);
-		if (is_foreign_letter(cp) || jh_japanese_wide_form(cp))
+		if (is_foreign_letter(cp) || wide_form(cp))
 			return 1;
 	}
 	return 0;
 }
 
-/* More than half of the lines with Han or foreign letters have foreign
- * letters: a Japanese (or Korean) document.  A bilingual text, one line
- * Japanese and the next its Chinese translation, is not. */
-static int doc_foreign(const char *text, size_t len)
+/* The forms of both tables as one set (cpscan.h), made once. */
+enum { FORM_WORDS = (JH_JAPANESE_FORMS_END - JH_JAPANESE_FORMS_FIRST + 31) / 32 };
+_Static_assert(sizeof jh_japanese_form_bits == FORM_WORDS * sizeof *jh_japanese_form_bits &&
+                       sizeof jh_japanese_wide_bits == FORM_WORDS * sizeof *jh_japanese_wide_bits,
+               "the form tables cover the forms' range");
+static uint32_t form_words[FORM_WORDS];
+static pthread_once_t form_once = PTHREAD_ONCE_INIT;
+
+static void form_words_make(void)
 {
-	if (!may_have_foreign(text, len))
-		return 0;
-	size_t lines = 0, foreign = 0;
-	for (size_t a = 0; a < len;) {
-		size_t x, b;
-		jh_line_bounds(text, len, a, &x, &b);
-		int f = has_char(text, a, b, is_foreign_letter);
-		if (f || has_char(text, a, b, is_han))
-			lines++;
-		foreign += (size_t)f;
-		a = b + 1;
-	}
-	return foreign && 2 * foreign > lines;
+	for (size_t i = 0; i < FORM_WORDS; i++)
+		form_words[i] = jh_japanese_wide_bits[i] | jh_japanese_form_bits[i];
+}
+
+/* line_may_be_foreign in a document without foreign letters: has [a, b)
+ * a Japanese form?  Those are three bytes, E4-E9 and two continuation
+ * bytes, wherever they are (a lead byte is never inside another
+ * character): looked for eight characters at a time (cpscan.h). */
+static int line_has_form(const char *text, size_t a, size_t b)
+{
+	pthread_once(&form_once, form_words_make);
+	const jh_cpset forms = {form_words, JH_JAPANESE_FORMS_FIRST, FORM_WORDS * 32};
+	return jh_cpset_find3((const unsigned char *)text, a, b, &forms) < b;
 }
 
 /* The foreign sentences of the line around pos (cached). */
@@ -220,11 +365,11 @@ static int line_sentences(sentences *s, const char *text, size_t len, size_t pos
 	if (s->line_end > s->line_start && pos >= s->line_start && pos < s->line_end)
 		return JH_OK;
 	size_t a, b;
-	jh_line_bounds(text, len, pos, &a, &b);
+	line_around(text, len, pos, &a, &b);
 	s->n = 0;
 	s->line_start = a;
 	s->line_end = b + 1;
-	if (!line_may_be_foreign(text, a, b))
+	if (!(s->letters ? line_may_be_foreign(text, a, b) : line_has_form(text, a, b)))
 		return JH_OK;
 	size_t start = a, total = 0, foreign = 0, forms = 0, wide = 0;
 	int has = 0, any = 0, kana = -1, by_kana = 0;
@@ -288,7 +433,7 @@ static int in_foreign(const sentences *s, size_t fs, size_t fe, int kana_only)
 int jh_foreign_drop(jh_findings *out, size_t first, const char *text, size_t len,
                     const jh_rule *const *rules, size_t n_rules)
 {
-	sentences s = {.doc = -1};
+	sentences s = {.doc = -1, .letters = 1};
 	int rc = JH_OK;
 	size_t w = first;
 	for (size_t i = first; i < out->count; i++) {
@@ -298,7 +443,7 @@ int jh_foreign_drop(jh_findings *out, size_t first, const char *text, size_t len
 		                                                              : JH_FOREIGN_NEVER;
 		if (scope != JH_FOREIGN_NEVER) {
 			if (s.doc < 0)
-				s.doc = doc_foreign(text, len);
+				s.doc = doc_foreign(text, len, &s.letters);
 			if (s.doc)
 				continue; /* its strings stay in the list's store */
 		}

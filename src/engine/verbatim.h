@@ -16,9 +16,9 @@ int jh_verbatim_family(const char *family);
 int jh_verbatim_drop(jh_findings *out, size_t first, const char *text, size_t len,
                      const jh_rule *const *rules, size_t n_rules);
 
-/* The verbatim patterns are matched by PCRE2's interpreter until the lines
- * looked at (in all checks of the process) reach this many bytes, then by
- * JIT copies, kept for the process. */
+/* The verbatim patterns are matched by PCRE2's interpreter until the text
+ * it has searched (in all checks of the process) reaches this many bytes,
+ * then by JIT copies, kept for the process. */
 #define JH_VERBATIM_JIT_AFTER 2048
 
 /* Make the JIT copies now (a test that counts allocations makes them
