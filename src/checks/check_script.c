@@ -6,13 +6,12 @@
  * The variant checks hold their own tables (rules/data/script-*.tsv, made
  * by rules/tools/gen-script-tables.py from OpenCC and jieba): which variant
  * a text is in is known only at its end, so they cannot be lexicon rules.
- * In the scan they only count, one table lookup per Han character; the
- * paragraphs that hold something to report are decoded a second time in
- * finish(). */
+ * In the scan they only count, one table lookup per Han character
+ * (script_count.c); the paragraphs that hold something to report are
+ * decoded a second time in finish(): here the vote of the paragraphs and
+ * the mixed-variant findings, in script_suspects.c the conversion and
+ * regional findings. */
 #define _GNU_SOURCE /* memmem */
-#ifdef __SSE2__
-#include <emmintrin.h>
-#endif
 #include <stdio.h>
 #include <stdlib.h>
 #include <ctype.h>
@@ -30,365 +29,6 @@
 static const char *const variant_params[] = {"variant", "chars", "phrases", "paragraph-min", NULL};
 static const char *const regional_params[] = {"variant", "chars", "regional", "standard",
                                               "paragraph-min", NULL};
-
-typedef struct {
-	size_t start, end;
-	uint32_t hans, hant, suspects;
-	uint32_t qhans, qhant; /* those of hans, hant inside quotation marks */
-	int v;               /* the variant it is held to, set in finish() */
-} para;
-
-typedef struct {
-	para *v;
-	size_t n, cap;
-	para cur;
-} variant_state;
-
-static void para_close(jh_brun *run, variant_state *s, size_t end)
-{
-	s->cur.end = end;
-	if (s->cur.hans || s->cur.hant || s->cur.suspects) {
-		if (jh_grow((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v))
-			run->err = JH_ERR_NOMEM;
-		else
-			s->v[s->n++] = s->cur;
-	}
-	s->cur = (para){end, end, 0, 0, 0, 0, 0, 0};
-}
-
-/* What a Han character counts for in this check. */
-static inline uint8_t mode_flags(const variant_cfg *cfg, int32_t cp)
-{
-	uint8_t f = char_flags(cfg, cp);
-	if (cfg->mode == MODE_CHARS)
-		f &= F_HANS | F_HANT;
-	else if (cfg->mode == MODE_REGIONAL) /* its suspects are the regional forms */
-		f = (f & (F_HANS | F_HANT)) | (cp < 0x10000 && cfg->group[cp] ? F_SUSPECT : 0);
-	return f;
-}
-
-/* The next suspect character of [p, end): its position (and length in
- * *n), or SIZE_MAX.  finish() finds them again in the paragraphs it looks
- * at rather than keep every position from the scan: on a long
- * traditional text that list was as big as its findings (40 MB for
- * 200 MB), for a second decoding of the few paragraphs that need it. */
-static size_t next_suspect(const jh_brun *run, size_t p, size_t end, size_t *n)
-{
-	const variant_cfg *cfg = run->cfg;
-	const unsigned char *t = (const unsigned char *)run->text;
-	/* the conversion check's suspects are the flag table's: a run of
-	 * well-formed three-byte characters is looked up without the checks
-	 * below */
-	const uint8_t *bmp = cfg->mode == MODE_PHRASES ? cfg->bmp : NULL;
-	while (p < end) {
-		if (t[p] < 0x80) { /* ASCII: never a suspect */
-			uint64_t w;
-			while (p + 8 <= end && (memcpy(&w, t + p, 8), !(w & 0x8080808080808080u)))
-				p += 8;
-			while (p < end && t[p] < 0x80)
-				p++;
-			continue;
-		}
-		if (bmp) {
-			/* leads E1-EC, EE, EF take any two continuation bytes */
-			for (unsigned c; p < end && p + 2 < run->len && (c = t[p]) >= 0xE1 && c != 0xED &&
-			                 c <= 0xEF && ((t[p + 1] ^ 0x80u) | (t[p + 2] ^ 0x80u)) < 0x40;
-			     p += 3) {
-				int32_t cp = (int32_t)((c & 0x0F) << 12 | (t[p + 1] & 0x3Fu) << 6 | (t[p + 2] & 0x3Fu));
-				if ((bmp[cp] & F_SUSPECT) && (jh_class_of(cp) & JH_C_HAN)) {
-					*n = 3;
-					return p;
-				}
-			}
-			if (p >= end || t[p] < 0x80)
-				continue;
-		}
-		/* Three bytes, the form of every BMP Han character: no character
-		 * starts inside them, whatever they decode to. */
-		if (t[p] >= 0xE0 && t[p] < 0xF0 && p + 2 < run->len && (t[p + 1] & 0xC0) == 0x80 &&
-		    (t[p + 2] & 0xC0) == 0x80) {
-			int32_t cp = (t[p] & 0x0F) << 12 | (t[p + 1] & 0x3F) << 6 | (t[p + 2] & 0x3F);
-			if (cp >= 0x800 && (cp < 0xD800 || cp > 0xDFFF) && (mode_flags(cfg, cp) & F_SUSPECT) &&
-			    (jh_class_of(cp) & JH_C_HAN)) {
-				*n = 3;
-				return p;
-			}
-			p += 3;
-			continue;
-		}
-		int32_t cp = decode_at(run->text, run->len, p, n);
-		if (cp >= 0 && (mode_flags(cfg, cp) & F_SUSPECT) && (jh_class_of(cp) & JH_C_HAN))
-			return p;
-		p += *n ? *n : 1;
-	}
-	return SIZE_MAX;
-}
-
-/* Quotation marks.  What a text quotes (an inscription, a title, a line
- * of verse, speech) is written as its source was: it does not say which
- * variant the text around it is in, so it takes no part in the vote.  The
- * marks of a paragraph are followed as a stack packed in an int: its depth
- * in the low bits, and for each level whether it was opened by an ASCII
- * " (which closes only its own level; any other closing mark closes the
- * innermost).  The scan and finish() follow it alike. */
-enum { Q_DEPTH_MAX = 16, Q_DEPTH_MASK = 31, Q_ASCII_SHIFT = 8 };
-
-static int quote_kind(int32_t cp)
-{
-	switch (cp) {
-	case 0x201C: case 0x300C: case 0x300E: case 0x300A: case 0x3008: case 0x2018: /* “「『《〈‘ */
-		return 1;
-	case 0x201D: case 0x300D: case 0x300F: case 0x300B: case 0x3009: case 0x2019: /* ”」』》〉’ */
-		return -1;
-	case '"':
-		return 2;
-	default:
-		return 0;
-	}
-}
-
-static inline int quote_depth(int q) { return q & Q_DEPTH_MASK; }
-
-/* The stack q after the character cp. */
-static int quote_update(int q, int32_t cp)
-{
-	int k = quote_kind(cp), d = quote_depth(q);
-	if (k == 2) /* " closes a level it opened, else opens one */
-		k = d && (q >> (Q_ASCII_SHIFT + d - 1) & 1) ? -1 : 3;
-	if (k > 0 && d < Q_DEPTH_MAX)
-		return (q & ~Q_DEPTH_MASK & ~(1 << (Q_ASCII_SHIFT + d))) | (k == 3) << (Q_ASCII_SHIFT + d) |
-		       (d + 1);
-	if (k < 0 && d)
-		return (q & ~Q_DEPTH_MASK) | (d - 1);
-	return q;
-}
-
-/* Characters that make a word with a following 字 (寫字, 數字, 三萬字,
- * 這字): before 字 they are no character spoken of. */
-static const char mention_not[] = "寫簽認識數題習錯練漢單雙鉛個號點萬億兩幾紅黃藍綠體國難隻這該"
-                                  "写签认识数题习错练汉单双铅个号点万亿两几红黄蓝绿体国难这该";
-enum { MENTION_MAX = 16 };
-
-/* ---- the same counts when the scan tallies the BMP characters ----
- *
- * (builtins.h tally).  variant_step below counts every character with a
- * flag as the scan hands it over; tallied, the step is woken only by line
- * ends, quotation marks, 字, suspects and astral characters, and takes the
- * rest from the scan's two counts: a paragraph's from their values at its
- * start (run->tally_mark[0..1]), a quotation's from theirs at its opening
- * mark ([2..3]).  The state exists from the first counted character on,
- * as it does below. */
-
-static variant_state *new_state(jh_brun *run)
-{
-	variant_state *s = calloc(1, sizeof *s);
-	if (!s) {
-		run->err = JH_ERR_NOMEM;
-		return NULL;
-	}
-	s->cur.start = run->run_start;
-	return run->state = s;
-}
-
-/* Was the character ending at end (after start) counted, and its flags
- * (F_HANS | F_HANT)?  0 when it was not: what run_cp and run_end say
- * below, found by looking back. */
-static uint8_t counted_before(const jh_brun *run, size_t start, size_t end, size_t *at)
-{
-	const variant_cfg *cfg = run->cfg;
-	if (end <= start)
-		return 0;
-	size_t b = jh_utf8_prev(run->text, end);
-	int32_t cp;
-	if (jh_utf8_decode((const unsigned char *)run->text + b, end - b, &cp) != end - b || cp < 0 ||
-	    cp == 0x5B57 || !(jh_class_of(cp) & JH_C_HAN) || !mode_flags(cfg, cp))
-		return 0;
-	*at = b;
-	return (uint8_t)(char_flags(cfg, cp) | 0x80); /* 0x80: counted, whatever its flags */
-}
-
-/* The paragraph's tallied characters (and its quotation's, when one is
- * open) into s->cur, as of tally. */
-static void tally_flush(jh_brun *run, variant_state *s, const size_t *tally)
-{
-	if (s) {
-		s->cur.hans += (uint32_t)(tally[0] - run->tally_mark[0]);
-		s->cur.hant += (uint32_t)(tally[1] - run->tally_mark[1]);
-		if (quote_depth(run->open)) {
-			s->cur.qhans += (uint32_t)(tally[0] - run->tally_mark[2]);
-			s->cur.qhant += (uint32_t)(tally[1] - run->tally_mark[3]);
-		}
-	}
-	run->tally_mark[0] = run->tally_mark[2] = tally[0];
-	run->tally_mark[1] = run->tally_mark[3] = tally[1];
-}
-
-static void variant_step_tallied(jh_brun *run, const jh_char *c)
-{
-	const variant_cfg *cfg = run->cfg;
-	variant_state *s = run->state;
-	if (!s && (c->tally[0] || c->tally[1]) && !(s = new_state(run)))
-		return;
-	if (c->cls & JH_C_NEWLINE) {
-		if (c->cp != '\r') {
-			tally_flush(run, s, c->tally);
-			run->open = 0; /* a quotation ends with its paragraph */
-		}
-		if (s && c->cp != '\r')
-			para_close(run, s, c->pos + c->len);
-		else if (!s)
-			run->run_start = c->pos + c->len;
-		return;
-	}
-	if (!(c->cls & JH_C_HAN)) {
-		int was = quote_depth(run->open);
-		run->open = quote_update(run->open, c->cp);
-		if (!was && quote_depth(run->open)) {
-			run->tally_mark[2] = c->tally[0];
-			run->tally_mark[3] = c->tally[1];
-		} else if (was && !quote_depth(run->open) && s) {
-			s->cur.qhans += (uint32_t)(c->tally[0] - run->tally_mark[2]);
-			s->cur.qhant += (uint32_t)(c->tally[1] - run->tally_mark[3]);
-		}
-		return;
-	}
-	if (c->cp == 0x5B57) { /* 字: as below, the characters before it looked up */
-		size_t p_at = 0, q_at = 0;
-		uint8_t pf = counted_before(run, 0, c->pos, &p_at), qf = 0;
-		if (pf)
-			qf = counted_before(run, 0, p_at, &q_at);
-		pf &= F_HANS | F_HANT;
-		qf &= F_HANS | F_HANT;
-		int32_t pcp = -1;
-		if (pf)
-			jh_utf8_decode((const unsigned char *)run->text + p_at, c->pos - p_at, &pcp);
-		if (s && pf && !(qf & pf) && !quote_depth(run->open) && !cp_in(pcp, mention_not)) {
-			s->cur.qhans += !!(pf & F_HANS);
-			s->cur.qhant += !!(pf & F_HANT);
-		}
-		return;
-	}
-	uint8_t f = mode_flags(cfg, c->cp);
-	if (!f)
-		return;
-	if (!s && !(s = new_state(run)))
-		return;
-	s->cur.suspects += !!(f & F_SUSPECT);
-	if (c->cp < 0x10000)
-		return; /* its F_HANS and F_HANT are the scan's */
-	s->cur.hans += !!(f & F_HANS);
-	s->cur.hant += !!(f & F_HANT);
-	if (quote_depth(run->open)) {
-		s->cur.qhans += !!(f & F_HANS);
-		s->cur.qhant += !!(f & F_HANT);
-	}
-}
-
-static void variant_step(jh_brun *run, const jh_char *c)
-{
-	const variant_cfg *cfg = run->cfg;
-	variant_state *s = run->state;
-	if (run->tallied) {
-		variant_step_tallied(run, c);
-		return;
-	}
-	if (c->cls & JH_C_NEWLINE) {
-		if (c->cp != '\r')
-			run->open = 0; /* a quotation ends with its paragraph */
-		if (s && c->cp != '\r')
-			para_close(run, s, c->pos + c->len);
-		else if (!s)
-			run->run_start = c->pos + c->len; /* start of the paragraph, until state exists */
-		return;
-	}
-	if (!(c->cls & JH_C_HAN)) {
-		run->open = quote_update(run->open, c->cp);
-		return;
-	}
-	if (c->cp == 0x5B57) { /* 字 */
-		/* A character alone before 字 is spoken of as a character
-		 * (驚字還敬缺末筆): it is quoted.  run_cp, run_end: the last
-		 * character counted and its end; run_len: the flags of the one
-		 * counted right before it. */
-		uint8_t pf = char_flags(cfg, run->run_cp) & (F_HANS | F_HANT);
-		if (s && c->pos == run->run_end && pf && !(run->run_len & pf) &&
-		    !quote_depth(run->open) && !cp_in(run->run_cp, mention_not)) {
-			s->cur.qhans += !!(pf & F_HANS);
-			s->cur.qhant += !!(pf & F_HANT);
-		}
-		return;
-	}
-	uint8_t f = mode_flags(cfg, c->cp);
-	if (!f)
-		return;
-	if (!s) {
-		if (!(s = run->state = calloc(1, sizeof *s))) {
-			run->err = JH_ERR_NOMEM;
-			return;
-		}
-		s->cur.start = run->run_start;
-	}
-	s->cur.hans += !!(f & F_HANS);
-	s->cur.hant += !!(f & F_HANT);
-	s->cur.suspects += !!(f & F_SUSPECT);
-	if (quote_depth(run->open)) {
-		s->cur.qhans += !!(f & F_HANS);
-		s->cur.qhant += !!(f & F_HANT);
-	}
-	run->run_len = c->pos == run->run_end ? char_flags(cfg, run->run_cp) & (F_HANS | F_HANT) : 0;
-	run->run_cp = c->cp;
-	run->run_end = c->pos + c->len;
-}
-
-/* The ASCII bytes variant_step wants: the line ends, and " of the
- * quotation marks. */
-static void variant_ascii(const void *cfg, unsigned char wants[128])
-{
-	(void)cfg;
-	wants['\n'] = wants['\r'] = wants['"'] = JH_ASCII_ALWAYS;
-}
-
-/* The Han characters variant_step counts: those mode_flags() gives flags,
- * in the ranges of BMP Han characters (charclass.h); one pass over the
- * flag table, as this runs at every start-up. */
-/* bit in table[cp] for the BMP Han characters cp with a flag of keep in
- * f[cp], or with group[cp] (if group): sixteen code points at a time
- * (SSE2, x86-64's baseline): one at a time, the three variant checks'
- * 84,000 code points cost 0.7 M instructions of every start. */
-static void mark_flagged(const uint8_t *f, uint8_t keep, const uint8_t *group, uint16_t *table,
-                         uint16_t bit)
-{
-	static const int32_t han[JH_HAN_BMP_N][2] = JH_HAN_BMP_RANGES;
-	for (size_t r = 0; r < sizeof han / sizeof *han; r++) {
-		size_t cp = (size_t)han[r][0], end = (size_t)han[r][1] + 1;
-#ifdef __SSE2__
-		const __m128i k = _mm_set1_epi8((char)keep), zero = _mm_setzero_si128();
-		const __m128i b16 = _mm_set1_epi16((short)bit);
-		for (; cp + 16 <= end; cp += 16) {
-			__m128i v = _mm_and_si128(_mm_loadu_si128((const __m128i *)(f + cp)), k);
-			if (group)
-				v = _mm_or_si128(v, _mm_loadu_si128((const __m128i *)(group + cp)));
-			__m128i none = _mm_cmpeq_epi8(v, zero); /* FF where nothing is marked */
-			__m128i *t = (__m128i *)(table + cp);
-			__m128i lo = _mm_andnot_si128(_mm_unpacklo_epi8(none, none), b16);
-			__m128i hi = _mm_andnot_si128(_mm_unpackhi_epi8(none, none), b16);
-			_mm_storeu_si128(t, _mm_or_si128(_mm_loadu_si128(t), lo));
-			_mm_storeu_si128(t + 1, _mm_or_si128(_mm_loadu_si128(t + 1), hi));
-		}
-#endif
-		for (; cp < end; cp++)
-			if ((f[cp] & keep) || (group && group[cp]))
-				table[cp] |= bit;
-	}
-}
-
-static void variant_mark(const void *cfg, uint16_t *table, uint16_t bit)
-{
-	const variant_cfg *c = cfg;
-	mark_flagged(c->bmp, c->mode == MODE_PHRASES ? 0xFF : F_HANS | F_HANT,
-	             c->mode == MODE_REGIONAL ? c->group : NULL, table, bit);
-	table[0x5B57] |= bit; /* 字, after a character spoken of */
-}
 
 /* The counts of paragraph p that vote: those outside quotation marks, or
  * all of them when nothing in the document is outside (`all`). */
@@ -937,7 +577,7 @@ static int para_quotes(jh_brun *run, const para *p, uint8_t want, quote_span **s
 					(*spans)[idx[k]].clause = 1;
 			}
 		} else if (cp == 0x5B57 && prev >= 0 && (char_flags(cfg, prev) & want) && /* 字 */
-		           !(prev2 >= 0 && (char_flags(cfg, prev2) & want)) && !cp_in(prev, mention_not) &&
+		           !(prev2 >= 0 && (char_flags(cfg, prev2) & want)) && !cp_in(prev, script_mention_not) &&
 		           *n_mention < MENTION_MAX) {
 			mention[(*n_mention)++] = prev; /* one minority character alone before 字 */
 		}
@@ -1001,274 +641,6 @@ static void chars_in_para(jh_brun *run, const para *p, int v, int doubt)
 	free(spans);
 }
 
-static int is_numeral(int32_t cp)
-{
-	return (cp >= '0' && cp <= '9') || (cp >= 0xFF10 && cp <= 0xFF19) ||
-	       cp_in(cp, "〇一二三四五六七八九十百千萬万兩两幾几");
-}
-
-void script_emit_fix(jh_brun *run, size_t a, size_t b, const char *right, size_t rlen, int unsafe,
-                     const char *note)
-{
-	const jh_rule *r = run->rule;
-	jh_buf fix = {0};
-	if (jh_buf_append(&fix, right, rlen) || jh_buf_terminate(&fix)) {
-		run->err = JH_ERR_NOMEM;
-		jh_buf_free(&fix);
-		return;
-	}
-	jh_hit h = {r, run->rule_index, a, b, r->has_fix ? fix.data : NULL, fix.len,
-	            unsafe ? JH_UNSAFE : r->safety, note};
-	int rc = jh_findings_add_hit(run->out, run->text, &h);
-	if (rc)
-		run->err = rc;
-	jh_buf_free(&fix);
-}
-
-/* 150余騎兵 → 150餘騎兵, 20裡 → 20里: after a numeral 余 is "more than"
- * and 裡 the unit of length (but 十裡面, 百裡挑一 are left alone). */
-static int numeral_fix(jh_brun *run, size_t a, size_t b, int32_t cp)
-{
-	if (a == 0)
-		return 0;
-	size_t pb = jh_utf8_prev(run->text, a), n;
-	if (!is_numeral(decode_at(run->text, run->len, pb, &n)))
-		return 0;
-	while (pb > 0 && run->text[pb] >= '0' && run->text[pb] <= '9')
-		pb--; /* template1裡: the digit ends a name, it is no number */
-	if (isalpha((unsigned char)run->text[pb]) || run->text[pb] == '_')
-		return 0;
-	if (cp == 0x4F59) {
-		script_emit_fix(run, a, b, "餘", strlen("餘"), 0, "数词后的“余”在繁体中作“餘”");
-		return 1;
-	}
-	int32_t next = b < run->len ? decode_at(run->text, run->len, b, &n) : -1;
-	if (next >= 0 && cp_in(next, "面頭头邊边挑"))
-		return 0;
-	script_emit_fix(run, a, b, "里", strlen("里"), 0, "表示距离的“里”在繁体中不作“裡/裏”");
-	return 1;
-}
-
-/* The edge row of the phrase table for the character at p: "+頭" lists
- * the characters that make a word before 頭 (its prev_not) and after it
- * (its next_not). */
-static const phrase_ent *edge_row(const variant_cfg *cfg, const char *text, size_t len, size_t p)
-{
-	char key[8];
-	size_t n;
-	decode_at(text, len, p, &n);
-	if (n < 1 || n > 4)
-		return NULL;
-	key[0] = '+';
-	memcpy(key + 1, text + p, n);
-	return find_phrase(cfg, key, n + 1);
-}
-
-/* Can the two-character window [ws, we) (its second character at mid) be
- * read as the ends of two words, one with the character before and one
- * with the character after: 額頭|發燙 (forehead burning), not 頭髮 written
- * wrong?  Then the window is no sure conversion error. */
-static int split_reading(jh_brun *run, const variant_cfg *cfg, size_t ws, size_t we, size_t mid)
-{
-	if (ws == 0 || we >= run->len)
-		return 0;
-	size_t n;
-	int32_t before = decode_at(run->text, run->len, jh_utf8_prev(run->text, ws), &n);
-	int32_t after = decode_at(run->text, run->len, we, &n);
-	if (before < 0 || after < 0 || !(jh_class_of(before) & JH_C_HAN) || !(jh_class_of(after) & JH_C_HAN))
-		return 0;
-	const phrase_ent *first = edge_row(cfg, run->text, run->len, ws);
-	const phrase_ent *last = edge_row(cfg, run->text, run->len, mid);
-	return first && last && cp_in(before, cfg->ph_text + first->prev_not) &&
-	       cp_in(after, cfg->ph_text + last->next_not);
-}
-
-/* A window that reads as the ends of two words (額頭|發燙) as well as one
- * word converted wrong (頭髮): more often the first, so no fix, not even
- * an unsafe one; the conversion is an alternative to check, and the
- * finding information. */
-static void split_emit(jh_brun *run, size_t ws, size_t we, const char *right, size_t rl)
-{
-	jh_buf msg = {0};
-	int rc = jh_buf_puts(&msg, "“");
-	rc |= jh_buf_append(&msg, run->text + ws, we - ws);
-	rc |= jh_buf_puts(&msg, "”前后各成一词时原文不误；若是简繁转换错误，应作“");
-	rc |= jh_buf_append(&msg, right, rl);
-	rc |= jh_buf_puts(&msg, "”（须人工判断）");
-	rc |= jh_buf_terminate(&msg);
-	if (!rc)
-		rc = jh_findings_add(run->out, run->rule->id, run->rule_index, JH_INFO, ws, we, msg.data,
-		                     NULL, 0, JH_UNSAFE);
-	if (!rc && run->rule->has_fix) {
-		char *alt = strndup(right, rl);
-		jh_edit e = {ws, we, alt};
-		rc = alt ? jh_findings_add_alternative(run->out, run->out->count - 1, &e, 1)
-		         : JH_ERR_NOMEM;
-		free(alt);
-	}
-	if (rc)
-		run->err = rc;
-	jh_buf_free(&msg);
-}
-
-/* Look for a phrase of the table around the suspect character [a, b) of a
- * traditional paragraph; the longest wins, then the leftmost.  Returns the
- * end of what was reported, or 0. */
-static size_t phrase_at(jh_brun *run, const para *pp, size_t a, size_t b, size_t done)
-{
-	const variant_cfg *cfg = run->cfg;
-	enum { K = 3 };
-	/* every window holds the suspect and a neighbour: with neither
-	 * neighbour beside it in any phrase, none is in the table */
-	const uint64_t *pairs = __atomic_load_n(&cfg->pairs, __ATOMIC_ACQUIRE);
-	if (!pairs)
-		phrase_filter_count(cfg);
-	if (pairs) {
-		size_t pa = a > 0 ? jh_utf8_start_back(run->text, a) : a, nb = b, nn;
-		if (b < run->len && decode_at(run->text, run->len, b, &nn) >= 0)
-			nb = b + nn;
-		if (!(pa < a && phrase_pair(pairs, run->text + pa, b - pa)) &&
-		    !(nb > b && phrase_pair(pairs, run->text + a, nb - a)))
-			return 0;
-	}
-	size_t bounds[2 * K + 2];
-	int nb = 0, na = 0;
-	size_t before[K], after[K];
-	for (size_t p = a; nb < K && p > pp->start && p > done;) {
-		size_t q = jh_utf8_start_back(run->text, p), n;
-		int32_t cp = decode_at(run->text, run->len, q, &n);
-		if (cp < 0 || q + n != p || !(jh_class_of(cp) & JH_C_HAN))
-			break; /* as in emit_chars: a character that ends where the next begins */
-		before[nb++] = p = q;
-	}
-	for (size_t p = b; na < K && p < pp->end;) {
-		size_t n;
-		int32_t cp = decode_at(run->text, run->len, p, &n);
-		if (cp < 0 || !(jh_class_of(cp) & JH_C_HAN))
-			break;
-		after[na++] = p += n;
-	}
-	int m = 0;
-	for (int i = nb - 1; i >= 0; i--)
-		bounds[m++] = before[i];
-	int self = m;
-	bounds[m++] = a;
-	bounds[m++] = b;
-	for (int i = 0; i < na; i++)
-		bounds[m++] = after[i];
-	/* bounds[0..m) are character starts and the last end; the suspect is
-	 * the character from bounds[self] to bounds[self+1].  A window is in
-	 * the table only if each two neighbours in it are in the filter. */
-	int pair_ok[2 * K + 1];
-	for (int j = 0; j + 2 < m; j++)
-		pair_ok[j] = phrase_pair(pairs, run->text + bounds[j], bounds[j + 2] - bounds[j]);
-	for (int l = 4; l >= 2; l--)
-		for (int s = self - l + 1; s <= self; s++) {
-			if (s < 0 || s + l > m - 1)
-				continue;
-			int ok = 1;
-			for (int j = s; j + 2 <= s + l && ok; j++)
-				ok = pair_ok[j];
-			if (!ok)
-				continue;
-			size_t ws = bounds[s], we = bounds[s + l];
-			const phrase_ent *e = find_phrase(cfg, run->text + ws, we - ws);
-			if (!e)
-				continue;
-			size_t n;
-			const char *prev_not = cfg->ph_text + e->prev_not, *next_not = cfg->ph_text + e->next_not;
-			const char *right = cfg->ph_text + e->right;
-			if (ws > 0 && *prev_not &&
-			    cp_in(decode_at(run->text, run->len, jh_utf8_prev(run->text, ws), &n), prev_not))
-				continue;
-			if (we < run->len && *next_not && cp_in(decode_at(run->text, run->len, we, &n), next_not))
-				continue;
-			size_t rl = strcspn(right, "|");
-			if (l == 2 && split_reading(run, cfg, ws, we, bounds[s + 1]))
-				split_emit(run, ws, we, right, rl);
-			else
-				script_emit_fix(run, ws, we, right, rl, right[rl] == '|', NULL);
-			return we;
-		}
-	return 0;
-}
-
-/* The suspects of paragraph p.  The scan counted them (p->suspects, all
- * but 字, which it passes to the mention test): the walk stops at the
- * last one, unless 字 is a suspect itself. */
-static void phrases_in_para(jh_brun *run, const para *p)
-{
-	const variant_cfg *cfg = run->cfg;
-	size_t done = p->start, n, left = p->suspects;
-	int counted = !(char_flags(cfg, 0x5B57) & F_SUSPECT);
-	for (size_t i = p->start;
-	     !(counted && !left) && (i = next_suspect(run, i, p->end, &n)) != SIZE_MAX && !run->err;
-	     i += n) {
-		int32_t cp = decode_at(run->text, run->len, i, &n);
-		left -= left && cp != 0x5B57;
-		if (i < done)
-			continue;
-		size_t end = phrase_at(run, p, i, i + n, done);
-		if (!end && (cp == 0x4F59 || cp == 0x88E1 || cp == 0x88CF) && numeral_fix(run, i, i + n, cp))
-			end = i + n;
-		if (end)
-			done = end;
-	}
-}
-
-/* Regional forms in the traditional paragraphs: each group's form is the
- * standard asked for, else the one the text uses most; the others are
- * reported.  Unsafe: 著 is also the OpenCC form of zhù (著名), so 著 → 着 needs
- * a reader. */
-static void regional_finish(jh_brun *run, const variant_state *s)
-{
-	const variant_cfg *cfg = run->cfg;
-	uint32_t (*count)[GROUP_FORMS] = calloc(MAX_GROUPS, sizeof *count);
-	if (!count) {
-		run->err = JH_ERR_NOMEM;
-		return;
-	}
-	size_t n;
-	for (size_t i = 0; i < s->n; i++) { /* count the forms used in traditional paragraphs */
-		const para *p = &s->v[i];
-		if (p->v != V_HANT || !p->suspects)
-			continue;
-		for (size_t a = p->start; (a = next_suspect(run, a, p->end, &n)) != SIZE_MAX; a += n) {
-			int32_t cp = decode_at(run->text, run->len, a, &n);
-			int g = cfg->group[cp] - 1;
-			for (int f = 0; f < GROUP_FORMS; f++)
-				count[g][f] += cfg->forms[g][f] == cp;
-		}
-	}
-	int32_t want[MAX_GROUPS] = {0};
-	for (int g = 0; g < MAX_GROUPS; g++) {
-		if (cfg->standard) {
-			want[g] = cfg->forms[g][cfg->standard - 1];
-			continue;
-		}
-		int best = -1;
-		for (int f = 0; f < GROUP_FORMS; f++)
-			if (count[g][f] && (best < 0 || count[g][f] > count[g][best]))
-				best = f;
-		want[g] = best >= 0 ? cfg->forms[g][best] : 0;
-	}
-	for (size_t i = 0; i < s->n && !run->err; i++) {
-		const para *p = &s->v[i];
-		if (p->v != V_HANT || !p->suspects)
-			continue;
-		for (size_t a = p->start; !run->err && (a = next_suspect(run, a, p->end, &n)) != SIZE_MAX;
-		     a += n) {
-			int32_t cp = decode_at(run->text, run->len, a, &n);
-			int g = cfg->group[cp] - 1;
-			if (!want[g] || want[g] == cp)
-				continue;
-			char u[5];
-			u[jh_utf8_encode(want[g], u)] = 0;
-			script_emit_fix(run, a, a + n, u, strlen(u), 1, NULL);
-		}
-	}
-	free(count);
-}
 
 static void variant_finish(jh_brun *run)
 {
@@ -1276,12 +648,12 @@ static void variant_finish(jh_brun *run)
 	variant_state *s = run->state;
 	if (run->tallied) { /* the last paragraph's tallied characters */
 		if (!s && (run->tally_total[0] || run->tally_total[1]))
-			s = new_state(run);
-		tally_flush(run, s, run->tally_total);
+			s = script_new_state(run);
+		script_tally_flush(run, s, run->tally_total);
 	}
 	if (!s)
 		return;
-	para_close(run, s, run->len);
+	script_para_close(run, s, run->len);
 	int forced = parse_variant(run->variant);
 	if (forced <= 0)
 		forced = cfg->variant;
@@ -1310,62 +682,28 @@ static void variant_finish(jh_brun *run)
 					break;
 				loaded = 1;
 			}
-			phrases_in_para(run, p);
+			script_phrases_in_para(run, p);
 		}
 	}
 	if (cfg->mode == MODE_REGIONAL)
-		regional_finish(run, s);
+		script_regional_finish(run, s);
 	free(s->v);
 	free(s);
 	run->state = NULL;
 }
 
-/* Han characters, line ends and the quotation marks (variant_step) */
+/* Han characters, line ends and the quotation marks (script_step) */
 #define VARIANT_WAKE (JH_C_HAN | JH_C_NEWLINE | JH_C_CJK_PUNCT | JH_C_ASCII_PUNCT)
 
-/* The tally of the variant checks: the shared character table's flags
- * (script-chars.tsv), which are mode_flags()' F_HANS and F_HANT in every
- * mode. */
-static const uint8_t *variant_tally(const void *cfg, uint8_t flags[2])
-{
-	flags[0] = F_HANS;
-	flags[1] = F_HANT;
-	return variant_tally_table(cfg);
-}
-
-/* Tallied, the Han characters the step must still see: 字, and those
- * mode_flags() calls suspects (conversion's, regional's forms). */
-static void variant_mark_tallied(const void *cfg, uint16_t *table, uint16_t bit)
-{
-	const variant_cfg *c = cfg;
-	table[0x5B57] |= bit;
-	if (c->mode == MODE_PHRASES)
-		mark_flagged(c->bmp, F_SUSPECT, NULL, table, bit);
-	else if (c->mode == MODE_REGIONAL)
-		mark_flagged(c->bmp, 0, c->group, table, bit);
-}
-
-/* The characters outside ASCII and Han variant_step acts on (builtins.h
- * other_mark): the quotation marks quote_kind() knows and the line ends. */
-static void variant_other(const void *cfg, uint16_t *table, uint16_t bit)
-{
-	(void)cfg;
-	static const int32_t marks[] = {0x201C, 0x300C, 0x300E, 0x300A, 0x3008, 0x2018, 0x201D,
-	                                0x300D, 0x300F, 0x300B, 0x3009, 0x2019, 0x0085, 0x2028,
-	                                0x2029};
-	for (size_t i = 0; i < sizeof marks / sizeof *marks; i++)
-		jh_mark_other(table, bit, marks[i]);
-}
-
 const jh_builtin_def jh_checks_script[] = {
-	{"variant", VARIANT_WAKE, variant_params, chars_compile, variant_free, variant_step,
-	 variant_finish, 0, JH_HAN_WANTS, variant_mark, variant_ascii, NULL, variant_other,
-	 variant_tally, variant_mark_tallied},
-	{"conversion", VARIANT_WAKE, variant_params, phrases_compile, variant_free, variant_step,
-	 variant_finish, 0, JH_HAN_WANTS, variant_mark, variant_ascii, NULL, variant_other,
-	 variant_tally, variant_mark_tallied},
-	{"regional", VARIANT_WAKE, regional_params, regional_compile, variant_free, variant_step,
-	 variant_finish, 0, JH_HAN_WANTS, variant_mark, variant_ascii, NULL, variant_other,
-	 variant_tally, variant_mark_tallied},
+	{"variant", VARIANT_WAKE, variant_params, chars_compile, variant_free, script_step,
+	 variant_finish, 0, JH_HAN_WANTS, script_mark, script_ascii, NULL, script_other,
+	 script_tally, script_mark_tallied},
+	{"conversion", VARIANT_WAKE, variant_params, phrases_compile, variant_free, script_step,
+	 variant_finish, 0, JH_HAN_WANTS, script_mark, script_ascii, NULL, script_other,
+	 script_tally, script_mark_tallied},
+	{"regional", VARIANT_WAKE, regional_params, regional_compile, variant_free, script_step,
+	 variant_finish, 0, JH_HAN_WANTS, script_mark, script_ascii, NULL, script_other,
+	 script_tally, script_mark_tallied},
 	{NULL, 0, NULL, NULL, NULL, NULL, NULL},
 };

@@ -1,7 +1,9 @@
-/* script.h — shared by the script family's files: check_script.c (the
- * variant checks' scan and reports), script_tables.c (their tables: read,
- * indexed, mapped from the cache) and check_script_chars.c (checks of
- * single characters).  Not installed. */
+/* script.h — shared by the script family's files: the variant checks'
+ * scan (script_count.c), their document-wide decision and mixed-variant
+ * findings (check_script.c), the findings of suspect characters
+ * (script_suspects.c), their tables (script_tables.c: read, indexed,
+ * mapped from the cache) and check_script_chars.c (checks of single
+ * characters).  Not installed. */
 #ifndef JH_SCRIPT_H
 #define JH_SCRIPT_H
 
@@ -151,10 +153,98 @@ static inline uint8_t char_flags(const variant_cfg *c, int32_t cp)
 	return e ? e->flags : 0;
 }
 
-/* ---- check_script.c ---- */
+/* ==== the variant checks: the scan's counts (script_count.c), the
+ * document-wide decision and findings (check_script.c, script_suspects.c) */
+
+/* A paragraph and what the scan counted in it. */
+typedef struct {
+	size_t start, end;
+	uint32_t hans, hant, suspects;
+	uint32_t qhans, qhant; /* those of hans, hant inside quotation marks */
+	int v;               /* the variant it is held to, set in finish() */
+} para;
+
+typedef struct {
+	para *v;
+	size_t n, cap;
+	para cur;
+} variant_state;
+
+/* What a Han character counts for in this check. */
+static inline uint8_t mode_flags(const variant_cfg *cfg, int32_t cp)
+{
+	uint8_t f = char_flags(cfg, cp);
+	if (cfg->mode == MODE_CHARS)
+		f &= F_HANS | F_HANT;
+	else if (cfg->mode == MODE_REGIONAL) /* its suspects are the regional forms */
+		f = (f & (F_HANS | F_HANT)) | (cp < 0x10000 && cfg->group[cp] ? F_SUSPECT : 0);
+	return f;
+}
+
+/* Quotation marks.  What a text quotes (an inscription, a title, a line
+ * of verse, speech) is written as its source was: it does not say which
+ * variant the text around it is in, so it takes no part in the vote.  The
+ * marks of a paragraph are followed as a stack packed in an int: its depth
+ * in the low bits, and for each level whether it was opened by an ASCII
+ * " (which closes only its own level; any other closing mark closes the
+ * innermost).  The scan and finish() follow it alike. */
+enum { Q_DEPTH_MAX = 16, Q_DEPTH_MASK = 31, Q_ASCII_SHIFT = 8 };
+
+static inline int quote_kind(int32_t cp)
+{
+	switch (cp) {
+	case 0x201C: case 0x300C: case 0x300E: case 0x300A: case 0x3008: case 0x2018: /* “「『《〈‘ */
+		return 1;
+	case 0x201D: case 0x300D: case 0x300F: case 0x300B: case 0x3009: case 0x2019: /* ”」』》〉’ */
+		return -1;
+	case '"':
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+static inline int quote_depth(int q) { return q & Q_DEPTH_MASK; }
+
+/* The stack q after the character cp. */
+static inline int quote_update(int q, int32_t cp)
+{
+	int k = quote_kind(cp), d = quote_depth(q);
+	if (k == 2) /* " closes a level it opened, else opens one */
+		k = d && (q >> (Q_ASCII_SHIFT + d - 1) & 1) ? -1 : 3;
+	if (k > 0 && d < Q_DEPTH_MAX)
+		return (q & ~Q_DEPTH_MASK & ~(1 << (Q_ASCII_SHIFT + d))) | (k == 3) << (Q_ASCII_SHIFT + d) |
+		       (d + 1);
+	if (k < 0 && d)
+		return (q & ~Q_DEPTH_MASK) | (d - 1);
+	return q;
+}
+
+/* Characters that make a word with a following 字 (寫字, 數字, 三萬字,
+ * 這字): before 字 they are no character spoken of (script_count.c). */
+extern const char script_mention_not[];
+enum { MENTION_MAX = 16 };
+
+/* ---- script_count.c: the scan's step and what wakes it ---- */
+/* Ends the paragraph s->cur at end (kept if it counted anything) and starts the next. */
+void script_para_close(jh_brun *run, variant_state *s, size_t end);
+variant_state *script_new_state(jh_brun *run);
+void script_tally_flush(jh_brun *run, variant_state *s, const size_t *tally);
+void script_step(jh_brun *run, const jh_char *c);
+void script_ascii(const void *cfg, unsigned char wants[128]);
+void script_mark(const void *cfg, uint16_t *table, uint16_t bit);
+const uint8_t *script_tally(const void *cfg, uint8_t flags[2]);
+void script_mark_tallied(const void *cfg, uint16_t *table, uint16_t bit);
+void script_other(const void *cfg, uint16_t *table, uint16_t bit);
+
+/* ---- script_suspects.c ---- */
 /* A finding of rule run->rule on [a, b) with the fix right (unsafe: never
  * safer than that), and a note for its message. */
 void script_emit_fix(jh_brun *run, size_t a, size_t b, const char *right, size_t rlen, int unsafe,
                      const char *note);
+/* The conversion check's findings in the traditional paragraph p. */
+void script_phrases_in_para(jh_brun *run, const para *p);
+/* The regional check's findings in the traditional paragraphs of s. */
+void script_regional_finish(jh_brun *run, const variant_state *s);
 
 #endif
