@@ -478,10 +478,10 @@ static void index_root(jh_lm *lm)
 
 /* ---- the tables built at open, kept in the cache folder ----
  *
- * Opening the model took the logarithm of its 81,920 table entries,
- * indexed the lexicon's 84,000 words, the root's children, and the
- * unigram of every word: 28 M instructions at every start, half of a
- * check of a 10 KB chapter.  They depend on the two files alone, so they
+ * Opening the model took the logarithm of every entry of its tables,
+ * indexed the lexicon's words, the root's children, and the unigram of
+ * every word at every start: half of a check of a 10 KB chapter.  They
+ * depend on the two files alone, so they
  * are written to the cache folder (tablecache.h) once and mapped after:
  * the model file names the cache file, the lexicon's identity is in it. */
 

@@ -36,8 +36,8 @@ typedef struct {
 	/* `near-words` and `near`: the rule runs only at a trigger where one
 	 * of these occurs from `lead` characters before it to `near` after
 	 * it (or NULL).  censor.injected-text is triggered by common Han
-	 * characters (住 首 更 站 记) and its pattern cost 17,700 instructions
-	 * a call on prose, where a pirate note's domain (a full stop between
+	 * characters (住 首 更 站 记) and its pattern is costly to try at
+	 * each, in prose where a pirate note's domain (a full stop between
 	 * Latin letters) is never near. */
 	char *near_words;
 	unsigned n_near, near_after;
