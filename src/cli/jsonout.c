@@ -60,61 +60,12 @@ static inline int plain8(const char *s)
 	return !(hit & high);
 }
 
-/* Bytes go out in runs between the characters that need escaping. */
-static void jo_escaped(jout *j, const char *s, size_t len)
-{
-	size_t run = 0;
-	jo_putc(j, '"');
-	for (size_t i = 0; i < len;) {
-		while (len - i >= 8 && plain8(s + i))
-			i += 8;
-		if (i >= len)
-			break;
-		unsigned char c = (unsigned char)s[i];
-		if (c >= 0x20 && c != 0x7F && c != '"' && c != '\\') {
-			i++;
-			continue;
-		}
-		jo_put(j, s + run, i - run);
-		run = ++i;
-		switch (c) {
-		case '"': jo_puts(j, "\\\""); break;
-		case '\\': jo_puts(j, "\\\\"); break;
-		case '\n': jo_puts(j, "\\n"); break;
-		case '\r': jo_puts(j, "\\r"); break;
-		case '\t': jo_puts(j, "\\t"); break;
-		default: {
-			char u[8];
-			snprintf(u, sizeof u, "\\u%04x", c);
-			jo_puts(j, u);
-		}
-		}
-	}
-	jo_put(j, s + run, len - run);
-	jo_putc(j, '"');
-}
-
-/* A JSON string holds Unicode only: invalid UTF-8 is written as the
- * library shows it (jh_utf8_clean, U+FFFD), as the language server does. */
-static void jo_string(jout *j, const char *s, size_t len)
-{
-	if (jh_utf8_valid_prefix(s, len) == len) {
-		jo_escaped(j, s, len);
-		return;
-	}
-	size_t n = jh_utf8_clean(s, len, NULL, 0);
-	char *clean = xmalloc(n + 1);
-	jh_utf8_clean(s, len, clean, n + 1);
-	jo_escaped(j, clean, n);
-	free(clean);
-}
-
-/* The JSON form of s[0..len) (valid UTF-8) at out, which has room for
- * 6 len + 2 bytes; returns its length. */
-static size_t json_form(char *out, const char *s, size_t len)
+/* The escaped bytes of s[0..len) (valid UTF-8) at out, which has room
+ * for 6 len bytes; returns their length.  Bytes are copied in runs
+ * between the characters that need escaping. */
+static size_t json_body(char *out, const char *s, size_t len)
 {
 	size_t o = 0, run = 0;
-	out[o++] = '"';
 	for (size_t i = 0; i < len;) {
 		while (len - i >= 8 && plain8(s + i))
 			i += 8;
@@ -143,9 +94,46 @@ static size_t json_form(char *out, const char *s, size_t len)
 		}
 	}
 	memcpy(out + o, s + run, len - run);
-	o += len - run;
+	return o + len - run;
+}
+
+/* The JSON form of s[0..len) (valid UTF-8) at out, which has room for
+ * 6 len + 2 bytes; returns its length. */
+static size_t json_form(char *out, const char *s, size_t len)
+{
+	out[0] = '"';
+	size_t o = 1 + json_body(out + 1, s, len);
 	out[o++] = '"';
 	return o;
+}
+
+/* s as a JSON string straight into the buffer, a kilobyte of it at a
+ * time (jo_room wants well less than the buffer). */
+static void jo_escaped(jout *j, const char *s, size_t len)
+{
+	jo_putc(j, '"');
+	for (size_t i = 0; i < len;) {
+		size_t n = len - i < 1024 ? len - i : 1024;
+		char *p = jo_room(j, 6 * n);
+		j->n += json_body(p, s + i, n);
+		i += n;
+	}
+	jo_putc(j, '"');
+}
+
+/* A JSON string holds Unicode only: invalid UTF-8 is written as the
+ * library shows it (jh_utf8_clean, U+FFFD), as the language server does. */
+static void jo_string(jout *j, const char *s, size_t len)
+{
+	if (jh_utf8_valid_prefix(s, len) == len) {
+		jo_escaped(j, s, len);
+		return;
+	}
+	size_t n = jh_utf8_clean(s, len, NULL, 0);
+	char *clean = xmalloc(n + 1);
+	jh_utf8_clean(s, len, clean, n + 1);
+	jo_escaped(j, clean, n);
+	free(clean);
 }
 
 /* Room in m->forms for n bytes more and 16 spare; 0 when the forms
