@@ -86,20 +86,6 @@ static int line_blank(const char *text, const line_t *l)
 	return blank_prefix(text + l->start, l->end - l->start) == l->end - l->start;
 }
 
-/* The first byte of [p, e) that is not ASCII, or e. */
-static inline size_t skip_ascii(const unsigned char *t, size_t p, size_t e)
-{
-#ifdef __SSE2__
-	for (; p + 16 <= e; p += 16) {
-		unsigned m = (unsigned)_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(t + p)));
-		if (m)
-			return p + (size_t)__builtin_ctz(m);
-	}
-#endif
-	while (p < e && t[p] < 0x80)
-		p++;
-	return p;
-}
 
 /* Is cp a Han character?  jh_class_of's answer, asked only outside the
  * ranges where it has none: below U+3007 (punctuation, Latin), and
@@ -194,7 +180,7 @@ static int has_han(const char *text, const line_t *l)
 	const unsigned char *t = (const unsigned char *)text;
 	for (size_t p = l->start, e = l->end; p < e;) {
 		if (t[p] < 0x80) {
-			p = skip_ascii(t, p, e);
+			p = jh_ascii_end(t, p, e);
 			continue;
 		}
 		/* U+5000-9FFF, all Han (the common case), by its bytes */

@@ -134,17 +134,6 @@ unsigned drift_char_slow(const drift_cfg *c, const uint8_t *class3, const unsign
 /* The end of the run of ASCII bytes from i (before end): no Han
  * character is there, and the man pages and other technical text are
  * mostly such runs, read eight bytes at a time. */
-static inline size_t ascii_end(const unsigned char *s, size_t i, size_t end)
-{
-	for (uint64_t w; end - i >= 8; i += 8) {
-		memcpy(&w, s + i, 8);
-		if (w & 0x8080808080808080ull)
-			break;
-	}
-	while (i < end && s[i] < 0x80)
-		i++;
-	return i;
-}
 
 /* ---- n-gram table (its lookups: typo_drift_int.h) ---- */
 
@@ -286,7 +275,7 @@ static __attribute__((noinline)) int count_fast(const uint8_t *class3, const uns
 				continue;
 			}
 		} else if (!(w & 0x80)) {
-			p = s + ascii_end(s, (size_t)(p - s) + 1, (size_t)(st->end - s));
+			p = s + jh_ascii_end(s, (size_t)(p - s) + 1, (size_t)(st->end - s));
 		} else {
 			break;
 		}
@@ -349,7 +338,7 @@ __attribute__((noinline)) int drift_count_block(const drift_cfg *cfg, const uint
 		unsigned cls = 0;
 		uint32_t code = 0;
 		if (s[i] < 0x80)
-			i = ascii_end(s, i + 1, end);
+			i = jh_ascii_end(s, i + 1, end);
 		else
 			cls = drift_char_slow(cfg, class3, s, len, &i, &code);
 		st.p = s + i;

@@ -7,6 +7,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 /* Decode the code point at s[0..len).  Returns its length in bytes (1-4) and
  * stores it in *cp, or, for an invalid sequence, stores -1 and returns the
@@ -94,5 +97,22 @@ size_t jh_utf8_valid_prefix_with(int impl, const char *s, size_t len);
  * valid UTF-8, its characters of two bytes or more, and of three or more. */
 size_t jh_utf8_leads(const char *s, size_t len, size_t *longer);
 size_t jh_utf8_leads_with(int impl, const char *s, size_t len, size_t *longer);
+
+/* The first byte of [p, e) that is not ASCII, or e: sixteen bytes at a
+ * time where SSE2 is (x86-64's baseline).  ASCII is decoded a byte at a
+ * time, so skipping it lands where decoding would. */
+static inline size_t jh_ascii_end(const unsigned char *t, size_t p, size_t e)
+{
+#ifdef __SSE2__
+	for (; p < e && e - p >= 16; p += 16) {
+		unsigned m = (unsigned)_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(t + p)));
+		if (m)
+			return p + (size_t)__builtin_ctz(m);
+	}
+#endif
+	while (p < e && t[p] < 0x80)
+		p++;
+	return p;
+}
 
 #endif

@@ -122,21 +122,6 @@ static void line_around(const char *text, size_t len, size_t pos, size_t *a, siz
 	*b = q ? (size_t)(q - text) : len;
 }
 
-/* The first byte of [p, e) that is not ASCII, or e (ASCII is decoded a
- * byte at a time: skipping it lands where decoding would). */
-static inline size_t skip_ascii(const unsigned char *t, size_t p, size_t e)
-{
-#ifdef FG_X86
-	for (; p + 16 <= e; p += 16) {
-		unsigned m = (unsigned)_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)(t + p)));
-		if (m)
-			return p + (size_t)__builtin_ctz(m);
-	}
-#endif
-	while (p < e && t[p] < 0x80)
-		p++;
-	return p;
-}
 
 /* Whether [a, b) holds a character for which pred holds. */
 static int has_char(const char *text, size_t a, size_t b, int (*pred)(int32_t))
@@ -316,7 +301,7 @@ static int line_may_be_foreign(const char *text, size_t a, size_t b)
 	for (size_t p = a; p < b;) {
 		unsigned c = t[p];
 		if (c < 0x80) {
-			p = skip_ascii(t, p, b);
+			p = jh_ascii_end(t, p, b);
 			continue;
 		}
 		if (c >= 0xE4 && c <= 0xE9 && p + 2 < b && (t[p + 1] & 0xC0) == 0x80 &&
