@@ -123,6 +123,34 @@ static void json_edits(jout *j, const report_doc *d, const jh_edit *edits, size_
 	jo_putc(j, ']');
 }
 
+/* The finding's severity and place, up to the message's key, at p, in the
+ * room its caller made; p past them.  Both JSON writers of a finding. */
+static char *put_place(char *p, const jh_finding *f, const jnum *line, const jnum *bs,
+                       const jnum *be)
+{
+	switch (f->severity) { /* jh_severity_name's words */
+	case JH_ERROR: PUT_LIT(p, ",\"severity\":\"error\",\"line\":"); break;
+	case JH_WARNING: PUT_LIT(p, ",\"severity\":\"warning\",\"line\":"); break;
+	case JH_INFO: PUT_LIT(p, ",\"severity\":\"info\",\"line\":"); break;
+	default: PUT_LIT(p, ",\"severity\":\"?\",\"line\":"); break;
+	}
+	p = put_num(p, line);
+	PUT_LIT(p, ",\"column\":");
+	p = put_uint(p, f->column);
+	PUT_LIT(p, ",\"end_line\":");
+	p = put_uint_as(p, f->end_line, line);
+	PUT_LIT(p, ",\"end_column\":");
+	p = put_uint(p, f->end_column);
+	PUT_LIT(p, ",\"display_column\":");
+	p = put_uint(p, f->display_column);
+	PUT_LIT(p, ",\"byte_start\":");
+	p = put_num(p, bs);
+	PUT_LIT(p, ",\"byte_end\":");
+	p = put_num(p, be);
+	PUT_LIT(p, ",\"message\":");
+	return p;
+}
+
 /* One finding's object; its parts of known length go out after one test
  * for room. */
 static void jo_finding(jout *j, const report_doc *d, const jh_finding *f)
@@ -141,26 +169,7 @@ static void jo_finding(jout *j, const report_doc *d, const jh_finding *f)
 	jnum line = num_of(f->line);
 	jnum bs = num_of(orig_offset(d, f->byte_start)), be = num_of(orig_offset(d, f->byte_end));
 	p = p0 = jo_room(j, 7 * UINT_ROOM + 64);
-	switch (f->severity) { /* jh_severity_name's words */
-	case JH_ERROR: PUT_LIT(p, ",\"severity\":\"error\",\"line\":"); break;
-	case JH_WARNING: PUT_LIT(p, ",\"severity\":\"warning\",\"line\":"); break;
-	case JH_INFO: PUT_LIT(p, ",\"severity\":\"info\",\"line\":"); break;
-	default: PUT_LIT(p, ",\"severity\":\"?\",\"line\":"); break;
-	}
-	p = put_num(p, &line);
-	PUT_LIT(p, ",\"column\":");
-	p = put_uint(p, f->column);
-	PUT_LIT(p, ",\"end_line\":");
-	p = put_uint_as(p, f->end_line, &line);
-	PUT_LIT(p, ",\"end_column\":");
-	p = put_uint(p, f->end_column);
-	PUT_LIT(p, ",\"display_column\":");
-	p = put_uint(p, f->display_column);
-	PUT_LIT(p, ",\"byte_start\":");
-	p = put_num(p, &bs);
-	PUT_LIT(p, ",\"byte_end\":");
-	p = put_num(p, &be);
-	PUT_LIT(p, ",\"message\":");
+	p = put_place(p, f, &line, &bs, &be);
 	j->n += (size_t)(p - p0);
 	jo_str(j, f->message);
 	p = p0 = jo_room(j, 64);
@@ -259,26 +268,7 @@ static int jo_finding_fast(jout *j, const report_doc *d, const jh_finding *f, co
 	p += sep_len;
 	p = put_form(p, forms + m->head_off, m->head_len);
 	p = put_form(p, forms + rule.off, rule.len);
-	switch (f->severity) { /* jh_severity_name's words */
-	case JH_ERROR: PUT_LIT(p, ",\"severity\":\"error\",\"line\":"); break;
-	case JH_WARNING: PUT_LIT(p, ",\"severity\":\"warning\",\"line\":"); break;
-	case JH_INFO: PUT_LIT(p, ",\"severity\":\"info\",\"line\":"); break;
-	default: PUT_LIT(p, ",\"severity\":\"?\",\"line\":"); break;
-	}
-	p = put_num(p, &line);
-	PUT_LIT(p, ",\"column\":");
-	p = put_uint(p, f->column);
-	PUT_LIT(p, ",\"end_line\":");
-	p = put_uint_as(p, f->end_line, &line);
-	PUT_LIT(p, ",\"end_column\":");
-	p = put_uint(p, f->end_column);
-	PUT_LIT(p, ",\"display_column\":");
-	p = put_uint(p, f->display_column);
-	PUT_LIT(p, ",\"byte_start\":");
-	p = put_num(p, &bs);
-	PUT_LIT(p, ",\"byte_end\":");
-	p = put_num(p, &be);
-	PUT_LIT(p, ",\"message\":");
+	p = put_place(p, f, &line, &bs, &be);
 	p = put_form(p, forms + msg.off, msg.len);
 	if (!e) {
 		PUT_LIT(p, ",\"fix\":null}");
