@@ -61,9 +61,10 @@ typedef struct jh_brun {
 	 * finish(): a check that only needs their number is not woken by them
 	 * (JH_HAN_COUNT). */
 	size_t han_total;
-	/* Set by the scan when it counts this check's characters for it
-	 * (jh_builtin_def.tally): the totals of the text, before finish(),
-	 * and four counts of the check's own (tallies at a mark it keeps). */
+	/* tallied: the scan counts this check's characters for it
+	 * (jh_builtin_def.tally) and sets tally_total to the text's totals
+	 * before finish(); else tally_total is the check's to keep.
+	 * tally_mark: four counts of the check's own (tallies at marks). */
 	int tallied;
 	size_t tally_total[2];
 	size_t tally_mark[4];

@@ -646,11 +646,10 @@ static void variant_finish(jh_brun *run)
 {
 	const variant_cfg *cfg = run->cfg;
 	variant_state *s = run->state;
-	if (run->tallied) { /* the last paragraph's tallied characters */
-		if (!s && (run->tally_total[0] || run->tally_total[1]))
-			s = script_new_state(run);
-		script_tally_flush(run, s, run->tally_total);
-	}
+	/* the last paragraph's counts */
+	if (!s && (run->tally_total[0] || run->tally_total[1]))
+		s = script_new_state(run);
+	script_tally_flush(run, s, run->tally_total);
 	if (!s)
 		return;
 	script_para_close(run, s, run->len);

@@ -31,15 +31,17 @@ void script_para_close(jh_brun *run, variant_state *s, size_t end)
 	s->cur = (para){end, end, 0, 0, 0, 0, 0, 0};
 }
 
-/* ---- the same counts when the scan tallies the BMP characters ----
+/* ---- the counts ----
  *
- * (builtins.h tally).  script_step below counts every character with a
- * flag as the scan hands it over; tallied, the step is woken only by line
- * ends, quotation marks, 字, suspects and astral characters, and takes the
- * rest from the scan's two counts: a paragraph's from their values at its
- * start (run->tally_mark[0..1]), a quotation's from theirs at its opening
- * mark ([2..3]).  The state exists from the first counted character on,
- * as it does below. */
+ * A paragraph's simplified and traditional characters are two running
+ * counts of the BMP Han characters with those flags (the tally): the
+ * scan's when it tallies this check's table (builtins.h tally; the step
+ * is then woken only by line ends, quotation marks, 字, suspects and
+ * astral characters), else the step's own, kept in run->tally_total as it
+ * is woken by each flagged character.  A paragraph's counts are the
+ * tally's growth from its start (run->tally_mark[0..1]), a quotation's
+ * from its opening mark ([2..3]).  The state exists from the first
+ * counted character on. */
 
 variant_state *script_new_state(jh_brun *run)
 {
@@ -53,8 +55,7 @@ variant_state *script_new_state(jh_brun *run)
 }
 
 /* Was the character ending at end (after start) counted, and its flags
- * (F_HANS | F_HANT)?  0 when it was not: what run_cp and run_end say
- * below, found by looking back. */
+ * (F_HANS | F_HANT)?  0 when it was not: found by looking back, for 字. */
 static uint8_t counted_before(const jh_brun *run, size_t start, size_t end, size_t *at)
 {
 	const variant_cfg *cfg = run->cfg;
@@ -85,15 +86,18 @@ void script_tally_flush(jh_brun *run, variant_state *s, const size_t *tally)
 	run->tally_mark[1] = run->tally_mark[3] = tally[1];
 }
 
-static void variant_step_tallied(jh_brun *run, const jh_char *c)
+void script_step(jh_brun *run, const jh_char *c)
 {
 	const variant_cfg *cfg = run->cfg;
 	variant_state *s = run->state;
-	if (!s && (c->tally[0] || c->tally[1]) && !(s = script_new_state(run)))
+	/* the counts before c: the scan's, or the step's own (run->tally_total)
+	 * when the scan does not tally this check's table */
+	const size_t *tally = run->tallied ? c->tally : run->tally_total;
+	if (!s && (tally[0] || tally[1]) && !(s = script_new_state(run)))
 		return;
 	if (c->cls & JH_C_NEWLINE) {
 		if (c->cp != '\r') {
-			script_tally_flush(run, s, c->tally);
+			script_tally_flush(run, s, tally);
 			run->open = 0; /* a quotation ends with its paragraph */
 		}
 		if (s && c->cp != '\r')
@@ -106,11 +110,11 @@ static void variant_step_tallied(jh_brun *run, const jh_char *c)
 		int was = quote_depth(run->open);
 		run->open = quote_update(run->open, c->cp);
 		if (!was && quote_depth(run->open)) {
-			run->tally_mark[2] = c->tally[0];
-			run->tally_mark[3] = c->tally[1];
+			run->tally_mark[2] = tally[0];
+			run->tally_mark[3] = tally[1];
 		} else if (was && !quote_depth(run->open) && s) {
-			s->cur.qhans += (uint32_t)(c->tally[0] - run->tally_mark[2]);
-			s->cur.qhant += (uint32_t)(c->tally[1] - run->tally_mark[3]);
+			s->cur.qhans += (uint32_t)(tally[0] - run->tally_mark[2]);
+			s->cur.qhant += (uint32_t)(tally[1] - run->tally_mark[3]);
 		}
 		return;
 	}
@@ -136,70 +140,19 @@ static void variant_step_tallied(jh_brun *run, const jh_char *c)
 	if (!s && !(s = script_new_state(run)))
 		return;
 	s->cur.suspects += !!(f & F_SUSPECT);
-	if (c->cp < 0x10000)
-		return; /* its F_HANS and F_HANT are the scan's */
+	if (c->cp < 0x10000) { /* its F_HANS and F_HANT go to the tally */
+		if (!run->tallied) {
+			run->tally_total[0] += !!(f & F_HANS);
+			run->tally_total[1] += !!(f & F_HANT);
+		}
+		return;
+	}
 	s->cur.hans += !!(f & F_HANS);
 	s->cur.hant += !!(f & F_HANT);
 	if (quote_depth(run->open)) {
 		s->cur.qhans += !!(f & F_HANS);
 		s->cur.qhant += !!(f & F_HANT);
 	}
-}
-
-void script_step(jh_brun *run, const jh_char *c)
-{
-	const variant_cfg *cfg = run->cfg;
-	variant_state *s = run->state;
-	if (run->tallied) {
-		variant_step_tallied(run, c);
-		return;
-	}
-	if (c->cls & JH_C_NEWLINE) {
-		if (c->cp != '\r')
-			run->open = 0; /* a quotation ends with its paragraph */
-		if (s && c->cp != '\r')
-			script_para_close(run, s, c->pos + c->len);
-		else if (!s)
-			run->run_start = c->pos + c->len; /* start of the paragraph, until state exists */
-		return;
-	}
-	if (!(c->cls & JH_C_HAN)) {
-		run->open = quote_update(run->open, c->cp);
-		return;
-	}
-	if (c->cp == 0x5B57) { /* 字 */
-		/* A character alone before 字 is spoken of as a character
-		 * (驚字還敬缺末筆): it is quoted.  run_cp, run_end: the last
-		 * character counted and its end; run_len: the flags of the one
-		 * counted right before it. */
-		uint8_t pf = char_flags(cfg, run->run_cp) & (F_HANS | F_HANT);
-		if (s && c->pos == run->run_end && pf && !(run->run_len & pf) &&
-		    !quote_depth(run->open) && !cp_in(run->run_cp, script_mention_not)) {
-			s->cur.qhans += !!(pf & F_HANS);
-			s->cur.qhant += !!(pf & F_HANT);
-		}
-		return;
-	}
-	uint8_t f = mode_flags(cfg, c->cp);
-	if (!f)
-		return;
-	if (!s) {
-		if (!(s = run->state = calloc(1, sizeof *s))) {
-			run->err = JH_ERR_NOMEM;
-			return;
-		}
-		s->cur.start = run->run_start;
-	}
-	s->cur.hans += !!(f & F_HANS);
-	s->cur.hant += !!(f & F_HANT);
-	s->cur.suspects += !!(f & F_SUSPECT);
-	if (quote_depth(run->open)) {
-		s->cur.qhans += !!(f & F_HANS);
-		s->cur.qhant += !!(f & F_HANT);
-	}
-	run->run_len = c->pos == run->run_end ? char_flags(cfg, run->run_cp) & (F_HANS | F_HANT) : 0;
-	run->run_cp = c->cp;
-	run->run_end = c->pos + c->len;
 }
 
 /* The ASCII bytes script_step wants: the line ends, and " of the

@@ -440,8 +440,10 @@ int jh_scan(const jh_ruleset *rs, const char *text, size_t len, const unsigned c
 	gate_done(&s.g);
 	for (size_t k = 0; k < bi->n; k++) {
 		runs[k].han_total = han;
-		runs[k].tally_total[0] = s.tally[0];
-		runs[k].tally_total[1] = s.tally[1];
+		if (runs[k].tallied) { /* an untallied check keeps its own */
+			runs[k].tally_total[0] = s.tally[0];
+			runs[k].tally_total[1] = s.tally[1];
+		}
 	}
 	/* finish() frees what a check keeps per document: called even when the
 	 * scan stopped short (out of memory), when its findings are dropped */
