@@ -201,46 +201,6 @@ START_TEST(doubled_word_past_lanes)
 }
 END_TEST
 
-/* The foreign-lead finder (jh_foreign_lead): its vector paths answer as
- * the portable one, with the lead at every offset of a Han text, the byte
- * after it inside and outside the ranges, and the text cut at every byte
- * (a lead as the last byte does not count: no byte follows it). */
-START_TEST(foreign_lead_every_offset)
-{
-	enum { N = 200 };
-	unsigned char base[3 * N], t[3 * N];
-	for (int i = 0; i < N; i++) {
-		base[3 * i] = 0xE4;
-		base[3 * i + 1] = (unsigned char)(0x80 | (i % 64));
-		base[3 * i + 2] = (unsigned char)(0x80 | ((i * 7) % 64));
-	}
-	static const unsigned char pairs[][2] = {
-		{0xE3, 0x80}, {0xE3, 0x81}, {0xE3, 0x82}, {0xE3, 0x83}, {0xE3, 0x84}, {0xE3, 0x86},
-		{0xE3, 0x87}, {0xE1, 0x83}, {0xE1, 0x84}, {0xE1, 0x87}, {0xE1, 0x88}, {0xE9, 0x84},
-		{0xEA, 0x00}, {0xED, 0xBF}, {0xEE, 0x84}, {0xE2, 0x84}};
-	for (size_t k = 0; k + 1 < sizeof base; k++)
-		for (size_t d = 0; d < sizeof pairs / sizeof *pairs; d++) {
-			memcpy(t, base, sizeof t);
-			t[k] = pairs[d][0];
-			t[k + 1] = pairs[d][1];
-			static const size_t past[] = {0, 1, 2, 16, 17, 32, 33, 34};
-			for (size_t j = 0; j <= sizeof past / sizeof *past; j++) {
-				size_t len = j < sizeof past / sizeof *past ? k + past[j] : sizeof t;
-				if (len > sizeof t)
-					continue;
-				unsigned char *c = malloc(len ? len : 1); /* exactly len: no read past it */
-				ck_assert(c);
-				memcpy(c, t, len);
-				size_t ref = jh_foreign_lead_with(0, c, len);
-				for (int impl = 1; impl <= 2; impl++)
-					ck_assert_msg(jh_foreign_lead_with(impl, c, len) == ref,
-					              "impl %d, pair %zu at %zu, length %zu", impl, d, k, len);
-				ck_assert_uint_eq(jh_foreign_lead(c, len), ref);
-				free(c);
-			}
-		}
-}
-END_TEST
 
 /* The code point finder (jh_cpset_find3): eight characters at a time with
  * AVX2 finds what the portable loop finds, and that is the first whole
@@ -304,7 +264,6 @@ Suite *stops_suite(void)
 	tcase_add_test(tc, stops_random);
 	tcase_add_test(tc, interest_not_han_is_class);
 	tcase_add_test(tc, doubled_word_past_lanes);
-	tcase_add_test(tc, foreign_lead_every_offset);
 	tcase_add_test(tc, cpset_every_offset);
 	suite_add_tcase(s, tc);
 	return s;

@@ -26,11 +26,4 @@ size_t jh_plain_end_with(int impl, const unsigned char *t, size_t i, size_t len)
  * UTF-8 validator, utf8_valid.c, goes by it too). */
 int jh_plain_impl(void);
 
-/* The first i < len - 1 at which t[i], t[i + 1] may start hiragana or
- * hangul (E3 81-82, E3 84-86, E1 84-87, or a lead byte EA-ED), else len:
- * a byte test, not a decode, so that Chinese text, which has none, is
- * passed over 16 or 32 bytes at a time (foreign.c). */
-size_t jh_foreign_lead(const unsigned char *t, size_t len);
-size_t jh_foreign_lead_with(int impl, const unsigned char *t, size_t len);
-
 #endif
